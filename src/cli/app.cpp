@@ -1,0 +1,155 @@
+// The command table and the one place errors become exit codes. CLI11 is included here only:
+// it costs seconds per translation unit.
+
+#include "cli/app.hpp"
+
+#include "cli/context.hpp"
+#include "engine/error.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <ostream>
+
+namespace kprov::cli {
+namespace {
+
+struct CommandInfo {
+    const char* name;
+    const char* summary;
+};
+
+// Every command of the CLI contract, in the order `kprov --help` lists them.
+constexpr CommandInfo k_commands[] = {
+    {"provision", "Provision a runtime from a runtime file"},
+    {"deprovision", "Deprovision a runtime"},
+    {"upgrade-shoot", "Upgrade a runtime's shoot from an upgrade file"},
+    {"hibernate", "Hibernate a runtime's cluster"},
+    {"wake-up", "Wake up a hibernated runtime's cluster"},
+    {"status", "Show a runtime, its configuration and its last operation"},
+    {"operation", "Show one operation"},
+    {"list", "List runtimes with their last operation"},
+    {"history", "Show every operation of a runtime with its stage transitions"},
+    {"kubeconfig", "Print an admin kubeconfig for a runtime (requested from Gardener)"},
+    {"plan", "Show the Shoot that provision would create, or the change an upgrade would make"},
+    {"wait", "Wait for an operation to end"},
+    {"watch", "Run the engine's workers until SIGINT/SIGTERM"},
+    {"serve", "Serve the GraphQL API, with the engine's workers, metrics and health"},
+    {"migrate", "Create or upgrade the store's schema"},
+    {"config", "Show the effective configuration and where each value came from"},
+    {"completion", "Print a shell completion script (bash, zsh, fish)"},
+    {"version", "Print kprov's version"},
+};
+
+void add_global_options(CLI::App& app, GlobalOptions& g) {
+    app.add_option("--store", g.store,
+                   "State store URL: sqlite:///abs/path.db, sqlite://relative.db or "
+                   "postgres://user:pw@host:port/db (env KPROV_STORE)")
+        ->group("Global options");
+    app.add_option("--config", g.config_file,
+                   "Config file (default $XDG_CONFIG_HOME/kprov/config.yaml)")
+        ->group("Global options");
+    app.add_option("--gardener-kubeconfig", g.gardener_kubeconfig,
+                   "Kubeconfig of the Gardener API (env APP_GARDENER_KUBECONFIG_PATH)")
+        ->group("Global options");
+    app.add_option("--gardener-project", g.gardener_project,
+                   "Gardener project; shoots live in garden-<project> (env APP_GARDENER_PROJECT)")
+        ->group("Global options");
+    app.add_option("--tenant", g.tenant, "Tenant (global account) of the request")
+        ->group("Global options");
+    app.add_option("--sub-account", g.sub_account, "Sub-account of the request")
+        ->group("Global options");
+    app.add_option("-o,--output", g.output, "Output format: table, wide, json, yaml or name")
+        ->check(CLI::IsMember({"table", "wide", "json", "yaml", "name"}))
+        ->group("Global options");
+    app.add_option("--log-level", g.log_level,
+                   "Log level: trace, debug, info, warn, error (env APP_LOG_LEVEL)")
+        ->group("Global options");
+    app.add_flag("-q,--quiet", g.quiet, "Print results only: no progress, no logs")
+        ->group("Global options");
+    app.add_flag("-v,--verbose", g.verbose, "More detail (repeatable)")->group("Global options");
+}
+
+const char* k_footer = R"(Exit status:
+  0  success
+  1  error
+  2  usage error
+  3  the operation failed
+  4  --timeout reached (the operation goes on; `kprov wait OPERATION_ID` resumes waiting)
+  5  refused: another operation of that runtime is in progress
+
+Global options may stand before or after the command. Durations are Go-style: 90s, 5m, 1h30m.
+See kprov(1) for every command, option and environment variable.)";
+
+int report(std::ostream& err, const std::string& message, int code) {
+    err << "kprov: error: " << message << '\n';
+    return code;
+}
+
+} // namespace
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    CLI::App app{"kprov provisions, upgrades, hibernates and deprovisions Kubernetes clusters "
+                 "(runtimes) through Gardener.",
+                 "kprov"};
+    app.footer(k_footer);
+    app.require_subcommand(1);
+    app.fallthrough();
+    app.set_help_all_flag("--help-all", "Show help for every command");
+
+    GlobalOptions global;
+    add_global_options(app, global);
+
+    std::function<int(Context&)> action;
+    bool verbose_version = false;
+
+    for (const auto& info : k_commands) {
+        CLI::App* cmd = app.add_subcommand(info.name, info.summary);
+        const std::string name = info.name;
+        if (name == "version") {
+            cmd->add_flag("--long", verbose_version, "Also show the effective configuration");
+            cmd->callback([&] {
+                action = [&](Context& c) { return cmd_version(c, verbose_version || global.verbose > 0); };
+            });
+        } else if (name == "config") {
+            cmd->callback([&] { action = [](Context& c) { return cmd_config(c); }; });
+        } else if (name == "migrate") {
+            cmd->callback([&] { action = [](Context& c) { return cmd_migrate(c); }; });
+        } else {
+            cmd->allow_extras();
+            cmd->callback([&, name] {
+                action = [name](Context& c) {
+                    return report(c.err(),
+                                  "command \"" + name + "\" is not built yet in this version of kprov",
+                                  k_exit_error);
+                };
+            });
+        }
+    }
+
+    try {
+        std::vector<std::string> reversed(args.rbegin(), args.rend());
+        app.parse(reversed);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e, out, err);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e, out, err);
+    } catch (const CLI::ParseError& e) {
+        return report(err, std::string(e.what()) + " (see kprov --help)", k_exit_usage);
+    }
+
+    Context ctx(global, out, err);
+    try {
+        return action ? action(ctx) : k_exit_usage;
+    } catch (const ValidationError& e) {
+        return report(err, e.what(), k_exit_error);
+    } catch (const OperationInProgress& e) {
+        return report(err, e.what(), k_exit_in_progress);
+    } catch (const Error& e) {
+        return report(err, e.what(), k_exit_error);
+    } catch (const std::exception& e) {
+        return report(err, std::string("internal error: ") + e.what(), k_exit_error);
+    }
+}
+
+} // namespace kprov::cli

@@ -1,0 +1,25 @@
+#pragma once
+// The kprov command line as a library: main() is one call to run(), so tests drive every
+// command in-process with their own streams.
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace kprov::cli {
+
+/// Exit codes (ARCHITECTURE.md, CLI contract).
+enum ExitCode : int {
+    k_exit_ok = 0,
+    k_exit_error = 1,
+    k_exit_usage = 2,
+    k_exit_operation_failed = 3,
+    k_exit_timeout = 4,
+    k_exit_in_progress = 5,
+};
+
+/// Runs kprov with `args` (without the program name). Results go to `out`, diagnostics to
+/// `err`; returns the exit code. Never throws.
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+} // namespace kprov::cli

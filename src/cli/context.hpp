@@ -1,0 +1,53 @@
+#pragma once
+// What every command implementation gets: the global flags as given, the streams, and the
+// configuration loaded on first use (so `kprov --help` works with a broken config).
+
+#include "config/settings.hpp"
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+namespace kprov::cli {
+
+/// The global flags of the CLI contract, as parsed (absent when not given).
+struct GlobalOptions {
+    std::optional<std::string> store;
+    std::optional<std::string> config_file;
+    std::optional<std::string> gardener_kubeconfig;
+    std::optional<std::string> gardener_project;
+    std::optional<std::string> tenant;
+    std::optional<std::string> sub_account;
+    std::optional<std::string> output;  ///< table|wide|json|yaml|name
+    std::optional<std::string> log_level;
+    bool quiet = false;
+    int verbose = 0;
+};
+
+class Context {
+public:
+    Context(GlobalOptions global, std::ostream& out, std::ostream& err)
+        : m_global(std::move(global)), m_out(out), m_err(err) {}
+
+    const GlobalOptions& global() const { return m_global; }
+    std::ostream& out() { return m_out; }
+    std::ostream& err() { return m_err; }
+
+    /// The effective configuration (defaults < file < environment < flags), loaded once.
+    /// Throws ConfigError.
+    const config::Effective& config();
+
+private:
+    GlobalOptions m_global;
+    std::ostream& m_out;
+    std::ostream& m_err;
+    std::optional<config::Effective> m_config;
+};
+
+// Command implementations (one file each, see commands_*.cpp). Each returns an exit code and
+// may throw kprov::Error, which run() reports.
+int cmd_version(Context& ctx, bool verbose);
+int cmd_config(Context& ctx);
+int cmd_migrate(Context& ctx);
+
+} // namespace kprov::cli

@@ -1,0 +1,85 @@
+#pragma once
+// kprov's error hierarchy. Every failure that leaves a component is one of these; the CLI maps
+// them to exit codes once (cli/errors.cpp) and the API to GraphQL error extensions.
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kprov {
+
+/// Base of every kprov error. what() is a complete sentence fit for a user.
+class Error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// One problem in a user's input: where (a dotted field path such as
+/// "clusterConfig.gardenerConfig.autoScalerMin"), what was given and what was expected.
+struct FieldProblem {
+    std::string path;
+    std::string message;
+};
+
+/// Bad input. Carries every problem found, not just the first.
+class ValidationError : public Error {
+public:
+    explicit ValidationError(std::vector<FieldProblem> problems);
+    ValidationError(std::string path, std::string message);
+    const std::vector<FieldProblem>& problems() const { return m_problems; }
+
+private:
+    std::vector<FieldProblem> m_problems;
+};
+
+/// A configuration value (file, environment or flag) that cannot be used; refused at start.
+class ConfigError : public Error {
+public:
+    using Error::Error;
+};
+
+/// A thing that was asked for by id does not exist.
+class NotFound : public Error {
+public:
+    using Error::Error;
+};
+
+/// The request conflicts with the current state.
+class Conflict : public Error {
+public:
+    using Error::Error;
+};
+
+/// A new operation was refused because the runtime already has one in progress.
+class OperationInProgress : public Conflict {
+public:
+    explicit OperationInProgress(const std::string& runtime_id);
+};
+
+/// A worker wrote to an operation whose lease it no longer holds; the write was not applied.
+class LeaseLost : public Error {
+public:
+    using Error::Error;
+};
+
+/// The state store failed (connection, SQL, schema). The message never contains credentials.
+class StoreError : public Error {
+public:
+    using Error::Error;
+};
+
+/// A remote service (Gardener, a runtime cluster, Director) answered with an error or not at all.
+class RemoteError : public Error {
+public:
+    RemoteError(std::string message, int http_status, bool retryable)
+        : Error(std::move(message)), m_http_status(http_status), m_retryable(retryable) {}
+    /// 0 when no HTTP answer arrived (connection refused, timeout).
+    int http_status() const { return m_http_status; }
+    bool retryable() const { return m_retryable; }
+
+private:
+    int m_http_status;
+    bool m_retryable;
+};
+
+} // namespace kprov

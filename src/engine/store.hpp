@@ -1,0 +1,113 @@
+#pragma once
+// The Store port: where runtimes and operations live. Implemented by stores/ (SQLite, PostgreSQL);
+// one contract test suite (tests/stores/store_contract_test.cpp) holds every implementation to
+// the rules written here.
+//
+// Thread safety: a Store may be used from several threads at once.
+// Errors: every method throws StoreError when the database fails; the messages never contain
+// credentials. Absence is std::nullopt (or an empty vector), never an exception, unless stated.
+
+#include "engine/model.hpp"
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kprov::engine {
+
+/// What `list_runtimes` returns.
+struct RuntimeFilter {
+    std::optional<OperationState> state;  ///< only runtimes whose last operation is in this state
+    bool include_deleted = false;         ///< soft-deleted runtimes are hidden unless set
+};
+
+/// What an upgrade changes on the runtime, written in the same transaction as its operation.
+struct RuntimeUpgrade {
+    GardenerConfig gardener;
+    std::vector<std::string> administrators;
+};
+
+/// What a stage changes on its runtime, written with the operation under the same lease.
+struct RuntimeChange {
+    std::optional<std::string> seed;        ///< learned from the shoot
+    std::optional<std::string> kubeconfig;  ///< admin kubeconfig to cache (stored encrypted)
+    bool soft_delete = false;               ///< end of deprovisioning
+};
+
+class Store {
+public:
+    virtual ~Store() = default;
+
+    // --- Starting operations -----------------------------------------------------------------
+
+    /// Writes a new runtime (cluster, gardener config, OIDC, DNS, administrators) and its first
+    /// operation in one transaction. Throws Conflict if the runtime id already exists.
+    virtual void insert_runtime(const Runtime& runtime, const Operation& first) = 0;
+
+    /// Adds an operation to an existing runtime; with `upgrade`, also replaces its gardener
+    /// config and administrators, all in one transaction. Throws NotFound if the runtime does
+    /// not exist and OperationInProgress if it already has an operation in progress: the
+    /// database enforces this, so of two concurrent callers exactly one succeeds.
+    virtual void insert_operation(const Operation& op, const RuntimeUpgrade* upgrade = nullptr) = 0;
+
+    /// Rewrites the runtime's tenant (the original's tenant-header semantics). Throws NotFound.
+    virtual void set_tenant(const std::string& runtime_id, const std::string& tenant) = 0;
+
+    // --- Reading -----------------------------------------------------------------------------
+
+    /// The runtime with all of its configuration, secrets decrypted; soft-deleted ones too.
+    virtual std::optional<Runtime> find_runtime(const std::string& runtime_id) = 0;
+    virtual std::optional<Operation> find_operation(const std::string& operation_id) = 0;
+    /// The runtime's operation with the latest start_timestamp.
+    virtual std::optional<Operation> last_operation(const std::string& runtime_id) = 0;
+    /// All operations of a runtime, newest first.
+    virtual std::vector<Operation> operations_of(const std::string& runtime_id) = 0;
+    /// An operation's transitions, oldest first.
+    virtual std::vector<StageTransition> transitions_of(const std::string& operation_id) = 0;
+    /// Runtimes, newest first, with their last operation.
+    virtual std::vector<RuntimeSummary> list_runtimes(const RuntimeFilter& filter) = 0;
+    /// In-progress operations counted by type (for metrics); types with none are absent.
+    virtual std::map<OperationType, int> count_in_progress() = 0;
+
+    // --- Running operations (workers) --------------------------------------------------------
+
+    /// Leases up to `limit` in-progress operations that are due (next_run_at <= now) and not
+    /// leased by anyone else (no lease, or an expired one): sets the lease to (owner, now + ttl)
+    /// and increments attempts. Returns them as stored after the claim, soonest due first.
+    /// Two concurrent callers never get the same operation.
+    virtual std::vector<Operation> claim_due(const std::string& owner, Timestamp now,
+                                             std::chrono::milliseconds ttl, int limit) = 0;
+
+    /// Leases one operation under the same rules, whether or not it is due (`kprov ... --wait`
+    /// drives its own operation). nullopt if it is not in progress or someone else holds it.
+    virtual std::optional<Operation> claim(const std::string& operation_id,
+                                           const std::string& owner, Timestamp now,
+                                           std::chrono::milliseconds ttl) = 0;
+
+    /// Extends the lease to now + ttl. Returns false (and changes nothing) if `owner` no longer
+    /// holds an unexpired lease.
+    virtual bool renew(const std::string& operation_id, const std::string& owner, Timestamp now,
+                       std::chrono::milliseconds ttl) = 0;
+
+    /// Writes the operation's progress (state, stage, message, timestamps, last error,
+    /// next_run_at), appends `transitions` and applies `change` to its runtime, in one
+    /// transaction, fenced by the lease: throws LeaseLost and writes nothing unless `owner`
+    /// holds an unexpired lease at `now`. With `release`, the lease is dropped in the same write.
+    virtual void save_progress(const Operation& op, const std::string& owner, Timestamp now,
+                               const std::vector<StageTransition>& transitions,
+                               const RuntimeChange& change, bool release) = 0;
+
+    /// Drops the lease if `owner` holds it; a no-op otherwise.
+    virtual void release(const std::string& operation_id, const std::string& owner) = 0;
+
+    /// Makes the in-progress operations of these runtimes due at `now` (a shoot event arrived).
+    /// Returns how many operations it touched.
+    virtual int make_due(const std::vector<std::string>& runtime_ids, Timestamp now) = 0;
+
+    /// The earliest next_run_at of an in-progress operation, leased or not; nullopt if none.
+    virtual std::optional<Timestamp> next_due() = 0;
+};
+
+} // namespace kprov::engine

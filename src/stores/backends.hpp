@@ -1,0 +1,23 @@
+#pragma once
+// The store implementations behind open_store()'s scheme table. Internal to stores/.
+
+#include "stores/open_store.hpp"
+
+#include <memory>
+#include <string>
+
+namespace kprov::stores {
+
+/// `path` is a file path ("" or ":memory:" are refused: state must survive the process).
+std::unique_ptr<StoreBackend> open_sqlite_store(const std::string& path,
+                                                const OpenOptions& options);
+
+/// `url` is a libpq URI (postgres:// or postgresql://).
+std::unique_ptr<StoreBackend> open_postgres_store(const std::string& url,
+                                                  const OpenOptions& options);
+
+/// Applies the SchemaCheck policy after a backend connected: migrates, or refuses a schema that
+/// is older (with Require) or newer (always) than this build knows. Shared by both backends.
+void enforce_schema(StoreBackend& store, SchemaCheck check);
+
+} // namespace kprov::stores

@@ -1,0 +1,48 @@
+#pragma once
+// Encryption of secrets at rest (kubeconfigs, administrators).
+//
+// Two formats:
+//  - legacy, the original provisioner's (original-provisioner.md §5.5):
+//    Base64Std(iv16 || AES-CFB128(key, iv, Base64Std(plaintext))); read only.
+//  - "v2:" + Base64Std(iv12 || AES-256-GCM(k, iv, plaintext, aad=context) || tag16), written by
+//    kprov; k = HKDF-SHA256(key, info "kprov secret v2"), so 16/24/32-byte keys all give AES-256.
+//    The context (e.g. "cluster.kubeconfig:<id>") binds a value to its place: a ciphertext
+//    copied to another row does not decrypt.
+
+#include <string>
+#include <string_view>
+
+namespace kprov::stores {
+
+class SecretCipher {
+public:
+    /// `key` is the raw text of APP_DATABASE_SECRET_KEY. Throws ConfigError unless it is 16, 24
+    /// or 32 bytes long.
+    explicit SecretCipher(std::string key);
+
+    /// Always the v2 format. Thread-safe.
+    std::string encrypt(std::string_view plaintext, std::string_view context) const;
+
+    /// Reads both formats. Throws StoreError when the value is malformed, was encrypted with
+    /// another key, or (v2) was tampered with or belongs to another context. Thread-safe.
+    std::string decrypt(std::string_view stored, std::string_view context) const;
+
+    /// The original's format, for interoperability tests and tools. Thread-safe.
+    std::string encrypt_legacy(std::string_view plaintext) const;
+
+private:
+    std::string m_key;      // raw key (legacy format)
+    std::string m_gcm_key;  // 32 bytes derived for v2
+};
+
+/// Reads the key file beside a local database, or creates it (mode 0600, 32 random printable
+/// bytes) when it does not exist. Throws ConfigError if it exists with a key of a wrong length,
+/// or StoreError if it cannot be read or written.
+std::string load_or_create_key_file(const std::string& path);
+
+/// Standard base64 with padding (shared by both formats and tests).
+std::string base64_encode(std::string_view bytes);
+/// Throws StoreError on characters outside the standard alphabet or wrong padding.
+std::string base64_decode(std::string_view text);
+
+} // namespace kprov::stores

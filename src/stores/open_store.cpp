@@ -1,0 +1,87 @@
+#include "stores/open_store.hpp"
+
+#include "engine/error.hpp"
+#include "stores/backends.hpp"
+
+#include <functional>
+
+namespace kprov::stores {
+namespace {
+
+using Opener = std::function<std::unique_ptr<StoreBackend>(const std::string& url,
+                                                          const OpenOptions&)>;
+
+struct Scheme {
+    const char* prefix;
+    const char* example;
+    Opener open;
+};
+
+std::unique_ptr<StoreBackend> open_sqlite_url(const std::string& url, const OpenOptions& options) {
+    // sqlite:///abs/path.db -> /abs/path.db; sqlite://relative.db -> relative.db
+    const std::string path = url.substr(std::string_view("sqlite://").size());
+    if (path.empty() || path == "/")
+        throw ConfigError("store URL \"" + url + "\" names no database file; expected "
+                          "sqlite:///abs/path.db or sqlite://relative.db");
+    return open_sqlite_store(path, options);
+}
+
+const Scheme k_schemes[] = {
+    {"sqlite://", "sqlite:///abs/path.db", open_sqlite_url},
+    {"postgres://", "postgres://user:pw@host:port/db?sslmode=...", open_postgres_store},
+    {"postgresql://", "postgresql://user:pw@host:port/db", open_postgres_store},
+};
+
+} // namespace
+
+std::unique_ptr<StoreBackend> open_store(const std::string& url, const OpenOptions& options) {
+    for (const auto& scheme : k_schemes) {
+        if (url.rfind(scheme.prefix, 0) == 0) {
+            auto store = scheme.open(url, options);
+            enforce_schema(*store, options.schema);
+            return store;
+        }
+    }
+    std::string known;
+    for (const auto& scheme : k_schemes)
+        known += std::string(known.empty() ? "" : ", ") + scheme.example;
+    throw ConfigError("store URL \"" + redact_url(url) + "\" has an unknown scheme; known: " +
+                      known);
+}
+
+void enforce_schema(StoreBackend& store, SchemaCheck check) {
+    if (check == SchemaCheck::None)
+        return;
+    const int known = latest_version(store.dialect());
+    const int current = store.schema_version();
+    if (current > known)
+        throw StoreError("the schema of " + store.redacted_url() + " is at version " +
+                         std::to_string(current) + ", newer than this kprov knows (" +
+                         std::to_string(known) + "); upgrade kprov");
+    if (current == known)
+        return;
+    if (check == SchemaCheck::Migrate) {
+        store.migrate();
+        return;
+    }
+    throw StoreError("the schema of " + store.redacted_url() + " is at version " +
+                     std::to_string(current) + ", this kprov needs " + std::to_string(known) +
+                     "; run `kprov migrate`");
+}
+
+std::string redact_url(const std::string& url) {
+    const auto scheme_end = url.find("://");
+    if (scheme_end == std::string::npos)
+        return url;
+    const auto authority_start = scheme_end + 3;
+    const auto authority_end = url.find_first_of("/?#", authority_start);
+    const auto at = url.rfind('@', authority_end);
+    if (at == std::string::npos || at < authority_start)
+        return url;
+    const auto colon = url.find(':', authority_start);
+    if (colon == std::string::npos || colon > at)
+        return url;
+    return url.substr(0, colon + 1) + "***" + url.substr(at);
+}
+
+} // namespace kprov::stores

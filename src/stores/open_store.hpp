@@ -1,0 +1,50 @@
+#pragma once
+// Opening a store by URL, from one table of schemes (sqlite://, postgres://, postgresql://).
+
+#include "engine/store.hpp"
+#include "stores/migrations.hpp"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace kprov::stores {
+
+/// A Store that can also report and upgrade its schema.
+class StoreBackend : public engine::Store {
+public:
+    /// Applies every pending migration in one transaction, serialized against other processes
+    /// doing the same (a second concurrent or later run is a no-op). Throws StoreError if the
+    /// database's schema is newer than this build knows.
+    virtual MigrationReport migrate() = 0;
+    /// The version recorded in schema_version; 0 for an empty database.
+    virtual int schema_version() = 0;
+    /// "sqlite" or "postgres".
+    virtual std::string dialect() const = 0;
+    /// The URL with any password replaced by "***", fit for logs and messages.
+    virtual std::string redacted_url() const = 0;
+};
+
+enum class SchemaCheck {
+    Migrate,  ///< apply pending migrations on open (local SQLite: zero set-up)
+    Require,  ///< refuse to open unless the schema is exactly current ("run kprov migrate")
+    None,     ///< open as is (kprov migrate itself)
+};
+
+struct OpenOptions {
+    /// APP_DATABASE_SECRET_KEY. When absent, a SQLite store uses (or creates) "<db>.key" beside
+    /// the database; a PostgreSQL store refuses to open.
+    std::optional<std::string> secret_key;
+    SchemaCheck schema = SchemaCheck::Require;
+    int pool_size = 4;  ///< PostgreSQL connections kept open
+};
+
+/// Opens the store at `url`. Throws ConfigError for an unknown scheme (the message lists the
+/// known ones) or a malformed URL, StoreError when the database cannot be reached or its schema
+/// is newer than this build knows (always refused) or older (refused with SchemaCheck::Require).
+std::unique_ptr<StoreBackend> open_store(const std::string& url, const OpenOptions& options);
+
+/// `password` in a URL's user-info replaced by "***".
+std::string redact_url(const std::string& url);
+
+} // namespace kprov::stores
