@@ -74,9 +74,12 @@ std::string format_duration(Duration d) {
         out += std::to_string(h) + "h";
     if (m)
         out += std::to_string(m) + "m";
-    if (s || (rest && (h || m)))
-        out += std::to_string(s) + (rest ? "." + std::to_string(1000 + rest).substr(1) : "") + "s";
-    else if (rest)
+    if (s || (rest && (h || m))) {
+        std::string fraction = rest ? std::to_string(1000 + rest).substr(1) : "";
+        while (!fraction.empty() && fraction.back() == '0')
+            fraction.pop_back();
+        out += std::to_string(s) + (fraction.empty() ? "" : "." + fraction) + "s";
+    } else if (rest)
         out += std::to_string(rest) + "ms";
     return out;
 }

@@ -39,7 +39,7 @@ bool expect(std::string_view& s, char c) {
 std::string format_db_time(Timestamp t) {
     const std::tm tm = to_tm(t);
     const auto micros = (t.time_since_epoch() % std::chrono::seconds(1)).count();
-    char buf[40];
+    char buf[64];
     std::snprintf(buf, sizeof buf, "%04d-%02d-%02d %02d:%02d:%02d.%06lld", tm.tm_year + 1900,
                   tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
                   static_cast<long long>(micros < 0 ? micros + 1000000 : micros));

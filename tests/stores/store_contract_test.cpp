@@ -1,0 +1,647 @@
+// The Store contract (src/engine/store.hpp), run against every store: SQLite always, PostgreSQL
+// when KPROV_TEST_PG_URI names a server (CI always provides one).
+
+#include "engine/error.hpp"
+#include "stores/open_store.hpp"
+#include "support/test_databases.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <set>
+#include <thread>
+
+namespace kprov::engine {
+namespace {
+
+using namespace std::chrono_literals;
+using stores::OpenOptions;
+using stores::SchemaCheck;
+using stores::StoreBackend;
+
+const Timestamp k_t0 = *parse_db_time("2026-11-30 10:00:00.123456");
+
+GardenerConfig azure_config(const std::string& id, const std::string& name) {
+    GardenerConfig g;
+    g.id = id;
+    g.name = name;
+    g.project_name = "kyma-dev";
+    g.kubernetes_version = "1.30.4";
+    g.volume_size_gb = 50;
+    g.machine_type = "Standard_D4s_v5";
+    g.machine_image = "gardenlinux";
+    g.machine_image_version = "1443.3.0";
+    g.region = "westeurope";
+    g.provider = "Azure";
+    g.purpose = "production";
+    g.licence_type = "";
+    g.seed = "az-eu1";
+    g.target_secret = "azure-secret";
+    g.disk_type = "Standard_LRS";
+    g.worker_cidr = "10.250.0.0/16";
+    g.pods_cidr = "100.64.0.0/12";
+    g.services_cidr = "100.104.0.0/13";
+    g.auto_scaler_min = 3;
+    g.auto_scaler_max = 20;
+    g.max_surge = 4;
+    g.max_unavailable = 1;
+    g.enable_kubernetes_version_auto_update = true;
+    g.enable_machine_image_version_auto_update = false;
+    g.exposure_class_name = "internet";
+    g.provider_config = AzureConfig{"10.250.0.0/16",
+                                    std::vector<std::string>{"1", "2"},
+                                    std::vector<AzureZone>{{1, "10.250.0.0/19"}, {2, "10.250.32.0/19"}},
+                                    true,
+                                    8};
+    g.shoot_networking_filter_disabled = false;
+    g.control_plane_failure_tolerance = "zone";
+    g.eu_access = true;
+    g.oidc = OidcConfig{"client-1", "groups", "https://issuer.example.com",
+                        {"RS256", "ES256"}, "sub", "-"};
+    g.dns = DnsConfig{"rt.kyma.example.com",
+                      {DnsProvider{{"rt.kyma.example.com", "other.example.com"}, true, "dns-secret",
+                                   "aws-route53"},
+                       DnsProvider{{"x.example.com"}, false, "dns-secret-2", "azure-dns"}}};
+    return g;
+}
+
+Runtime full_runtime(const std::string& id) {
+    Runtime r;
+    r.id = id;
+    r.tenant = "tenant-a";
+    r.sub_account_id = "sub-1";
+    r.creation_timestamp = k_t0;
+    r.name = "runtime " + id.substr(0, 8);
+    r.description = "a runtime with everything";
+    r.labels_json = R"({"env":"dev","owner":{"team":"kyma"}})";
+    r.kyma_config_json = R"({"version":"2.0","components":[{"component":"compass-runtime-agent"}]})";
+    r.administrators = {"admin@example.com", "second@example.com"};
+    r.gardener = azure_config(new_uuid(), "rt-" + id.substr(0, 6));
+    return r;
+}
+
+Runtime minimal_runtime(const std::string& id, Timestamp created = k_t0) {
+    Runtime r;
+    r.id = id;
+    r.tenant = "tenant-b";
+    r.creation_timestamp = created;
+    r.gardener.id = new_uuid();
+    r.gardener.name = "min-" + id.substr(0, 6);
+    r.gardener.project_name = "kyma-dev";
+    r.gardener.kubernetes_version = "1.30.4";
+    r.gardener.machine_type = "m5.xlarge";
+    r.gardener.region = "eu-central-1";
+    r.gardener.provider = "aws";
+    r.gardener.target_secret = "aws-secret";
+    r.gardener.worker_cidr = "10.250.0.0/16";
+    r.gardener.auto_scaler_min = 1;
+    r.gardener.auto_scaler_max = 3;
+    r.gardener.max_surge = 1;
+    r.gardener.provider_config =
+        AwsConfig{"10.250.0.0/16", {AwsZone{"eu-central-1a", "10.250.32.0/20", "10.250.48.0/20",
+                                            "10.250.0.0/19"}}};
+    return r;
+}
+
+Operation new_operation(const std::string& runtime_id, OperationType type, Timestamp start,
+                        const std::string& stage = "CreatingShoot") {
+    Operation op;
+    op.id = new_uuid();
+    op.type = type;
+    op.state = OperationState::InProgress;
+    op.message = "Operation started";
+    op.start_timestamp = start;
+    op.cluster_id = runtime_id;
+    op.stage = stage;
+    op.last_transition = start;
+    op.next_run_at = start;
+    return op;
+}
+
+// JSON columns may be normalized by the database (jsonb); compare them as JSON.
+void expect_same_json(const std::string& a, const std::string& b) {
+    EXPECT_EQ(nlohmann::json::parse(a), nlohmann::json::parse(b)) << a << " vs " << b;
+}
+
+void expect_same_runtime(Runtime got, Runtime want) {
+    expect_same_json(got.labels_json, want.labels_json);
+    ASSERT_EQ(got.kyma_config_json.has_value(), want.kyma_config_json.has_value());
+    if (want.kyma_config_json)
+        expect_same_json(*got.kyma_config_json, *want.kyma_config_json);
+    got.labels_json = want.labels_json;
+    got.kyma_config_json = want.kyma_config_json;
+    // Field by field first, so a failure names the field.
+    EXPECT_EQ(got.id, want.id);
+    EXPECT_EQ(got.tenant, want.tenant);
+    EXPECT_EQ(got.sub_account_id, want.sub_account_id);
+    EXPECT_EQ(format_db_time(got.creation_timestamp), format_db_time(want.creation_timestamp));
+    EXPECT_EQ(got.deleted, want.deleted);
+    EXPECT_EQ(got.name, want.name);
+    EXPECT_EQ(got.description, want.description);
+    EXPECT_EQ(got.kubeconfig, want.kubeconfig);
+    EXPECT_EQ(got.administrators, want.administrators);
+    const auto &g = got.gardener, &w = want.gardener;
+    EXPECT_EQ(g.id, w.id);
+    EXPECT_EQ(g.name, w.name);
+    EXPECT_EQ(g.project_name, w.project_name);
+    EXPECT_EQ(g.kubernetes_version, w.kubernetes_version);
+    EXPECT_EQ(g.volume_size_gb, w.volume_size_gb);
+    EXPECT_EQ(g.machine_type, w.machine_type);
+    EXPECT_EQ(g.machine_image, w.machine_image);
+    EXPECT_EQ(g.machine_image_version, w.machine_image_version);
+    EXPECT_EQ(g.region, w.region);
+    EXPECT_EQ(g.provider, w.provider);
+    EXPECT_EQ(g.purpose, w.purpose);
+    EXPECT_EQ(g.licence_type, w.licence_type);
+    EXPECT_EQ(g.seed, w.seed);
+    EXPECT_EQ(g.target_secret, w.target_secret);
+    EXPECT_EQ(g.disk_type, w.disk_type);
+    EXPECT_EQ(g.worker_cidr, w.worker_cidr);
+    EXPECT_EQ(g.pods_cidr, w.pods_cidr);
+    EXPECT_EQ(g.services_cidr, w.services_cidr);
+    EXPECT_EQ(g.auto_scaler_min, w.auto_scaler_min);
+    EXPECT_EQ(g.auto_scaler_max, w.auto_scaler_max);
+    EXPECT_EQ(g.max_surge, w.max_surge);
+    EXPECT_EQ(g.max_unavailable, w.max_unavailable);
+    EXPECT_EQ(g.enable_kubernetes_version_auto_update, w.enable_kubernetes_version_auto_update);
+    EXPECT_EQ(g.enable_machine_image_version_auto_update,
+              w.enable_machine_image_version_auto_update);
+    EXPECT_EQ(g.exposure_class_name, w.exposure_class_name);
+    EXPECT_TRUE(g.provider_config == w.provider_config);
+    EXPECT_EQ(g.shoot_networking_filter_disabled, w.shoot_networking_filter_disabled);
+    EXPECT_EQ(g.control_plane_failure_tolerance, w.control_plane_failure_tolerance);
+    EXPECT_EQ(g.eu_access, w.eu_access);
+    EXPECT_TRUE(g.oidc == w.oidc);
+    EXPECT_TRUE(g.dns == w.dns);
+    EXPECT_TRUE(got == want);
+}
+
+class StoreContract : public ::testing::TestWithParam<std::string> {
+protected:
+    void SetUp() override {
+        if (GetParam() == "sqlite") {
+            m_url = "sqlite://" + m_dir.file("kprov.db");
+        } else {
+            KPROV_FRESH_POSTGRES(db);
+            m_pg = std::move(db);
+            m_url = m_pg->url();
+        }
+        m_store = open();
+    }
+
+    std::unique_ptr<StoreBackend> open() {
+        OpenOptions options;
+        options.secret_key = "0123456789abcdef0123456789abcdef";
+        options.schema = SchemaCheck::Migrate;
+        return stores::open_store(m_url, options);
+    }
+
+    // Inserts a runtime with a provision operation already finished, so new operations may start.
+    Runtime idle_runtime(Timestamp created = k_t0) {
+        Runtime r = minimal_runtime(new_uuid(), created);
+        Operation op = new_operation(r.id, OperationType::Provision, created);
+        op.state = OperationState::Succeeded;
+        op.stage = "Finished";
+        op.end_timestamp = created + 1s;
+        m_store->insert_runtime(r, op);
+        return r;
+    }
+
+    testing::TempDir m_dir;
+    std::unique_ptr<testing::PostgresDatabase> m_pg;
+    std::string m_url;
+    std::unique_ptr<StoreBackend> m_store;
+};
+
+TEST_P(StoreContract, FullRuntimeReadsBackFieldByField) {
+    const Runtime r = full_runtime(new_uuid());
+    m_store->insert_runtime(r, new_operation(r.id, OperationType::Provision, k_t0));
+    const auto got = m_store->find_runtime(r.id);
+    ASSERT_TRUE(got);
+    expect_same_runtime(*got, r);
+}
+
+TEST_P(StoreContract, MinimalRuntimeKeepsAbsentFieldsAbsent) {
+    const Runtime r = minimal_runtime(new_uuid());
+    m_store->insert_runtime(r, new_operation(r.id, OperationType::Provision, k_t0));
+    const auto got = m_store->find_runtime(r.id);
+    ASSERT_TRUE(got);
+    expect_same_runtime(*got, r);
+    EXPECT_FALSE(got->gardener.oidc);
+    EXPECT_FALSE(got->gardener.dns);
+    EXPECT_FALSE(got->gardener.volume_size_gb);
+    EXPECT_FALSE(got->gardener.shoot_networking_filter_disabled);
+    EXPECT_FALSE(got->kubeconfig);
+    EXPECT_TRUE(got->administrators.empty());
+}
+
+TEST_P(StoreContract, EveryProviderConfigRoundTrips) {
+    const std::vector<ProviderConfig> configs = {
+        GcpConfig{{"europe-west3-a", "europe-west3-b"}},
+        AzureConfig{"10.0.0.0/16", std::nullopt, std::nullopt, std::nullopt, std::nullopt},
+        AwsConfig{"10.1.0.0/16", {AwsZone{"a", "1", "2", "3"}, AwsZone{"b", "4", "5", "6"}}},
+        OpenStackConfig{{"eu-de-1a"}, "FloatingIP-external-kyma-01", "converged-cloud-kyma",
+                        "f5"},
+    };
+    for (const auto& config : configs) {
+        Runtime r = minimal_runtime(new_uuid());
+        r.gardener.provider_config = config;
+        m_store->insert_runtime(r, new_operation(r.id, OperationType::Provision, k_t0));
+        const auto got = m_store->find_runtime(r.id);
+        ASSERT_TRUE(got);
+        EXPECT_TRUE(got->gardener.provider_config == config)
+            << "provider " << provider_type(config);
+    }
+}
+
+TEST_P(StoreContract, DuplicateRuntimeIdIsConflict) {
+    const Runtime r = minimal_runtime(new_uuid());
+    m_store->insert_runtime(r, new_operation(r.id, OperationType::Provision, k_t0));
+    EXPECT_THROW(m_store->insert_runtime(r, new_operation(r.id, OperationType::Provision, k_t0)),
+                 Conflict);
+}
+
+TEST_P(StoreContract, AbsentThingsAreNulloptNotErrors) {
+    const std::string missing = new_uuid();
+    EXPECT_FALSE(m_store->find_runtime(missing));
+    EXPECT_FALSE(m_store->find_operation(missing));
+    EXPECT_FALSE(m_store->last_operation(missing));
+    EXPECT_TRUE(m_store->operations_of(missing).empty());
+    EXPECT_TRUE(m_store->transitions_of(missing).empty());
+    EXPECT_FALSE(m_store->next_due());
+    EXPECT_THROW(m_store->set_tenant(missing, "t"), NotFound);
+}
+
+TEST_P(StoreContract, OperationReadsBackWithEveryField) {
+    const Runtime r = idle_runtime();
+    Operation op = new_operation(r.id, OperationType::UpgradeShoot, k_t0 + 1h, "WaitingForShootNewVersion");
+    op.last_transition.reset();
+    op.next_run_at = k_t0 + 2h;
+    m_store->insert_operation(op);
+    const auto got = m_store->find_operation(op.id);
+    ASSERT_TRUE(got);
+    EXPECT_EQ(got->type, OperationType::UpgradeShoot);
+    EXPECT_EQ(got->state, OperationState::InProgress);
+    EXPECT_EQ(got->message, op.message);
+    EXPECT_EQ(got->start_timestamp, op.start_timestamp);
+    EXPECT_FALSE(got->end_timestamp);
+    EXPECT_EQ(got->cluster_id, r.id);
+    EXPECT_EQ(got->stage, "WaitingForShootNewVersion");
+    EXPECT_FALSE(got->last_transition);
+    EXPECT_TRUE(got->last_error.empty());
+    EXPECT_FALSE(got->lease);
+    EXPECT_EQ(got->next_run_at, k_t0 + 2h);
+    EXPECT_EQ(got->attempts, 0);
+    EXPECT_TRUE(*got == op);
+}
+
+TEST_P(StoreContract, WakeUpAndHibernateTypesAreStored) {
+    const Runtime r = idle_runtime();
+    Operation op = new_operation(r.id, OperationType::WakeUp, k_t0 + 1h, "WaitForWakeUp");
+    m_store->insert_operation(op);
+    EXPECT_EQ(m_store->find_operation(op.id)->type, OperationType::WakeUp);
+}
+
+TEST_P(StoreContract, LastOperationIsTheLatestStartOfThatRuntimeOnly) {
+    const Runtime a = idle_runtime();
+    const Runtime b = idle_runtime();
+    Operation a2 = new_operation(a.id, OperationType::DeprovisionNoInstall, k_t0 + 1h);
+    m_store->insert_operation(a2);
+    // A later operation of another runtime must not leak into a's answer.
+    Operation b2 = new_operation(b.id, OperationType::UpgradeShoot, k_t0 + 3h);
+    m_store->insert_operation(b2);
+    EXPECT_EQ(m_store->last_operation(a.id)->id, a2.id);
+    EXPECT_EQ(m_store->last_operation(b.id)->id, b2.id);
+    const auto history = m_store->operations_of(a.id);
+    ASSERT_EQ(history.size(), 2u);
+    EXPECT_EQ(history[0].id, a2.id);
+    EXPECT_EQ(history[1].type, OperationType::Provision);
+}
+
+TEST_P(StoreContract, SecondOperationIsRefusedWhileOneIsInProgress) {
+    const Runtime r = minimal_runtime(new_uuid());
+    Operation provision = new_operation(r.id, OperationType::Provision, k_t0);
+    m_store->insert_runtime(r, provision);
+    EXPECT_THROW(m_store->insert_operation(new_operation(r.id, OperationType::DeprovisionNoInstall,
+                                                         k_t0 + 1s)),
+                 OperationInProgress);
+    EXPECT_EQ(m_store->operations_of(r.id).size(), 1u);
+
+    // Once it ended, a new one may start.
+    ASSERT_TRUE(m_store->claim(provision.id, "w1", k_t0, 30s));
+    provision.state = OperationState::Succeeded;
+    m_store->save_progress(provision, "w1", k_t0, {}, {}, true);
+    m_store->insert_operation(new_operation(r.id, OperationType::DeprovisionNoInstall, k_t0 + 2s));
+    EXPECT_EQ(m_store->operations_of(r.id).size(), 2u);
+}
+
+TEST_P(StoreContract, OperationForMissingRuntimeIsNotFound) {
+    EXPECT_THROW(m_store->insert_operation(new_operation(new_uuid(), OperationType::Hibernate, k_t0)),
+                 NotFound);
+}
+
+TEST_P(StoreContract, OneInProgressRuleHoldsUnderConcurrentWriters) {
+    auto second = open();  // another connection, as another process would have
+    for (int round = 0; round < 5; ++round) {
+        const Runtime r = idle_runtime();
+        std::atomic<int> started{0}, refused{0};
+        std::vector<std::thread> writers;
+        for (int i = 0; i < 8; ++i) {
+            Store& store = i % 2 ? *second : *m_store;
+            writers.emplace_back([&, i] {
+                try {
+                    store.insert_operation(new_operation(r.id, OperationType::UpgradeShoot,
+                                                         k_t0 + std::chrono::seconds(10 + i)));
+                    ++started;
+                } catch (const OperationInProgress&) {
+                    ++refused;
+                }
+            });
+        }
+        for (auto& t : writers)
+            t.join();
+        EXPECT_EQ(started.load(), 1) << "round " << round;
+        EXPECT_EQ(refused.load(), 7) << "round " << round;
+        const auto counts = m_store->count_in_progress();
+        EXPECT_EQ(counts.at(OperationType::UpgradeShoot), round + 1);
+    }
+}
+
+TEST_P(StoreContract, UpgradeReplacesConfigAndAdministratorsWithItsOperation) {
+    Runtime r = full_runtime(new_uuid());
+    Operation provision = new_operation(r.id, OperationType::Provision, k_t0);
+    provision.state = OperationState::Succeeded;
+    m_store->insert_runtime(r, provision);
+
+    RuntimeUpgrade upgrade{r.gardener, {"new-admin@example.com"}};
+    upgrade.gardener.kubernetes_version = "1.31.1";
+    upgrade.gardener.machine_type = "Standard_D8s_v5";
+    upgrade.gardener.oidc = OidcConfig{"client-2", "g", "https://other", {"RS512"}, "email", ""};
+    upgrade.gardener.dns.reset();
+    upgrade.gardener.control_plane_failure_tolerance.reset();
+    const Operation op = new_operation(r.id, OperationType::UpgradeShoot, k_t0 + 1h);
+    m_store->insert_operation(op, &upgrade);
+
+    r.gardener = upgrade.gardener;
+    r.administrators = upgrade.administrators;
+    expect_same_runtime(*m_store->find_runtime(r.id), r);
+
+    // A refused upgrade changes nothing.
+    RuntimeUpgrade refused = upgrade;
+    refused.gardener.kubernetes_version = "1.99.0";
+    refused.administrators = {};
+    EXPECT_THROW(m_store->insert_operation(new_operation(r.id, OperationType::UpgradeShoot,
+                                                         k_t0 + 2h),
+                                           &refused),
+                 OperationInProgress);
+    expect_same_runtime(*m_store->find_runtime(r.id), r);
+}
+
+TEST_P(StoreContract, SetTenantRewritesTheTenant) {
+    const Runtime r = idle_runtime();
+    m_store->set_tenant(r.id, "moved-tenant");
+    EXPECT_EQ(m_store->find_runtime(r.id)->tenant, "moved-tenant");
+}
+
+TEST_P(StoreContract, ListShowsNewestFirstWithLastOperationAndFilters) {
+    const Runtime old_one = idle_runtime(k_t0);
+    const Runtime new_one = minimal_runtime(new_uuid(), k_t0 + 1h);
+    const Operation running = new_operation(new_one.id, OperationType::Provision, k_t0 + 1h);
+    m_store->insert_runtime(new_one, running);
+
+    auto all = m_store->list_runtimes({});
+    ASSERT_EQ(all.size(), 2u);
+    EXPECT_EQ(all[0].id, new_one.id);
+    EXPECT_EQ(all[0].shoot_name, new_one.gardener.name);
+    EXPECT_EQ(all[0].provider, "aws");
+    EXPECT_EQ(all[0].region, "eu-central-1");
+    EXPECT_EQ(all[0].tenant, "tenant-b");
+    ASSERT_TRUE(all[0].last_operation);
+    EXPECT_EQ(all[0].last_operation->id, running.id);
+    EXPECT_EQ(all[1].id, old_one.id);
+    EXPECT_EQ(all[1].last_operation->state, OperationState::Succeeded);
+
+    auto in_progress = m_store->list_runtimes({OperationState::InProgress, false});
+    ASSERT_EQ(in_progress.size(), 1u);
+    EXPECT_EQ(in_progress[0].id, new_one.id);
+    auto succeeded = m_store->list_runtimes({OperationState::Succeeded, false});
+    ASSERT_EQ(succeeded.size(), 1u);
+    EXPECT_EQ(succeeded[0].id, old_one.id);
+    EXPECT_TRUE(m_store->list_runtimes({OperationState::Failed, false}).empty());
+}
+
+TEST_P(StoreContract, ClaimDueLeasesOnlyDueFreeInProgressOperations) {
+    const Runtime a = minimal_runtime(new_uuid());
+    const Runtime b = minimal_runtime(new_uuid());
+    const Runtime c = minimal_runtime(new_uuid());
+    Operation due = new_operation(a.id, OperationType::Provision, k_t0);
+    Operation later = new_operation(b.id, OperationType::Provision, k_t0);
+    later.next_run_at = k_t0 + 10min;
+    Operation done = new_operation(c.id, OperationType::Provision, k_t0);
+    done.state = OperationState::Succeeded;
+    m_store->insert_runtime(a, due);
+    m_store->insert_runtime(b, later);
+    m_store->insert_runtime(c, done);
+
+    auto claimed = m_store->claim_due("w1", k_t0 + 1s, 30s, 10);
+    ASSERT_EQ(claimed.size(), 1u);
+    EXPECT_EQ(claimed[0].id, due.id);
+    ASSERT_TRUE(claimed[0].lease);
+    EXPECT_EQ(claimed[0].lease->owner, "w1");
+    EXPECT_EQ(claimed[0].lease->expires_at, k_t0 + 31s);
+    EXPECT_EQ(claimed[0].attempts, 1);
+    EXPECT_TRUE(m_store->find_operation(due.id)->lease == claimed[0].lease);
+
+    // Leased: nobody else gets it until the lease expires.
+    EXPECT_TRUE(m_store->claim_due("w2", k_t0 + 2s, 30s, 10).empty());
+    auto after_expiry = m_store->claim_due("w2", k_t0 + 32s, 30s, 10);
+    ASSERT_EQ(after_expiry.size(), 1u);
+    EXPECT_EQ(after_expiry[0].lease->owner, "w2");
+    EXPECT_EQ(after_expiry[0].attempts, 2);
+
+    // Later work becomes due with time; limit and order are honoured.
+    auto both = m_store->claim_due("w3", k_t0 + 20min, 30s, 1);
+    ASSERT_EQ(both.size(), 1u);
+    EXPECT_EQ(both[0].id, due.id);  // due since t0, before `later`
+}
+
+TEST_P(StoreContract, ClaimOneIgnoresDueTimeButRespectsLeases) {
+    const Runtime r = minimal_runtime(new_uuid());
+    Operation op = new_operation(r.id, OperationType::Provision, k_t0);
+    op.next_run_at = k_t0 + 1h;
+    m_store->insert_runtime(r, op);
+    auto mine = m_store->claim(op.id, "cli", k_t0, 30s);
+    ASSERT_TRUE(mine);
+    EXPECT_EQ(mine->lease->owner, "cli");
+    EXPECT_FALSE(m_store->claim(op.id, "other", k_t0 + 1s, 30s));
+    EXPECT_TRUE(m_store->claim(op.id, "cli", k_t0 + 1s, 30s));  // re-claim by the holder
+    EXPECT_FALSE(m_store->claim(new_uuid(), "cli", k_t0, 30s));
+}
+
+TEST_P(StoreContract, RenewExtendsOnlyTheHoldersLiveLease) {
+    const Runtime r = minimal_runtime(new_uuid());
+    const Operation op = new_operation(r.id, OperationType::Provision, k_t0);
+    m_store->insert_runtime(r, op);
+    ASSERT_TRUE(m_store->claim(op.id, "w1", k_t0, 30s));
+    EXPECT_TRUE(m_store->renew(op.id, "w1", k_t0 + 20s, 30s));
+    EXPECT_EQ(m_store->find_operation(op.id)->lease->expires_at, k_t0 + 50s);
+    EXPECT_FALSE(m_store->renew(op.id, "w2", k_t0 + 21s, 30s));
+    EXPECT_FALSE(m_store->renew(op.id, "w1", k_t0 + 51s, 30s));  // expired
+}
+
+TEST_P(StoreContract, SaveProgressIsFencedByTheLease) {
+    const Runtime r = minimal_runtime(new_uuid());
+    Operation op = new_operation(r.id, OperationType::Provision, k_t0);
+    m_store->insert_runtime(r, op);
+    ASSERT_TRUE(m_store->claim(op.id, "w1", k_t0, 30s));
+
+    Operation stale = op;
+    stale.stage = "WaitingForClusterDomain";
+    const StageTransition t{op.id, "CreatingShoot", "WaitingForClusterDomain",
+                            OperationState::InProgress, "stale", k_t0 + 1s};
+    EXPECT_THROW(m_store->save_progress(stale, "w2", k_t0 + 1s, {t}, {}, false), LeaseLost);
+    EXPECT_THROW(m_store->save_progress(stale, "w1", k_t0 + 31s, {t}, {}, false), LeaseLost);
+    EXPECT_EQ(m_store->find_operation(op.id)->stage, "CreatingShoot");
+    EXPECT_TRUE(m_store->transitions_of(op.id).empty());
+}
+
+TEST_P(StoreContract, SaveProgressWritesStateTransitionsAndRuntimeChanges) {
+    const Runtime r = minimal_runtime(new_uuid());
+    Operation op = new_operation(r.id, OperationType::Provision, k_t0);
+    m_store->insert_runtime(r, op);
+    ASSERT_TRUE(m_store->claim(op.id, "w1", k_t0, 30s));
+
+    op.stage = "WaitingForClusterCreation";
+    op.message = "Operation in progress. Stage WaitingForClusterCreation";
+    op.last_transition = k_t0 + 2s;
+    op.next_run_at = k_t0 + 22s;
+    op.last_error = {"error during cluster provisioning: rate limits exceeded",
+                     "ERR_INFRA_RATE_LIMITS_EXCEEDED", "gardener"};
+    const std::vector<StageTransition> moves = {
+        {op.id, "CreatingShoot", "WaitingForClusterDomain", OperationState::InProgress, "m1",
+         k_t0 + 1s},
+        {op.id, "WaitingForClusterDomain", "WaitingForClusterCreation",
+         OperationState::InProgress, "m2", k_t0 + 2s},
+    };
+    RuntimeChange change;
+    change.seed = "aws-eu2";
+    change.kubeconfig = "apiVersion: v1\nkind: Config\n# secret\n";
+    m_store->save_progress(op, "w1", k_t0 + 2s, moves, change, false);
+
+    auto got = m_store->find_operation(op.id);
+    EXPECT_EQ(got->stage, op.stage);
+    EXPECT_EQ(got->message, op.message);
+    EXPECT_EQ(got->last_transition, op.last_transition);
+    EXPECT_EQ(got->next_run_at, op.next_run_at);
+    EXPECT_EQ(got->last_error, op.last_error);
+    EXPECT_EQ(got->lease->owner, "w1");
+    EXPECT_EQ(m_store->transitions_of(op.id), moves);
+    auto runtime = m_store->find_runtime(r.id);
+    EXPECT_EQ(runtime->gardener.seed, "aws-eu2");
+    EXPECT_EQ(runtime->kubeconfig, change.kubeconfig);
+
+    // Finishing: state, end time, cleared last error, release, soft delete.
+    op.state = OperationState::Succeeded;
+    op.stage = "Finished";
+    op.message = "Operation succeeded";
+    op.end_timestamp = k_t0 + 5s;
+    op.last_error = {};
+    RuntimeChange gone;
+    gone.soft_delete = true;
+    m_store->save_progress(op, "w1", k_t0 + 5s,
+                           {{op.id, "WaitingForClusterCreation", "Finished",
+                             OperationState::Succeeded, "Operation succeeded", k_t0 + 5s}},
+                           gone, true);
+    got = m_store->find_operation(op.id);
+    EXPECT_EQ(got->state, OperationState::Succeeded);
+    EXPECT_EQ(got->end_timestamp, k_t0 + 5s);
+    EXPECT_TRUE(got->last_error.empty());
+    EXPECT_FALSE(got->lease);
+    EXPECT_EQ(m_store->transitions_of(op.id).size(), 3u);
+    EXPECT_EQ(m_store->transitions_of(op.id).back().state, OperationState::Succeeded);
+
+    // Soft delete: still readable, hidden from list unless asked for.
+    EXPECT_TRUE(m_store->find_runtime(r.id)->deleted);
+    EXPECT_TRUE(m_store->list_runtimes({}).empty());
+    auto with_deleted = m_store->list_runtimes({std::nullopt, true});
+    ASSERT_EQ(with_deleted.size(), 1u);
+    EXPECT_TRUE(with_deleted[0].deleted);
+    EXPECT_TRUE(m_store->count_in_progress().empty());
+}
+
+TEST_P(StoreContract, ReleaseDropsOnlyTheHoldersLease) {
+    const Runtime r = minimal_runtime(new_uuid());
+    const Operation op = new_operation(r.id, OperationType::Provision, k_t0);
+    m_store->insert_runtime(r, op);
+    ASSERT_TRUE(m_store->claim(op.id, "w1", k_t0, 30s));
+    m_store->release(op.id, "w2");
+    EXPECT_EQ(m_store->find_operation(op.id)->lease->owner, "w1");
+    m_store->release(op.id, "w1");
+    EXPECT_FALSE(m_store->find_operation(op.id)->lease);
+    EXPECT_TRUE(m_store->claim(op.id, "w2", k_t0 + 1s, 30s));
+}
+
+TEST_P(StoreContract, MakeDueAndNextDueScheduleWaitingOperations) {
+    const Runtime a = minimal_runtime(new_uuid());
+    const Runtime b = minimal_runtime(new_uuid());
+    Operation oa = new_operation(a.id, OperationType::Provision, k_t0);
+    oa.next_run_at = k_t0 + 20s;
+    Operation ob = new_operation(b.id, OperationType::Provision, k_t0);
+    ob.next_run_at = k_t0 + 5s;
+    m_store->insert_runtime(a, oa);
+    m_store->insert_runtime(b, ob);
+    EXPECT_EQ(m_store->next_due(), k_t0 + 5s);
+
+    EXPECT_EQ(m_store->make_due({a.id}, k_t0 + 1s), 1);
+    EXPECT_EQ(m_store->find_operation(oa.id)->next_run_at, k_t0 + 1s);
+    EXPECT_EQ(m_store->next_due(), k_t0 + 1s);
+    EXPECT_EQ(m_store->make_due({new_uuid()}, k_t0 + 1s), 0);
+    EXPECT_EQ(m_store->make_due({}, k_t0 + 1s), 0);
+}
+
+TEST_P(StoreContract, ConcurrentWorkersNeverClaimTheSameOperation) {
+    constexpr int k_ops = 40;
+    for (int i = 0; i < k_ops; ++i) {
+        const Runtime r = minimal_runtime(new_uuid());
+        m_store->insert_runtime(r, new_operation(r.id, OperationType::Provision, k_t0));
+    }
+    auto second = open();
+    std::mutex mu;
+    std::multiset<std::string> claimed;
+    std::vector<std::thread> workers;
+    for (int w = 0; w < 4; ++w) {
+        Store& store = w % 2 ? *second : *m_store;
+        workers.emplace_back([&, w] {
+            const std::string owner = "worker-" + std::to_string(w);
+            for (int round = 0; round < 30; ++round) {
+                for (const auto& op : store.claim_due(owner, k_t0 + 1s, 10min, 3)) {
+                    std::lock_guard lock(mu);
+                    claimed.insert(op.id);
+                }
+            }
+        });
+    }
+    for (auto& t : workers)
+        t.join();
+    EXPECT_EQ(claimed.size(), static_cast<std::size_t>(k_ops));
+    for (const auto& id : claimed)
+        EXPECT_EQ(claimed.count(id), 1u) << id << " was claimed twice";
+}
+
+TEST_P(StoreContract, DataSurvivesReopening) {
+    const Runtime r = full_runtime(new_uuid());
+    m_store->insert_runtime(r, new_operation(r.id, OperationType::Provision, k_t0));
+    m_store.reset();
+    auto reopened = open();
+    const auto got = reopened->find_runtime(r.id);
+    ASSERT_TRUE(got);
+    expect_same_runtime(*got, r);
+    EXPECT_EQ(reopened->schema_version(), stores::latest_version(reopened->dialect()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, StoreContract, ::testing::Values("sqlite", "postgres"),
+                         [](const auto& info) { return info.param; });
+
+} // namespace
+} // namespace kprov::engine
