@@ -2,6 +2,7 @@
 // when KPROV_TEST_PG_URI names a server (CI always provides one).
 
 #include "engine/error.hpp"
+#include "engine/provider_config.hpp"
 #include "stores/open_store.hpp"
 #include "support/test_databases.hpp"
 
@@ -641,7 +642,7 @@ TEST_P(StoreContract, DataSurvivesReopening) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, StoreContract, ::testing::Values("sqlite", "postgres"),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& param_info) { return param_info.param; });
 
 } // namespace
 } // namespace kprov::engine

@@ -1,0 +1,576 @@
+// The table of settings: the one place that says which settings exist, how each is spelt in
+// the config file, the environment and on the command line, its default and what it means.
+// load(), `kprov config`, the README and the man page all read it.
+//
+// Defaults are the original's (original-provisioner.md §7.5 and §2.7), written as the text a
+// user would type, and go through the same parser as user input; a test checks that the
+// in-class defaults of Settings agree with them.
+
+#include "config/settings.hpp"
+
+namespace kprov::config {
+
+const std::vector<SettingSpec>& setting_specs() {
+    // Grouped as `kprov config` shows them: kprov's own settings first, then the original's in
+    // the order of its README. Keys group with dots the way the config file nests them.
+    static const std::vector<SettingSpec> specs{
+        // --- kprov's own ------------------------------------------------------------------
+        {.key = "store",
+         .env = "KPROV_STORE",
+         .kind = Kind::StoreUrl,
+         .description = "state store URL: sqlite:///abs/path.db or postgres://user:pw@host:port/db "
+                        "(default: built from database.* when database.host is set, else "
+                        "SQLite at $XDG_STATE_HOME/kprov/kprov.db)",
+         .flag = "--store",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.store_url};
+             }},
+        {.key = "log_level",
+         .env = "KPROV_LOG_LEVEL",
+         .aliases = {"APP_LOG_LEVEL"},
+         .kind = Kind::LogLevel,
+         .default_value = "info",
+         .description = "log level: trace, debug, info, warn, error, fatal or panic",
+         .flag = "--log-level",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.log_level};
+             }},
+        {.key = "tenant",
+         .env = "KPROV_TENANT",
+         .description = "tenant (global account) for commands that create runtimes",
+         .flag = "--tenant",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.tenant};
+             }},
+        {.key = "sub_account",
+         .env = "KPROV_SUB_ACCOUNT",
+         .description = "sub-account for commands that create runtimes",
+         .flag = "--sub-account",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.sub_account};
+             }},
+        {.key = "workers",
+         .env = "KPROV_WORKERS",
+         .kind = Kind::Int,
+         .default_value = "4",
+         .description = "operations driven in parallel by watch and serve",
+         .flag = "--workers",
+         .min = 1,
+         .max = 1024,
+         .field =
+             [](Settings& s) {
+                 return Field{&s.workers};
+             }},
+        {.key = "lease_duration",
+         .env = "KPROV_LEASE_DURATION",
+         .kind = Kind::Duration,
+         .default_value = "30s",
+         .description = "how long a worker owns an operation before another may take it over",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.lease_duration};
+             }},
+        {.key = "api_token",
+         .env = "KPROV_API_TOKEN",
+         .secret = true,
+         .description = "bearer token the API requires from clients (serve); unset: no auth",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.api_token};
+             }},
+        {.key = "tls.cert_file",
+         .env = "KPROV_TLS_CERT",
+         .kind = Kind::Path,
+         .description = "PEM certificate for serving the API over HTTPS (with tls.key_file)",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.tls_cert_file};
+             }},
+        {.key = "tls.key_file",
+         .env = "KPROV_TLS_KEY",
+         .kind = Kind::Path,
+         .description = "PEM private key for serving the API over HTTPS (with tls.cert_file)",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.tls_key_file};
+             }},
+        {.key = "tenant_strict",
+         .env = "APP_TENANT_STRICT",
+         .kind = Kind::Bool,
+         .default_value = "false",
+         .description = "refuse (403) a request whose tenant differs from the runtime's",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.tenant_strict};
+             }},
+
+        // --- API and metrics (serve) ----------------------------------------------------------
+        {.key = "address",
+         .env = "APP_ADDRESS",
+         .kind = Kind::Address,
+         .default_value = "127.0.0.1:3000",
+         .description = "API listen address",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.address};
+             }},
+        {.key = "api_endpoint",
+         .env = "APP_API_ENDPOINT",
+         .kind = Kind::UrlPath,
+         .default_value = "/graphql",
+         .description = "GraphQL path",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.api_endpoint};
+             }},
+        {.key = "playground_api_endpoint",
+         .env = "APP_PLAYGROUND_API_ENDPOINT",
+         .default_value = "/graphql",
+         .description = "endpoint the playground page calls",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.playground_api_endpoint};
+             }},
+        {.key = "metrics_address",
+         .env = "APP_METRICS_ADDRESS",
+         .kind = Kind::Address,
+         .default_value = "127.0.0.1:9000",
+         .description = "metrics listen address (GET /metrics)",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.metrics_address};
+             }},
+
+        // --- Director (Compass) ---------------------------------------------------------------
+        {.key = "director.url",
+         .env = "APP_DIRECTOR_URL",
+         .kind = Kind::Url,
+         .default_value = "http://compass-director.compass-system.svc.cluster.local:3000/graphql",
+         .description = "Director GraphQL URL",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.director_url};
+             }},
+        {.key = "director.skip_cert_verification",
+         .env = "APP_SKIP_DIRECTOR_CERT_VERIFICATION",
+         .kind = Kind::Bool,
+         .default_value = "false",
+         .description = "skip TLS verification towards Director and its OAuth server",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.skip_director_cert_verification};
+             }},
+        {.key = "director.oauth_path",
+         .env = "APP_DIRECTOR_OAUTH_PATH",
+         .kind = Kind::Path,
+         .default_value = "./dev/director.yaml",
+         .description = "Director OAuth client credentials file (needed only with registration)",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.director_oauth_path};
+             }},
+        {.key = "runtime_registration_enabled",
+         .env = "APP_RUNTIME_REGISTRATION_ENABLED",
+         .kind = Kind::Bool,
+         .default_value = "true",
+         .description = "register new runtimes in Director",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.runtime_registration_enabled};
+             }},
+        {.key = "runtime_deregistration_enabled",
+         .env = "APP_RUNTIME_DEREGISTRATION_ENABLED",
+         .kind = Kind::Bool,
+         .default_value = "true",
+         .description = "unregister deprovisioned runtimes from Director",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.runtime_deregistration_enabled};
+             }},
+
+        // --- Database (the original's PostgreSQL) ---------------------------------------------
+        {.key = "database.user",
+         .env = "APP_DATABASE_USER",
+         .default_value = "postgres",
+         .description = "PostgreSQL user",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.database.user};
+             }},
+        {.key = "database.password",
+         .env = "APP_DATABASE_PASSWORD",
+         .default_value = "password",
+         .secret = true,
+         .description = "PostgreSQL password",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.database.password};
+             }},
+        {.key = "database.host",
+         .env = "APP_DATABASE_HOST",
+         .aliases = {"APP_DATABSE_HOST"},
+         .default_value = "localhost",
+         .description = "PostgreSQL host; setting it selects PostgreSQL as the store",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.database.host};
+             }},
+        {.key = "database.port",
+         .env = "APP_DATABASE_PORT",
+         .kind = Kind::Port,
+         .default_value = "5432",
+         .description = "PostgreSQL port",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.database.port};
+             }},
+        {.key = "database.name",
+         .env = "APP_DATABASE_NAME",
+         .default_value = "provisioner",
+         .description = "PostgreSQL database name",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.database.name};
+             }},
+        {.key = "database.ssl_mode",
+         .env = "APP_DATABASE_SSL_MODE",
+         .aliases = {"APP_DATABASE_SSLMODE"},
+         .kind = Kind::SslMode,
+         .default_value = "disable",
+         .description = "libpq sslmode",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.database.ssl_mode};
+             }},
+        {.key = "database.ssl_root_cert",
+         .env = "APP_DATABASE_SSL_ROOT_CERT",
+         .aliases = {"APP_DATABASE_SSLROOTCERT"},
+         .kind = Kind::Path,
+         .description = "libpq sslrootcert: CA certificate of the PostgreSQL server",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.database.ssl_root_cert};
+             }},
+        {.key = "database.secret_key",
+         .env = "APP_DATABASE_SECRET_KEY",
+         .kind = Kind::AesKey,
+         .secret = true,
+         .description = "AES key encrypting kubeconfigs and administrators at rest",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.database.secret_key};
+             }},
+
+        // --- Stage timeouts (§2.7) --------------------------------------------------------------
+        {.key = "timeouts.cluster_creation",
+         .env = "APP_PROVISIONING_TIMEOUT_CLUSTER_CREATION",
+         .kind = Kind::Duration,
+         .default_value = "60m",
+         .description = "timeout of WaitingForClusterCreation",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.timeouts.cluster_creation};
+             }},
+        {.key = "timeouts.cluster_domains",
+         .env = "APP_PROVISIONING_TIMEOUT_CLUSTER_DOMAINS",
+         .kind = Kind::Duration,
+         .default_value = "10m",
+         .description = "timeout of WaitingForClusterDomain",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.timeouts.cluster_domains};
+             }},
+        {.key = "timeouts.bindings_creation",
+         .env = "APP_PROVISIONING_TIMEOUT_BINDINGS_CREATION",
+         .kind = Kind::Duration,
+         .default_value = "5m",
+         .description = "timeout of CreatingBindingsForOperators",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.timeouts.bindings_creation};
+             }},
+        {.key = "timeouts.agent_configuration",
+         .env = "APP_PROVISIONING_TIMEOUT_AGENT_CONFIGURATION",
+         .kind = Kind::Duration,
+         .default_value = "15m",
+         .description = "timeout of ConnectRuntimeAgent",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.timeouts.agent_configuration};
+             }},
+        {.key = "timeouts.shoot_upgrade",
+         .env = "APP_PROVISIONING_TIMEOUT_SHOOT_UPGRADE",
+         .kind = Kind::Duration,
+         .default_value = "30m",
+         .description = "timeout of WaitingForShootUpgrade",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.timeouts.shoot_upgrade};
+             }},
+        {.key = "timeouts.shoot_refresh",
+         .env = "APP_PROVISIONING_TIMEOUT_SHOOT_REFRESH",
+         .kind = Kind::Duration,
+         .default_value = "5m",
+         .description = "timeout of WaitingForShootNewVersion",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.timeouts.shoot_refresh};
+             }},
+        {.key = "timeouts.installation_triggering",
+         .env = "APP_PROVISIONING_TIMEOUT_INSTALLATION_TRIGGERING",
+         .kind = Kind::Duration,
+         .default_value = "20m",
+         .description = "unused (Kyma installation era); accepted for compatibility",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.timeouts.installation_triggering};
+             }},
+        {.key = "timeouts.installation",
+         .env = "APP_PROVISIONING_TIMEOUT_INSTALLATION",
+         .kind = Kind::Duration,
+         .default_value = "60m",
+         .description = "unused (Kyma installation era); accepted for compatibility",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.timeouts.installation};
+             }},
+        {.key = "timeouts.upgrade",
+         .env = "APP_PROVISIONING_TIMEOUT_UPGRADE",
+         .kind = Kind::Duration,
+         .default_value = "60m",
+         .description = "unused (Kyma upgrade era); accepted for compatibility",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.timeouts.upgrade};
+             }},
+        {.key = "timeouts.upgrade_triggering",
+         .env = "APP_PROVISIONING_TIMEOUT_UPGRADE_TRIGGERING",
+         .kind = Kind::Duration,
+         .default_value = "20m",
+         .description = "unused (Kyma upgrade era); accepted for compatibility",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.timeouts.upgrade_triggering};
+             }},
+        {.key = "timeouts.agent_connection",
+         .env = "APP_PROVISIONING_TIMEOUT_AGENT_CONNECTION",
+         .kind = Kind::Duration,
+         .default_value = "15m",
+         .description = "unused (Kyma era); accepted for compatibility",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.timeouts.agent_connection};
+             }},
+        {.key = "timeouts.cluster_deletion",
+         .env = "APP_DEPROVISIONING_TIMEOUT_CLUSTER_DELETION",
+         .kind = Kind::Duration,
+         .default_value = "30m",
+         .description = "timeout of DeprovisionCluster",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.timeouts.cluster_deletion};
+             }},
+        {.key = "timeouts.waiting_for_cluster_deletion",
+         .env = "APP_DEPROVISIONING_TIMEOUT_WAITING_FOR_CLUSTER_DELETION",
+         .kind = Kind::Duration,
+         .default_value = "60m",
+         .description = "timeout of WaitForClusterDeletion",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.timeouts.waiting_for_cluster_deletion};
+             }},
+        {.key = "timeouts.waiting_for_cluster_hibernation",
+         .env = "APP_HIBERNATION_TIMEOUT_WAITING_FOR_CLUSTER_HIBERNATION",
+         .kind = Kind::Duration,
+         .default_value = "60m",
+         .description = "timeout of waiting for a shoot to hibernate",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.timeouts.waiting_for_cluster_hibernation};
+             }},
+
+        // --- Operator role bindings (§7.1) ----------------------------------------------------
+        // The Helm chart spells these L2SUBJECT_NAME; the original ignores that spelling
+        // (silently applying the default), kprov accepts it so the chart means what it says.
+        {.key = "operator_role_binding.l2_subject_name",
+         .env = "APP_OPERATOR_ROLE_BINDING_L2_SUBJECT_NAME",
+         .aliases = {"APP_OPERATOR_ROLE_BINDING_L2SUBJECT_NAME"},
+         .default_value = "runtimeOperator",
+         .description = "group bound to the l2-operator ClusterRole in new runtimes",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.operator_l2_subject_name};
+             }},
+        {.key = "operator_role_binding.l3_subject_name",
+         .env = "APP_OPERATOR_ROLE_BINDING_L3_SUBJECT_NAME",
+         .aliases = {"APP_OPERATOR_ROLE_BINDING_L3SUBJECT_NAME"},
+         .default_value = "runtimeAdmin",
+         .description = "group bound to cluster-admin in new runtimes",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.operator_l3_subject_name};
+             }},
+        {.key = "operator_role_binding.creating_for_admin",
+         .env = "APP_OPERATOR_ROLE_BINDING_CREATING_FOR_ADMIN",
+         .kind = Kind::Bool,
+         .default_value = "false",
+         .description = "also bind each cluster administrator to cluster-admin",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.operator_creating_for_admin};
+             }},
+
+        // --- Gardener --------------------------------------------------------------------------
+        {.key = "gardener.project",
+         .env = "APP_GARDENER_PROJECT",
+         .default_value = "gardenerProject",
+         .description = "Gardener project; shoots live in namespace garden-<project>",
+         .flag = "--gardener-project",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.gardener_project};
+             }},
+        {.key = "gardener.kubeconfig_path",
+         .env = "APP_GARDENER_KUBECONFIG_PATH",
+         .kind = Kind::Path,
+         .default_value = "./dev/kubeconfig.yaml",
+         .description = "kubeconfig of the Gardener project",
+         .flag = "--gardener-kubeconfig",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.gardener_kubeconfig_path};
+             }},
+        {.key = "gardener.audit_logs_policy_config_map",
+         .env = "APP_GARDENER_AUDIT_LOGS_POLICY_CONFIG_MAP",
+         .description = "ConfigMap with the audit policy referenced by new shoots",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.audit_logs_policy_config_map};
+             }},
+        {.key = "gardener.audit_logs_tenant_config_path",
+         .env = "APP_GARDENER_AUDIT_LOGS_TENANT_CONFIG_PATH",
+         .kind = Kind::Path,
+         .description = "JSON file of audit log tenants by region",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.audit_logs_tenant_config_path};
+             }},
+        {.key = "gardener.maintenance_window_config_path",
+         .env = "APP_GARDENER_MAINTENANCE_WINDOW_CONFIG_PATH",
+         .kind = Kind::Path,
+         .description = "JSON file of maintenance windows by region",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.maintenance_window_config_path};
+             }},
+        {.key = "gardener.cluster_cleanup_resource_selector",
+         .env = "APP_GARDENER_CLUSTER_CLEANUP_RESOURCE_SELECTOR",
+         .default_value = "https://service-manager.",
+         .description = "unused (Service Catalog era); accepted for compatibility",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.cluster_cleanup_resource_selector};
+             }},
+        {.key = "gardener.default_enable_kubernetes_version_auto_update",
+         .env = "APP_GARDENER_DEFAULT_ENABLE_KUBERNETES_VERSION_AUTO_UPDATE",
+         .kind = Kind::Bool,
+         .default_value = "false",
+         .description = "Kubernetes version auto-update when the input leaves it out",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.default_enable_kubernetes_version_auto_update};
+             }},
+        {.key = "gardener.default_enable_machine_image_version_auto_update",
+         .env = "APP_GARDENER_DEFAULT_ENABLE_MACHINE_IMAGE_VERSION_AUTO_UPDATE",
+         .kind = Kind::Bool,
+         .default_value = "false",
+         .description = "machine image version auto-update when the input leaves it out",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.default_enable_machine_image_version_auto_update};
+             }},
+        {.key = "gardener.legacy_api",
+         .env = "APP_GARDENER_LEGACY_API",
+         .kind = Kind::Bool,
+         .default_value = "false",
+         .description =
+             "send the original's shoot fields (cloudProfileName, secretBindingName, oidcConfig) "
+             "to an old Gardener",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.gardener_legacy_api};
+             }},
+        {.key = "gardener.qps",
+         .env = "KPROV_GARDENER_QPS",
+         .kind = Kind::Double,
+         .default_value = "20",
+         .description = "requests per second to the Gardener API (client-side limit)",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.gardener_qps};
+             }},
+        {.key = "gardener.burst",
+         .env = "KPROV_GARDENER_BURST",
+         .kind = Kind::Int,
+         .default_value = "40",
+         .description = "requests allowed above gardener.qps in a burst",
+         .min = 1,
+         .field =
+             [](Settings& s) {
+                 return Field{&s.gardener_burst};
+             }},
+
+        // --- Kyma releases and start-up (§2.7) ------------------------------------------------
+        {.key = "latest_downloaded_releases",
+         .env = "APP_LATEST_DOWNLOADED_RELEASES",
+         .kind = Kind::Int,
+         .default_value = "5",
+         .description = "unused (Kyma releases); accepted for compatibility",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.latest_downloaded_releases};
+             }},
+        {.key = "download_pre_releases",
+         .env = "APP_DOWNLOAD_PRE_RELEASES",
+         .kind = Kind::Bool,
+         .default_value = "true",
+         .description = "unused (Kyma releases); accepted for compatibility",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.download_pre_releases};
+             }},
+        {.key = "enqueue_in_progress_operations",
+         .env = "APP_ENQUEUE_IN_PROGRESS_OPERATIONS",
+         .kind = Kind::Bool,
+         .default_value = "true",
+         .description = "resume in-progress operations of every type at start",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.enqueue_in_progress_operations};
+             }},
+    };
+    return specs;
+}
+
+const SettingSpec* find_setting(std::string_view key) {
+    for (const auto& spec : setting_specs())
+        if (spec.key == key)
+            return &spec;
+    return nullptr;
+}
+
+std::string flag_name(const SettingSpec& spec) {
+    if (!spec.flag.empty())
+        return std::string(spec.flag);
+    std::string name = "--" + std::string(spec.key);
+    for (auto& c : name)
+        if (c == '.' || c == '_')
+            c = '-';
+    return name;
+}
+
+} // namespace kprov::config
