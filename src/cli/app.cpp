@@ -5,10 +5,13 @@
 
 #include "cli/context.hpp"
 #include "engine/error.hpp"
+#include "engine/text.hpp"
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <functional>
+#include <optional>
 #include <ostream>
 
 namespace kprov::cli {
@@ -86,6 +89,39 @@ int report(std::ostream& err, const std::string& message, int code) {
     return code;
 }
 
+// The first word that is neither an option nor an option's value: what the user meant as the
+// command. CLI11 alone would call a mistyped command a stray argument.
+std::optional<std::string> command_word(const std::vector<std::string>& args) {
+    static const std::vector<std::string> k_valued = {
+        "--store",  "--config",      "--gardener-kubeconfig", "--gardener-project",
+        "--tenant", "--sub-account", "-o",                    "--output", "--log-level"};
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const auto& a = args[i];
+        if (a == "--")
+            return std::nullopt;
+        if (a.empty() || a[0] != '-')
+            return a;
+        if (std::find(k_valued.begin(), k_valued.end(), a) != k_valued.end())
+            ++i;  // skip its value
+    }
+    return std::nullopt;
+}
+
+std::optional<int> refuse_unknown_command(const std::vector<std::string>& args, std::ostream& err) {
+    const auto word = command_word(args);
+    if (!word)
+        return std::nullopt;
+    std::vector<std::string> names;
+    for (const auto& info : k_commands)
+        names.emplace_back(info.name);
+    if (std::find(names.begin(), names.end(), *word) != names.end())
+        return std::nullopt;
+    std::string message = "unknown command \"" + *word + "\"";
+    if (const auto match = closest_match(*word, names))
+        message += "; did you mean \"" + *match + "\"?";
+    return report(err, message + " (see kprov --help)", k_exit_usage);
+}
+
 } // namespace
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -102,6 +138,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
 
     std::function<int(Context&)> action;
     bool verbose_version = false;
+    bool config_reference = false;
 
     for (const auto& info : k_commands) {
         CLI::App* cmd = app.add_subcommand(info.name, info.summary);
@@ -112,7 +149,14 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                 action = [&](Context& c) { return cmd_version(c, verbose_version || global.verbose > 0); };
             });
         } else if (name == "config") {
-            cmd->callback([&] { action = [](Context& c) { return cmd_config(c); }; });
+            cmd->add_flag("--reference", config_reference,
+                          "Print every setting (variable, key, default, meaning) as a Markdown "
+                          "table instead");
+            cmd->callback([&] {
+                action = [&](Context& c) {
+                    return config_reference ? cmd_config_reference(c) : cmd_config(c);
+                };
+            });
         } else if (name == "migrate") {
             cmd->callback([&] { action = [](Context& c) { return cmd_migrate(c); }; });
         } else {
@@ -127,6 +171,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         }
     }
 
+    if (const auto refused = refuse_unknown_command(args, err))
+        return *refused;
     try {
         std::vector<std::string> reversed(args.rbegin(), args.rend());
         app.parse(reversed);

@@ -45,6 +45,23 @@ int cmd_config(Context& ctx) {
     return k_exit_ok;
 }
 
+int cmd_config_reference(Context& ctx) {
+    ctx.out() << "| variable | config key | default | meaning |\n|---|---|---|---|\n";
+    for (const auto& spec : config::setting_specs()) {
+        ctx.out() << "| `" << spec.env << "`";
+        for (const auto& alias : spec.aliases)
+            ctx.out() << " (or `" << alias << "`)";
+        ctx.out() << " | `" << spec.key << "` | "
+                  << (spec.default_value.empty() ? std::string_view("")
+                                                 : std::string_view("`"))
+                  << spec.default_value
+                  << (spec.default_value.empty() ? std::string_view("")
+                                                 : std::string_view("`"))
+                  << " | " << spec.description << " |\n";
+    }
+    return k_exit_ok;
+}
+
 int cmd_migrate(Context& ctx) {
     const auto& settings = ctx.config().settings;
     stores::OpenOptions options;

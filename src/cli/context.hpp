@@ -48,6 +48,7 @@ private:
 // may throw kprov::Error, which run() reports.
 int cmd_version(Context& ctx, bool verbose);
 int cmd_config(Context& ctx);
+int cmd_config_reference(Context& ctx);
 int cmd_migrate(Context& ctx);
 
 } // namespace kprov::cli

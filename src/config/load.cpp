@@ -3,6 +3,7 @@
 
 #include "config/settings.hpp"
 #include "engine/error.hpp"
+#include "engine/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -69,21 +70,6 @@ std::string uppercase(std::string_view text) {
     return out;
 }
 
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-    std::vector<std::size_t> row(b.size() + 1);
-    std::iota(row.begin(), row.end(), 0);
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diagonal = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t above = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-            diagonal = above;
-        }
-    }
-    return row[b.size()];
-}
-
 // The known key a user most likely meant: one whose variable they typed ("APP_DATABASE_HOST"),
 // one they left the group off ("secret_key"), else the nearest spelling.
 std::optional<std::string_view> closest_key(std::string_view unknown) {
@@ -99,16 +85,12 @@ std::optional<std::string_view> closest_key(std::string_view unknown) {
         if (dot != std::string_view::npos && spec.key.substr(dot + 1) == unknown)
             return spec.key;
     }
-    std::optional<std::string_view> best;
-    std::size_t best_distance = std::max<std::size_t>(2, unknown.size() / 3) + 1;
-    for (const auto& spec : specs) {
-        const auto distance = edit_distance(unknown, spec.key);
-        if (distance < best_distance) {
-            best = spec.key;
-            best_distance = distance;
-        }
-    }
-    return best;
+    std::vector<std::string> keys;
+    for (const auto& spec : specs)
+        keys.emplace_back(spec.key);
+    if (const auto match = closest_match(unknown, keys))
+        return find_setting(*match)->key;
+    return std::nullopt;
 }
 
 class Loader {

@@ -210,7 +210,7 @@ std::string format_setting(const SettingSpec& spec, const Settings& settings);
 
 /// `url` with the password in its user-info replaced by "***"
 /// ("postgres://user:***@host/db"); unchanged when it has none.
-std::string redact_url(std::string_view url);
+
 
 /// The PostgreSQL URL of the original's APP_DATABASE_* settings:
 /// postgresql://user:password@host:port/name?sslmode=...[&sslrootcert=...], every part

@@ -313,21 +313,6 @@ std::string format_setting(const SettingSpec& spec, const Settings& settings) {
     return std::visit([](auto* field) { return format_value(*field); }, spec.field(readable));
 }
 
-std::string redact_url(std::string_view url) {
-    const auto scheme_end = url.find("://");
-    if (scheme_end == std::string_view::npos)
-        return std::string(url);
-    const auto authority_start = scheme_end + 3;
-    const auto authority_end = std::min(url.find_first_of("/?#", authority_start), url.size());
-    const auto at = url.substr(0, authority_end).rfind('@');
-    if (at == std::string_view::npos || at < authority_start)
-        return std::string(url);
-    const auto colon = url.find(':', authority_start);
-    if (colon == std::string_view::npos || colon > at)
-        return std::string(url);
-    return std::string(url.substr(0, colon + 1)) + "***" + std::string(url.substr(at));
-}
-
 std::string postgres_url(const Database& database) {
     std::string url = "postgresql://" + percent_encode(database.user);
     if (!database.password.empty())

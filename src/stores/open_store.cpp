@@ -1,6 +1,7 @@
 #include "stores/open_store.hpp"
 
 #include "engine/error.hpp"
+#include "engine/text.hpp"
 #include "stores/backends.hpp"
 
 #include <functional>
@@ -67,21 +68,6 @@ void enforce_schema(StoreBackend& store, SchemaCheck check) {
     throw StoreError("the schema of " + store.redacted_url() + " is at version " +
                      std::to_string(current) + ", this kprov needs " + std::to_string(known) +
                      "; run `kprov migrate`");
-}
-
-std::string redact_url(const std::string& url) {
-    const auto scheme_end = url.find("://");
-    if (scheme_end == std::string::npos)
-        return url;
-    const auto authority_start = scheme_end + 3;
-    const auto authority_end = url.find_first_of("/?#", authority_start);
-    const auto at = url.rfind('@', authority_end);
-    if (at == std::string::npos || at < authority_start)
-        return url;
-    const auto colon = url.find(':', authority_start);
-    if (colon == std::string::npos || colon > at)
-        return url;
-    return url.substr(0, colon + 1) + "***" + url.substr(at);
 }
 
 } // namespace kprov::stores

@@ -44,7 +44,4 @@ struct OpenOptions {
 /// is newer than this build knows (always refused) or older (refused with SchemaCheck::Require).
 std::unique_ptr<StoreBackend> open_store(const std::string& url, const OpenOptions& options);
 
-/// `password` in a URL's user-info replaced by "***".
-std::string redact_url(const std::string& url);
-
 } // namespace kprov::stores

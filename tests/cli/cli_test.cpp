@@ -79,7 +79,10 @@ TEST_F(Cli, NoCommandOrAnUnknownOneIsAUsageError) {
     EXPECT_THAT(r.err, HasSubstr("kprov: error:"));
     r = kprov({"frobnicate"});
     EXPECT_EQ(r.code, 2);
-    EXPECT_THAT(r.err, HasSubstr("frobnicate"));
+    EXPECT_THAT(r.err, HasSubstr("unknown command \"frobnicate\""));
+    r = kprov({"--store", "sqlite:///tmp/x.db", "provison"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_THAT(r.err, HasSubstr("did you mean \"provision\"?"));
     r = kprov({"version", "--no-such-flag"});
     EXPECT_EQ(r.code, 2);
     EXPECT_THAT(r.err, HasSubstr("--no-such-flag"));

@@ -1,6 +1,7 @@
 // Parsing and formatting single values, and the URL helpers.
 
 #include "config/settings.hpp"
+#include "engine/text.hpp"
 
 #include <gtest/gtest.h>
 

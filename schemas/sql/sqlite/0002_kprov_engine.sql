@@ -44,6 +44,17 @@ CREATE TABLE operation_transition (
 );
 CREATE INDEX operation_transition_operation ON operation_transition (operation_id, id);
 
+-- As in postgres/0002: before the one-in-progress rule becomes an index, keep the newest
+-- in-progress operation of each runtime and fail the rest, saying why; nothing is deleted.
+UPDATE operation
+SET state = 'FAILED',
+    message = 'superseded by a newer in-progress operation of the same runtime (kprov migration 2)',
+    end_timestamp = strftime('%Y-%m-%d %H:%M:%f000', 'now')
+WHERE state = 'IN_PROGRESS'
+  AND EXISTS (SELECT 1 FROM operation n
+              WHERE n.cluster_id = operation.cluster_id AND n.state = 'IN_PROGRESS'
+                AND (n.start_timestamp, n.id) > (operation.start_timestamp, operation.id));
+
 CREATE UNIQUE INDEX operation_one_in_progress ON operation (cluster_id) WHERE state = 'IN_PROGRESS';
 CREATE INDEX operation_cluster_start ON operation (cluster_id, start_timestamp DESC);
 CREATE INDEX operation_due ON operation (next_run_at) WHERE state = 'IN_PROGRESS';

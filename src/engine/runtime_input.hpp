@@ -1,0 +1,211 @@
+#pragma once
+// Requests as users send them: the GraphQL inputs ProvisionRuntimeInput and UpgradeShootInput
+// (../reference/graphql-contract.md), which are also the shape of kprov's runtime and upgrade
+// files. Parsing reports every problem at once with its field path; conversion applies the
+// original's defaults (original-provisioner.md §4.1) and merge rules (§2.5).
+
+#include "engine/model.hpp"
+
+#include <array>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kprov::engine {
+
+struct RuntimeInput {
+    std::string name;
+    std::optional<std::string> description;
+    std::optional<std::string> labels_json; ///< a JSON object, as given
+};
+
+/// OpenStack as sent: floatingPoolName and cloudProfileName may be omitted (defaults in §4.1).
+struct OpenStackInput {
+    std::vector<std::string> zones;
+    std::optional<std::string> floating_pool_name;
+    std::optional<std::string> cloud_profile_name;
+    std::string load_balancer_provider;
+};
+
+/// ProviderSpecificInput: which sub-input is present decides nothing by itself; kprov requires
+/// the one that matches `provider` (ARCHITECTURE.md, deliberate difference 7).
+struct ProviderInput {
+    std::optional<GcpConfig> gcp;
+    std::optional<AzureConfig> azure;
+    std::optional<AwsConfig> aws;
+    std::optional<OpenStackInput> openstack;
+};
+
+struct GardenerConfigInput {
+    std::string name;
+    std::string kubernetes_version;
+    std::string provider;
+    std::string target_secret;
+    std::string region;
+    std::string machine_type;
+    std::optional<std::string> machine_image;
+    std::optional<std::string> machine_image_version;
+    std::optional<std::string> disk_type;
+    std::optional<int> volume_size_gb;
+    std::string worker_cidr;
+    std::optional<std::string> pods_cidr;
+    std::optional<std::string> services_cidr;
+    int auto_scaler_min = 0;
+    int auto_scaler_max = 0;
+    int max_surge = 0;
+    int max_unavailable = 0;
+    std::optional<std::string> purpose;
+    std::optional<std::string> licence_type;
+    std::optional<bool> enable_kubernetes_version_auto_update;
+    std::optional<bool> enable_machine_image_version_auto_update;
+    ProviderInput provider_config;
+    std::optional<DnsConfig> dns;
+    std::optional<std::string> seed;
+    std::optional<OidcConfig> oidc;
+    std::optional<std::string> exposure_class_name;
+    std::optional<bool> shoot_networking_filter_disabled;
+    std::optional<std::string> control_plane_failure_tolerance;
+    std::optional<bool> eu_access;
+};
+
+/// ProvisionRuntimeInput.
+struct ProvisionInput {
+    RuntimeInput runtime;
+    GardenerConfigInput gardener;
+    std::optional<std::vector<std::string>> administrators;
+    std::optional<std::string> kyma_config_json; ///< KymaConfigInput, validated, kept as JSON
+};
+
+/// GardenerUpgradeInput: every field optional.
+struct GardenerUpgradeInput {
+    std::optional<std::string> kubernetes_version;
+    std::optional<std::string> machine_type;
+    std::optional<std::string> disk_type;
+    std::optional<int> volume_size_gb;
+    std::optional<int> auto_scaler_min;
+    std::optional<int> auto_scaler_max;
+    std::optional<std::string> machine_image;
+    std::optional<std::string> machine_image_version;
+    std::optional<int> max_surge;
+    std::optional<int> max_unavailable;
+    std::optional<std::string> purpose;
+    std::optional<bool> enable_kubernetes_version_auto_update;
+    std::optional<bool> enable_machine_image_version_auto_update;
+    std::optional<ProviderInput> provider_config;
+    std::optional<OidcConfig> oidc;
+    std::optional<std::string> exposure_class_name;
+    std::optional<bool> shoot_networking_filter_disabled;
+};
+
+/// UpgradeShootInput.
+struct UpgradeShootInput {
+    GardenerUpgradeInput gardener;
+    std::optional<std::vector<std::string>> administrators;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The input types as data: the parser checks documents against this table, and tests check
+// schemas/runtime.schema.json and schemas/upgrade.schema.json against it, so the three agree.
+
+/// What a field holds. Labels is the GraphQL scalar of that name: any JSON object.
+enum class InputKind { String, Int, Boolean, Labels, Enum, Object };
+
+/// One field of a GraphQL input type.
+struct InputFieldSpec {
+    std::string_view name; ///< as in the GraphQL schema: "volumeSizeGB", "issuerURL"
+    InputKind kind = InputKind::String;
+    std::string_view type; ///< the enum or input type name for Enum and Object, else empty
+    bool required = false; ///< non-null in the GraphQL schema ("String!", "[String!]!")
+    bool list = false;     ///< a list; kprov refuses null items even where GraphQL allows them
+};
+
+/// A GraphQL input type ("GardenerConfigInput") with its fields in schema order.
+struct InputTypeSpec {
+    std::string_view name;
+    std::vector<InputFieldSpec> fields;
+};
+
+/// Every input type reachable from ProvisionRuntimeInput and UpgradeShootInput. Thread-safe.
+const std::vector<InputTypeSpec>& input_type_specs();
+
+/// The input type called `name`; nullptr when there is none.
+const InputTypeSpec* find_input_type(std::string_view name);
+
+/// The values of the enum called `name` (KymaProfile, ConflictStrategy); empty when unknown.
+std::vector<std::string_view> input_enum_values(std::string_view name);
+
+/// The cloud a `provider` string names, case-insensitively: "aws", "azure" (also for "az"),
+/// "gcp" or "openstack" (the spelling provider_type() uses); nullopt for anything else.
+std::optional<std::string_view> provider_type_of(std::string_view provider);
+
+/// One entry of ProviderSpecificInput: the cloud it is for (provider_type_of's spelling), its
+/// field name ("awsConfig") and whether the input gives it.
+struct ProviderSubInput {
+    std::string_view type;
+    std::string_view field;
+    bool given = false;
+};
+
+/// The four entries of `input`, in the original's precedence: GCP, Azure, AWS, OpenStack.
+std::array<ProviderSubInput, 4> provider_sub_inputs(const ProviderInput& input);
+
+/// Whether `text` is an IPv4 CIDR a.b.c.d/n (octets 0-255 without leading zeros, n 0-32).
+bool is_ipv4_cidr(std::string_view text);
+
+// ---------------------------------------------------------------------------------------------
+// Parsing, validation, conversion
+
+/// Reads a ProvisionRuntimeInput document (a JSON object with the GraphQL field names). Throws
+/// ValidationError listing every problem with its path ("clusterConfig.gardenerConfig.region";
+/// list items as "awsZones[1]"; an unknown field is reported at its object's path): missing
+/// required fields ("is required"), wrong types ("must be an integer, got \"three\""), unknown
+/// fields with the nearest known name, integers outside 32 bits, values outside an enum, and null
+/// list items (GraphQL allows some; the original crashed on them). kymaConfig and labels are
+/// kept as compact JSON.
+ProvisionInput parse_provision_input(const nlohmann::json& document);
+
+/// Reads an UpgradeShootInput document; same error rules.
+UpgradeShootInput parse_upgrade_input(const nlohmann::json& document);
+
+/// What conversion needs from the configuration.
+struct ConversionOptions {
+    std::string gardener_project;
+    bool default_enable_kubernetes_version_auto_update = false;
+    bool default_enable_machine_image_version_auto_update = false;
+};
+
+/// The original's validator rules (original-provisioner.md §1.5: the Kyma ones when kymaConfig
+/// is given, the machine image and OpenStack ones) with its messages and in its order, then
+/// kprov's: `provider` names a known cloud whose sub-config is given and no other is; zones
+/// given (GCP, AWS, OpenStack); IPv4 CIDRs; autoscaler 0 <= min <= max; maxSurge and
+/// maxUnavailable >= 0 and not both 0; volumeSizeGB > 0; controlPlaneFailureTolerance node or
+/// zone; the shoot name a DNS label and project + name at most 21 characters. Throws
+/// ValidationError listing every problem.
+void validate_provision(const ProvisionInput& input, const ConversionOptions& options);
+
+/// The upgradeShoot validator rules (§1.5: empty machine type, kubernetes version, disk type,
+/// purpose), then kprov's on the fields given (the same number and CIDR rules as provisioning).
+/// Throws ValidationError listing every problem.
+void validate_upgrade(const UpgradeShootInput& input);
+
+/// A new Runtime for a validated input: the runtime fields, and a GardenerConfig with a new id
+/// and §4.1's defaults (networking filter disabled, no euAccess, auto-updates from `options`,
+/// seed "", the OpenStack exposure class and names, DNS domainsInclude = [domain]). Throws
+/// ValidationError only when `provider` names no given sub-config (validate_provision says so
+/// first).
+Runtime to_runtime(const ProvisionInput& input, const std::string& runtime_id,
+                   const std::string& tenant, const std::string& sub_account, Timestamp now,
+                   const ConversionOptions& options);
+
+/// The stored config with an upgrade applied: every field the input omits keeps its stored
+/// value (OIDC too, and the fields an upgrade cannot set: failure tolerance, euAccess, DNS,
+/// CIDRs, seed; deliberate difference 6); the provider config is replaced when given.
+/// Administrators are the caller's. Throws ValidationError for a provider config of another
+/// cloud and for the original's immutability rules (Azure and AWS zones keep their CIDRs and
+/// none are added, §1.5), all prefixed "Invalid gardener provider config change, ", and for an
+/// autoscaler or rollout that the merge leaves impossible (min > max, surge and unavailable 0).
+GardenerConfig merge_upgrade(const GardenerConfig& stored, const UpgradeShootInput& input);
+
+} // namespace kprov::engine

@@ -1,0 +1,441 @@
+#include "engine/shoot_builder.hpp"
+
+#include "engine/error.hpp"
+#include "engine/shoot_upgrade.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <variant>
+
+namespace kprov::engine {
+namespace {
+
+// Insertion-ordered: the provider configs must keep the original's key order (§4.2 byte strings),
+// and the rest follows Gardener's Go field order so the body reads like a Go client's.
+using ordered = nlohmann::ordered_json;
+
+constexpr const char* k_infrastructure_kind = "InfrastructureConfig";
+constexpr const char* k_control_plane_kind = "ControlPlaneConfig";
+constexpr const char* k_runtime_id_annotation = "kcp.provisioner.kyma-project.io/runtime-id";
+constexpr const char* k_default_openstack_profile = "converged-cloud-kyma";
+constexpr const char* k_default_floating_pool = "FloatingIP-external-kyma-01";
+constexpr int k_default_idle_timeout_minutes = 4;
+
+std::string lower(std::string_view text) {
+    std::string out(text);
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return out;
+}
+
+bool non_empty(const std::optional<std::string>& value) {
+    return value && !value->empty();
+}
+
+std::string provider_api_version(std::string_view provider) {
+    return std::string(provider) + ".provider.extensions.gardener.cloud/v1alpha1";
+}
+
+ordered typed_object(const char* kind, std::string_view provider) {
+    return ordered{{"kind", kind}, {"apiVersion", provider_api_version(provider)}};
+}
+
+ordered nat_gateway(const AzureConfig& c) {
+    return ordered{{"enabled", true},
+                   {"idleConnectionTimeoutMinutes",
+                    c.idle_connection_timeout_minutes.value_or(k_default_idle_timeout_minutes)}};
+}
+
+/// The parts of spec that depend on the cloud (§4.2 "provider block per cloud").
+struct ProviderBlock {
+    std::string type;
+    std::string cloud_profile;
+    std::string nodes;
+    ordered infrastructure;
+    ordered control_plane;
+    std::vector<std::string> zones;
+};
+
+struct ProviderBlockBuilder {
+    const GardenerConfig& g;
+
+    ProviderBlock operator()(const GcpConfig& c) const {
+        if (c.zones.empty())
+            throw ValidationError(
+                "clusterConfig.gardenerConfig.providerSpecificConfig.gcpConfig.zones",
+                "at least one zone is required, the control plane is placed in "
+                "the first one");
+        ordered infra = typed_object(k_infrastructure_kind, "gcp");
+        infra["networks"] = ordered{{"worker", g.worker_cidr}, {"workers", g.worker_cidr}};
+        ordered cp = typed_object(k_control_plane_kind, "gcp");
+        cp["zone"] = c.zones.front();
+        return {"gcp", "gcp", g.worker_cidr, std::move(infra), std::move(cp), c.zones};
+    }
+
+    ProviderBlock operator()(const AzureConfig& c) const {
+        const bool has_azure_zones = c.azure_zones && !c.azure_zones->empty();
+        const bool zoned = (c.zones && !c.zones->empty()) || has_azure_zones;
+        const bool nat = c.enable_nat_gateway.value_or(false);
+
+        ordered networks{{"vnet", ordered{{"cidr", c.vnet_cidr}}}};
+        if (!has_azure_zones)
+            networks["workers"] = g.worker_cidr;
+        if (zoned && !has_azure_zones && nat)
+            networks["natGateway"] = nat_gateway(c);
+        std::vector<std::string> worker_zones = c.zones.value_or(std::vector<std::string>{});
+        if (has_azure_zones) {
+            ordered zones = ordered::array();
+            worker_zones.clear();
+            for (const auto& z : *c.azure_zones) {
+                ordered zone{{"name", z.name}, {"cidr", z.cidr}};
+                if (nat)
+                    zone["natGateway"] = nat_gateway(c);
+                zones.push_back(std::move(zone));
+                worker_zones.push_back(std::to_string(z.name));
+            }
+            networks["zones"] = std::move(zones);
+        }
+        ordered infra = typed_object(k_infrastructure_kind, "azure");
+        infra["networks"] = std::move(networks);
+        infra["zoned"] = zoned;
+        return {"azure",
+                "az",
+                c.vnet_cidr,
+                std::move(infra),
+                typed_object(k_control_plane_kind, "azure"),
+                std::move(worker_zones)};
+    }
+
+    ProviderBlock operator()(const AwsConfig& c) const {
+        ordered zones = ordered::array();
+        std::vector<std::string> names;
+        for (const auto& z : c.aws_zones) {
+            zones.push_back(ordered{{"name", z.name},
+                                    {"internal", z.internal_cidr},
+                                    {"public", z.public_cidr},
+                                    {"workers", z.worker_cidr}});
+            names.push_back(z.name);
+        }
+        ordered infra = typed_object(k_infrastructure_kind, "aws");
+        infra["networks"] = ordered{{"vpc", ordered{{"cidr", c.vpc_cidr}}}, {"zones", zones}};
+        return {"aws",
+                "aws",
+                c.vpc_cidr,
+                std::move(infra),
+                typed_object(k_control_plane_kind, "aws"),
+                std::move(names)};
+    }
+
+    ProviderBlock operator()(const OpenStackConfig& c) const {
+        ordered infra = typed_object(k_infrastructure_kind, "openstack");
+        infra["floatingPoolName"] =
+            c.floating_pool_name.empty() ? k_default_floating_pool : c.floating_pool_name;
+        infra["networks"] = ordered{{"worker", ""}, {"workers", g.worker_cidr}};
+        ordered cp = typed_object(k_control_plane_kind, "openstack");
+        cp["loadBalancerProvider"] = c.load_balancer_provider;
+        return {"openstack",
+                c.cloud_profile_name.empty() ? k_default_openstack_profile : c.cloud_profile_name,
+                g.worker_cidr,
+                std::move(infra),
+                std::move(cp),
+                c.zones};
+    }
+};
+
+ordered worker(const GardenerConfig& g, const std::vector<std::string>& zones) {
+    ordered machine{{"type", g.machine_type}};
+    if (non_empty(g.machine_image)) {
+        ordered image{{"name", *g.machine_image}};
+        if (non_empty(g.machine_image_version))
+            image["version"] = *g.machine_image_version;
+        machine["image"] = std::move(image);
+    }
+    ordered w{{"name", "cpu-worker-0"},       {"machine", std::move(machine)},
+              {"maximum", g.auto_scaler_max}, {"minimum", g.auto_scaler_min},
+              {"maxSurge", g.max_surge},      {"maxUnavailable", g.max_unavailable}};
+    // Gardener's wire key is "size" (Go field VolumeSize, json tag "size").
+    if (g.disk_type && g.volume_size_gb)
+        w["volume"] =
+            ordered{{"type", *g.disk_type}, {"size", std::to_string(*g.volume_size_gb) + "Gi"}};
+    if (!zones.empty())
+        w["zones"] = zones;
+    return w;
+}
+
+ordered dns(const DnsConfig& config) {
+    ordered out{{"domain", config.domain}};
+    ordered providers = ordered::array();
+    for (const auto& p : config.providers) {
+        // §4.1: the include list is always [domain], whatever the input said (a KEB workaround).
+        providers.push_back(
+            ordered{{"domains", ordered{{"include", ordered::array({config.domain})}}},
+                    {"primary", p.primary},
+                    {"secretName", p.secret_name},
+                    {"type", p.type}});
+    }
+    if (!providers.empty())
+        out["providers"] = std::move(providers);
+    return out;
+}
+
+ordered extensions(const GardenerConfig& g) {
+    return ordered::array(
+        {ordered{{"type", "shoot-dns-service"},
+                 {"providerConfig",
+                  ordered{{"apiVersion", "service.dns.extensions.gardener.cloud/v1alpha1"},
+                          {"dnsProviderReplication", ordered{{"enabled", true}}},
+                          {"kind", "DNSConfig"}}}},
+         ordered{{"type", "shoot-cert-service"},
+                 {"providerConfig",
+                  ordered{{"apiVersion", "service.cert.extensions.gardener.cloud/v1alpha1"},
+                          {"shootIssuers", ordered{{"enabled", true}}},
+                          {"kind", "CertConfig"}}}},
+         ordered{{"type", "shoot-networking-filter"},
+                 {"disabled", g.shoot_networking_filter_disabled.value_or(true)}}});
+}
+
+bool version_at_least(std::string_view version, std::string_view minimum) {
+    try {
+        return compare_kubernetes_versions(version, minimum) >= 0;
+    } catch (const ValidationError&) {
+        return false; // Gardener reports an unusable version itself
+    }
+}
+
+std::optional<ordered> maintenance_window(const GardenerConfig& g, const ShootOptions& options,
+                                          std::vector<std::string>& warnings) {
+    if (g.purpose != "production" || !options.maintenance_windows)
+        return std::nullopt;
+    const auto& windows = *options.maintenance_windows;
+    const auto it = windows.find(lower(g.region));
+    if (it == windows.end()) {
+        warnings.push_back("no maintenance window is configured for region \"" + g.region +
+                           "\"; Gardener will choose one");
+        return std::nullopt;
+    }
+    if (it->second.begin.empty() || it->second.end.empty()) {
+        warnings.push_back("the maintenance window of region \"" + g.region +
+                           "\" has an empty begin or end; Gardener will choose one");
+        return std::nullopt;
+    }
+    return ordered{{"begin", it->second.begin}, {"end", it->second.end}};
+}
+
+std::string username_prefix(const OidcConfig& oidc, const std::string& claim) {
+    // The legacy --oidc-username-prefix rules, which structured authentication does not apply
+    // by itself: "-" means none; unset means "<issuer>#" unless the claim is "email".
+    if (oidc.username_prefix == "-")
+        return "";
+    if (oidc.username_prefix.empty())
+        return claim == "email" ? "" : oidc.issuer_url + "#";
+    return oidc.username_prefix;
+}
+
+ordered authentication_configuration(const OidcConfig& oidc) {
+    const std::string claim = oidc.username_claim.empty() ? "sub" : oidc.username_claim;
+    ordered mappings{
+        {"username", ordered{{"claim", claim}, {"prefix", username_prefix(oidc, claim)}}}};
+    if (!oidc.groups_claim.empty())
+        mappings["groups"] = ordered{{"claim", oidc.groups_claim}, {"prefix", ""}};
+    ordered jwt{{"issuer", ordered{{"url", oidc.issuer_url},
+                                   {"audiences", ordered::array({oidc.client_id})}}},
+                {"claimMappings", std::move(mappings)}};
+    return ordered{{"apiVersion", "apiserver.config.k8s.io/v1beta1"},
+                   {"kind", "AuthenticationConfiguration"},
+                   {"jwt", ordered::array({std::move(jwt)})}};
+}
+
+ordered kube_api_server(const Runtime& runtime, const std::string& namespace_name,
+                        const ShootOptions& options, ShootPlan& plan) {
+    const GardenerConfig& g = runtime.gardener;
+    ordered server = ordered::object();
+    if (!options.audit_policy_config_map.empty())
+        server["auditConfig"] = ordered{
+            {"auditPolicy",
+             ordered{{"configMapRef", ordered{{"name", options.audit_policy_config_map}}}}}};
+    if (g.oidc) {
+        if (options.legacy_api) {
+            server["oidcConfig"] = ordered::parse(legacy_oidc_config(*g.oidc));
+        } else {
+            server["structuredAuthentication"] =
+                ordered{{"configMapName", structured_auth_config_map_name(g.name)}};
+            plan.oidc_config_map =
+                build_oidc_config_map(*g.oidc, g.name, namespace_name, runtime.id);
+        }
+    }
+    return server;
+}
+
+ordered metadata(const Runtime& runtime, const std::string& operation_id,
+                 const std::string& namespace_name) {
+    const GardenerConfig& g = runtime.gardener;
+    // Sorted, as Go marshals its annotation map.
+    std::map<std::string, std::string> annotations{
+        {k_runtime_id_annotation, runtime.id},
+        {"kcp.provisioner.kyma-project.io/operation-id", operation_id},
+        {"compass.provisioner.kyma-project.io/runtime-id", runtime.id},
+        {"compass.provisioner.kyma-project.io/operation-id", operation_id},
+    };
+    if (g.licence_type)
+        annotations["kcp.provisioner.kyma-project.io/licence-type"] = *g.licence_type;
+    if (g.eu_access)
+        annotations["support.gardener.cloud/eu-access-for-cluster-nodes"] = "true";
+    return ordered{
+        {"name", g.name},
+        {"namespace", namespace_name},
+        {"labels", ordered{{"account", runtime.tenant}, {"subaccount", runtime.sub_account_id}}},
+        {"annotations", annotations}};
+}
+
+void add_version_warnings(const GardenerConfig& g, const ShootOptions& options,
+                          std::vector<std::string>& warnings) {
+    if (options.legacy_api && version_at_least(g.kubernetes_version, "1.34"))
+        warnings.push_back("Gardener forbids cloudProfileName and secretBindingName for Kubernetes "
+                           "1.34 and later; turn APP_GARDENER_LEGACY_API off for this landscape");
+    if (!options.legacy_api && g.dns && !g.dns->providers.empty() &&
+        version_at_least(g.kubernetes_version, "1.35"))
+        warnings.push_back("Gardener forbids spec.dns.providers[].secretName for Kubernetes 1.35 "
+                           "and later");
+}
+
+} // namespace
+
+nlohmann::json ShootPlan::shoot_json() const {
+    return nlohmann::json::parse(shoot);
+}
+
+std::map<std::string, MaintenanceWindow> parse_maintenance_windows(std::string_view json_text) {
+    nlohmann::json document;
+    try {
+        document = nlohmann::json::parse(json_text);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw ValidationError("", "the maintenance window file is not valid JSON (error at byte " +
+                                      std::to_string(e.byte) + ")");
+    }
+    if (!document.is_object())
+        throw ValidationError("", "the maintenance window file must be a JSON object keyed by "
+                                  "region, such as {\"westeurope\": {\"begin\": \"170000+0000\", "
+                                  "\"end\": \"180000+0000\"}}");
+    std::map<std::string, MaintenanceWindow> windows;
+    std::vector<FieldProblem> problems;
+    for (const auto& [region, value] : document.items()) {
+        if (!value.is_object()) {
+            problems.push_back({region, "must be an object with \"begin\" and \"end\""});
+            continue;
+        }
+        const auto read = [&](const std::string& key) {
+            const auto it = value.find(key);
+            if (it == value.end() || it->is_null())
+                return std::string();
+            if (!it->is_string()) {
+                problems.push_back(
+                    {region + "." + key, "must be a string such as \"170000+0000\""});
+                return std::string();
+            }
+            return it->get<std::string>();
+        };
+        windows[lower(region)] = MaintenanceWindow{read("begin"), read("end")};
+    }
+    if (!problems.empty())
+        throw ValidationError(std::move(problems));
+    return windows;
+}
+
+std::string structured_auth_config_map_name(std::string_view shoot_name) {
+    return "structured-auth-config-" + std::string(shoot_name);
+}
+
+std::string build_oidc_config_map(const OidcConfig& oidc, std::string_view shoot_name,
+                                  std::string_view namespace_name, std::string_view runtime_id) {
+    ordered meta{{"name", structured_auth_config_map_name(shoot_name)},
+                 {"namespace", namespace_name}};
+    if (!runtime_id.empty())
+        meta["annotations"] = ordered{{k_runtime_id_annotation, runtime_id}};
+    // JSON is YAML: Gardener reads config.yaml with a YAML decoder.
+    return ordered{
+        {"apiVersion", "v1"},
+        {"kind", "ConfigMap"},
+        {"metadata", std::move(meta)},
+        {"data", ordered{{"config.yaml", authentication_configuration(oidc).dump(2) + "\n"}}}}
+        .dump();
+}
+
+std::string legacy_oidc_config(const OidcConfig& oidc) {
+    return ordered{{"clientID", oidc.client_id},           {"groupsClaim", oidc.groups_claim},
+                   {"issuerURL", oidc.issuer_url},         {"signingAlgs", oidc.signing_algs},
+                   {"usernameClaim", oidc.username_claim}, {"usernamePrefix", oidc.username_prefix}}
+        .dump();
+}
+
+ShootPlan build_shoot(const Runtime& runtime, const std::string& operation_id,
+                      const ShootOptions& options) {
+    const GardenerConfig& g = runtime.gardener;
+    ShootPlan plan;
+    const std::string project = g.project_name.empty() ? options.project : g.project_name;
+    const std::string namespace_name = "garden-" + project;
+    ProviderBlock block = std::visit(ProviderBlockBuilder{g}, g.provider_config);
+
+    ordered spec = ordered::object();
+    if (options.legacy_api)
+        spec["cloudProfileName"] = block.cloud_profile;
+    if (g.dns)
+        spec["dns"] = dns(*g.dns);
+    spec["extensions"] = extensions(g);
+
+    ordered kubernetes{{"kubeAPIServer", kube_api_server(runtime, namespace_name, options, plan)},
+                       {"version", g.kubernetes_version}};
+    if (options.legacy_api) // removed from the API in Gardener v1.122
+        kubernetes["enableStaticTokenKubeconfig"] = false;
+    spec["kubernetes"] = std::move(kubernetes);
+
+    ordered networking{{"type", "calico"}};
+    if (non_empty(g.pods_cidr))
+        networking["pods"] = *g.pods_cidr;
+    if (!block.nodes.empty())
+        networking["nodes"] = block.nodes;
+    if (non_empty(g.services_cidr))
+        networking["services"] = *g.services_cidr;
+    spec["networking"] = std::move(networking);
+
+    ordered maintenance{
+        {"autoUpdate",
+         ordered{{"kubernetesVersion", g.enable_kubernetes_version_auto_update},
+                 {"machineImageVersion", g.enable_machine_image_version_auto_update}}}};
+    if (auto window = maintenance_window(g, options, plan.warnings))
+        maintenance["timeWindow"] = std::move(*window);
+    spec["maintenance"] = std::move(maintenance);
+
+    spec["provider"] = ordered{{"type", block.type},
+                               {"controlPlaneConfig", std::move(block.control_plane)},
+                               {"infrastructureConfig", std::move(block.infrastructure)},
+                               {"workers", ordered::array({worker(g, block.zones)})}};
+    if (non_empty(g.purpose))
+        spec["purpose"] = *g.purpose;
+    spec["region"] = g.region;
+    if (options.legacy_api)
+        spec["secretBindingName"] = g.target_secret;
+    if (!g.seed.empty())
+        spec["seedName"] = g.seed;
+    if (non_empty(g.exposure_class_name))
+        spec["exposureClassName"] = *g.exposure_class_name;
+    if (non_empty(g.control_plane_failure_tolerance))
+        spec["controlPlane"] = ordered{
+            {"highAvailability",
+             ordered{{"failureTolerance", ordered{{"type", *g.control_plane_failure_tolerance}}}}}};
+    if (!options.legacy_api) {
+        spec["cloudProfile"] = ordered{{"kind", "CloudProfile"}, {"name", block.cloud_profile}};
+        spec["credentialsBindingName"] = g.target_secret;
+    }
+    add_version_warnings(g, options, plan.warnings);
+
+    plan.shoot = ordered{{"kind", "Shoot"},
+                         {"apiVersion", "core.gardener.cloud/v1beta1"},
+                         {"metadata", metadata(runtime, operation_id, namespace_name)},
+                         {"spec", std::move(spec)}}
+                     .dump();
+    return plan;
+}
+
+} // namespace kprov::engine

@@ -1,0 +1,182 @@
+// The PostgreSQL store: what workers do with operations (claims, leases, fenced progress).
+//
+// A lease is held while lease_owner = owner AND lease_expires_at > now. Every write of a
+// claimed operation carries that condition in its own UPDATE, which takes the row lock, so the
+// check and the write are one atomic step.
+
+#include "engine/error.hpp"
+#include "stores/postgres_rows.hpp"
+#include "stores/postgres_store.hpp"
+#include "stores/store_common.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <tuple>
+
+namespace kprov::stores::pg {
+
+using engine::Operation;
+
+namespace {
+
+const std::string& claim_due_sql() {
+    // SKIP LOCKED: concurrent claimers pass over each other's rows instead of queueing on them;
+    // a row whose lease was taken meanwhile fails the re-checked WHERE under READ COMMITTED.
+    static const std::string sql =
+        std::string("UPDATE operation AS o SET lease_owner = $1, lease_expires_at = $3, "
+                    "attempts = o.attempts + 1 "
+                    "WHERE o.id IN (SELECT id FROM operation "
+                    "WHERE state = 'IN_PROGRESS' AND next_run_at <= $2 "
+                    "AND (lease_owner IS NULL OR lease_expires_at IS NULL "
+                    "OR lease_expires_at <= $2) "
+                    "ORDER BY next_run_at, id LIMIT $4 FOR UPDATE SKIP LOCKED) "
+                    "RETURNING ") +
+        qualified(k_operation_columns, "o");
+    return sql;
+}
+
+const std::string& claim_sql() {
+    static const std::string sql =
+        std::string("UPDATE operation AS o SET lease_owner = $2, lease_expires_at = $4, "
+                    "attempts = o.attempts + 1 "
+                    "WHERE o.id = $1 AND o.state = 'IN_PROGRESS' "
+                    "AND (o.lease_owner IS NULL OR o.lease_owner = $2 "
+                    "OR o.lease_expires_at IS NULL OR o.lease_expires_at <= $3) "
+                    "RETURNING ") +
+        qualified(k_operation_columns, "o");
+    return sql;
+}
+
+std::string expiry(Timestamp now, std::chrono::milliseconds ttl) {
+    return format_db_time(now + std::chrono::duration_cast<std::chrono::microseconds>(ttl));
+}
+
+pqxx::result write(pqxx::connection& c, const std::string& sql, const Params& params) {
+    pqxx::work tx(c);
+    auto r = exec(tx, sql, params);
+    tx.commit();
+    return r;
+}
+
+} // namespace
+
+std::vector<Operation> PostgresStore::claim_due(const std::string& owner, Timestamp now,
+                                                std::chrono::milliseconds ttl, int limit) {
+    if (limit <= 0)
+        return {};
+    const auto r = m_pool.run([&](pqxx::connection& c) {
+        return write(c, claim_due_sql(),
+                     {owner, format_db_time(now), expiry(now, ttl), std::to_string(limit)});
+    });
+    std::vector<Operation> out;
+    for (const auto& row : r)
+        out.push_back(read_operation(PqxxRow(row)));
+    // RETURNING keeps no order.
+    std::sort(out.begin(), out.end(), [](const Operation& a, const Operation& b) {
+        return std::tie(a.next_run_at, a.id) < std::tie(b.next_run_at, b.id);
+    });
+    return out;
+}
+
+std::optional<Operation> PostgresStore::claim(const std::string& operation_id,
+                                              const std::string& owner, Timestamp now,
+                                              std::chrono::milliseconds ttl) {
+    if (!is_uuid(operation_id))
+        return std::nullopt;
+    const auto r = m_pool.run([&](pqxx::connection& c) {
+        return write(c, claim_sql(), {operation_id, owner, format_db_time(now), expiry(now, ttl)});
+    });
+    if (r.empty())
+        return std::nullopt;
+    return read_operation(PqxxRow(r[0]));
+}
+
+bool PostgresStore::renew(const std::string& operation_id, const std::string& owner, Timestamp now,
+                          std::chrono::milliseconds ttl) {
+    if (!is_uuid(operation_id))
+        return false;
+    const auto r = m_pool.run([&](pqxx::connection& c) {
+        return write(c,
+                     "UPDATE operation SET lease_expires_at = $4 "
+                     "WHERE id = $1 AND lease_owner = $2 AND lease_expires_at > $3",
+                     {operation_id, owner, format_db_time(now), expiry(now, ttl)});
+    });
+    return r.affected_rows() == 1;
+}
+
+void PostgresStore::save_progress(const Operation& op, const std::string& owner, Timestamp now,
+                                  const std::vector<engine::StageTransition>& transitions,
+                                  const engine::RuntimeChange& change, bool release) {
+    if (!is_uuid(op.id))
+        throw LeaseLost("operation " + op.id + " does not exist, so " + owner +
+                        " holds no lease on it");
+    // The fence: the write applies only while `owner` holds an unexpired lease; otherwise
+    // nothing (transitions and runtime changes included) is written.
+    const auto values = operation_progress_values(op);
+    std::string set = assignments(values, 4);
+    if (release)
+        set += ", lease_owner = NULL, lease_expires_at = NULL";
+    const std::string sql = "UPDATE operation SET " + set +
+                            " WHERE id = $1 AND lease_owner = $2 AND lease_expires_at > $3 "
+                            "RETURNING cluster_id";
+    m_pool.run([&](pqxx::connection& c) {
+        pqxx::work tx(c);
+        const auto fenced = exec(tx, sql, params_of({op.id, owner, format_db_time(now)}, values));
+        if (fenced.empty())
+            throw LeaseLost("operation " + op.id + ": " + owner +
+                            " no longer holds its lease; the progress was not written");
+        const std::string cluster_id = fenced[0][0].c_str();
+        for (const auto& t : transitions)
+            insert_row(tx, "operation_transition", transition_values(op.id, t));
+        if (change.seed)
+            exec(tx, "UPDATE gardener_config SET seed = $2 WHERE cluster_id = $1",
+                 {cluster_id, *change.seed});
+        if (change.kubeconfig)
+            exec(
+                tx,
+                "UPDATE cluster SET kubeconfig = $2, is_kubeconfig_encrypted = true "
+                "WHERE id = $1",
+                {cluster_id, m_cipher.encrypt(*change.kubeconfig, kubeconfig_context(cluster_id))});
+        if (change.soft_delete)
+            exec(tx, "UPDATE cluster SET deleted = true WHERE id = $1", {cluster_id});
+        tx.commit();
+    });
+}
+
+void PostgresStore::release(const std::string& operation_id, const std::string& owner) {
+    if (!is_uuid(operation_id))
+        return;
+    m_pool.run([&](pqxx::connection& c) {
+        return write(c,
+                     "UPDATE operation SET lease_owner = NULL, lease_expires_at = NULL "
+                     "WHERE id = $1 AND lease_owner = $2",
+                     {operation_id, owner});
+    });
+}
+
+int PostgresStore::make_due(const std::vector<std::string>& runtime_ids, Timestamp now) {
+    std::vector<std::string> ids;
+    std::copy_if(runtime_ids.begin(), runtime_ids.end(), std::back_inserter(ids), is_uuid);
+    if (ids.empty())
+        return 0;
+    // LEAST: an operation that is already due keeps its place in the queue.
+    const auto r = m_pool.run([&](pqxx::connection& c) {
+        return write(c,
+                     "UPDATE operation SET next_run_at = LEAST(next_run_at, $2) "
+                     "WHERE state = 'IN_PROGRESS' AND cluster_id = ANY($1::uuid[])",
+                     {uuid_array(ids), format_db_time(now)});
+    });
+    return static_cast<int>(r.affected_rows());
+}
+
+std::optional<Timestamp> PostgresStore::next_due() {
+    const auto r = m_pool.run([&](pqxx::connection& c) {
+        pqxx::read_transaction tx(c);
+        auto result = tx.exec("SELECT min(next_run_at) FROM operation WHERE state = 'IN_PROGRESS'");
+        tx.commit();
+        return result;
+    });
+    return PqxxRow(r[0]).optional_time(0, "min(operation.next_run_at)");
+}
+
+} // namespace kprov::stores::pg

@@ -1,0 +1,223 @@
+// The PostgreSQL store: reads.
+
+#include "engine/error.hpp"
+#include "stores/postgres_rows.hpp"
+#include "stores/postgres_store.hpp"
+#include "stores/store_common.hpp"
+
+namespace kprov::stores::pg {
+
+using engine::Operation;
+using engine::OperationType;
+using engine::Runtime;
+using engine::RuntimeSummary;
+using engine::StageTransition;
+
+namespace {
+
+// One snapshot for the several queries that read one runtime, so that a concurrent upgrade is
+// seen whole or not at all.
+using Snapshot = pqxx::transaction<pqxx::repeatable_read, pqxx::read_only>;
+
+const std::string& operation_select() {
+    static const std::string sql =
+        "SELECT " + qualified(k_operation_columns, "o") + " FROM operation o ";
+    return sql;
+}
+
+// One query in one read-only transaction.
+pqxx::result query(pqxx::connection& c, const std::string& sql, const Params& params) {
+    pqxx::read_transaction tx(c);
+    auto r = exec(tx, sql, params);
+    tx.commit();
+    return r;
+}
+
+std::vector<Operation> operations(const pqxx::result& r) {
+    std::vector<Operation> out;
+    out.reserve(r.size());
+    for (const auto& row : r)
+        out.push_back(read_operation(PqxxRow(row)));
+    return out;
+}
+
+std::optional<Operation> first_operation(const pqxx::result& r) {
+    if (r.empty())
+        return std::nullopt;
+    return read_operation(PqxxRow(r[0]));
+}
+
+} // namespace
+
+std::optional<Runtime> PostgresStore::find_runtime(const std::string& runtime_id) {
+    if (!is_uuid(runtime_id))
+        return std::nullopt;
+    static const std::string sql = "SELECT " + qualified(k_cluster_columns, "c") + ", " +
+                                   qualified(k_gardener_columns, "g") +
+                                   " FROM cluster c LEFT JOIN gardener_config g "
+                                   "ON g.cluster_id = c.id WHERE c.id = $1";
+    return m_pool.run([&](pqxx::connection& c) -> std::optional<Runtime> {
+        Snapshot tx(c);
+        const auto r = exec(tx, sql, {runtime_id});
+        if (r.empty())
+            return std::nullopt;
+        const PqxxRow row(r[0]);
+        Runtime rt = read_cluster(row, m_cipher);
+        rt.labels_json = compact_json(rt.labels_json);
+        if (rt.kyma_config_json)
+            rt.kyma_config_json = compact_json(*rt.kyma_config_json);
+        if (!row.is_null(k_cluster_column_count))
+            rt.gardener = read_gardener_config(row, k_cluster_column_count);
+        read_runtime_children(tx, rt);
+        tx.commit();
+        return rt;
+    });
+}
+
+void PostgresStore::read_runtime_children(pqxx::transaction_base& tx, Runtime& rt) {
+    for (const auto& r : exec(tx,
+                              "SELECT user_id, is_user_id_encrypted FROM cluster_administrator "
+                              "WHERE cluster_id = $1 ORDER BY id",
+                              {rt.id})) {
+        const PqxxRow row(r);
+        rt.administrators.push_back(read_secret(m_cipher, row.text(0), row.boolean_or_false(1),
+                                                administrator_context(rt.id)));
+    }
+    if (rt.gardener.id.empty())
+        return;
+
+    std::string oidc_id;
+    for (const auto& r : exec(tx,
+                              "SELECT o.id, o.client_id, o.groups_claim, o.issuer_url, "
+                              "o.username_claim, o.username_prefix, s.algorithm "
+                              "FROM oidc_config o "
+                              "LEFT JOIN signing_algorithms s ON s.oidc_config_id = o.id "
+                              "WHERE o.gardener_config_id = $1 ORDER BY o.id, s.id",
+                              {rt.gardener.id})) {
+        const PqxxRow row(r);
+        if (!rt.gardener.oidc) {
+            oidc_id = row.text(0);
+            rt.gardener.oidc = engine::OidcConfig{row.text(1), row.text(2), row.text(3),
+                                                  {},          row.text(4), row.text(5)};
+        }
+        if (row.text(0) == oidc_id && !row.is_null(6))
+            rt.gardener.oidc->signing_algs.push_back(row.text(6));
+    }
+
+    for (const auto& r : exec(tx,
+                              "SELECT d.domain, p.id, p.domains_include, p.is_primary, "
+                              "p.secret_name, p.type FROM dns_config d "
+                              "LEFT JOIN dns_providers p ON p.dns_config_id = d.id "
+                              "WHERE d.gardener_config_id = $1 ORDER BY p.id",
+                              {rt.gardener.id})) {
+        const PqxxRow row(r);
+        if (!rt.gardener.dns)
+            rt.gardener.dns = engine::DnsConfig{row.text(0), {}};
+        if (!row.is_null(1))
+            rt.gardener.dns->providers.push_back(engine::DnsProvider{
+                split_domains(row.text(2)), row.boolean(3), row.text(4), row.text(5)});
+    }
+}
+
+std::optional<Operation> PostgresStore::find_operation(const std::string& operation_id) {
+    if (!is_uuid(operation_id))
+        return std::nullopt;
+    return first_operation(m_pool.run([&](pqxx::connection& c) {
+        return query(c, operation_select() + "WHERE o.id = $1", {operation_id});
+    }));
+}
+
+std::optional<Operation> PostgresStore::last_operation(const std::string& runtime_id) {
+    if (!is_uuid(runtime_id))
+        return std::nullopt;
+    // Scoped by runtime, unlike the original's query (original-provisioner.md §5.4).
+    return first_operation(m_pool.run([&](pqxx::connection& c) {
+        return query(c,
+                     operation_select() +
+                         "WHERE o.cluster_id = $1 ORDER BY o.start_timestamp DESC, o.id DESC "
+                         "LIMIT 1",
+                     {runtime_id});
+    }));
+}
+
+std::vector<Operation> PostgresStore::operations_of(const std::string& runtime_id) {
+    if (!is_uuid(runtime_id))
+        return {};
+    return operations(m_pool.run([&](pqxx::connection& c) {
+        return query(c,
+                     operation_select() +
+                         "WHERE o.cluster_id = $1 ORDER BY o.start_timestamp DESC, o.id DESC",
+                     {runtime_id});
+    }));
+}
+
+std::vector<StageTransition> PostgresStore::transitions_of(const std::string& operation_id) {
+    if (!is_uuid(operation_id))
+        return {};
+    const auto r = m_pool.run([&](pqxx::connection& c) {
+        return query(c,
+                     "SELECT " + std::string(k_transition_columns) +
+                         " FROM operation_transition WHERE operation_id = $1 ORDER BY id",
+                     {operation_id});
+    });
+    std::vector<StageTransition> out;
+    out.reserve(r.size());
+    for (const auto& row : r)
+        out.push_back(read_transition(PqxxRow(row)));
+    return out;
+}
+
+std::vector<RuntimeSummary> PostgresStore::list_runtimes(const engine::RuntimeFilter& filter) {
+    // One query: the LATERAL join picks each runtime's last operation through the
+    // operation_cluster_start index.
+    static const std::string sql =
+        "SELECT c.id, c.runtime_name, g.name, g.provider, g.region, c.tenant, "
+        "c.creation_timestamp, c.deleted, last.* FROM cluster c "
+        "LEFT JOIN gardener_config g ON g.cluster_id = c.id "
+        "LEFT JOIN LATERAL (" +
+        operation_select() +
+        "WHERE o.cluster_id = c.id ORDER BY o.start_timestamp DESC, o.id DESC LIMIT 1"
+        ") last ON true "
+        "WHERE ($1::boolean OR c.deleted IS NOT TRUE) "
+        "AND ($2::text IS NULL OR last.state::text = $2::text) "
+        "ORDER BY c.creation_timestamp DESC, c.id DESC";
+    const std::optional<std::string> state =
+        filter.state ? std::optional<std::string>(engine::to_db(*filter.state)) : std::nullopt;
+    const auto r = m_pool.run([&](pqxx::connection& c) {
+        return query(c, sql, {filter.include_deleted ? "true" : "false", state});
+    });
+    std::vector<RuntimeSummary> out;
+    out.reserve(r.size());
+    for (const auto& result_row : r) {
+        const PqxxRow row(result_row);
+        RuntimeSummary s;
+        s.id = row.text(0);
+        s.name = row.text_or_empty(1);
+        s.shoot_name = row.text_or_empty(2);
+        s.provider = row.text_or_empty(3);
+        s.region = row.text_or_empty(4);
+        s.tenant = row.text(5);
+        s.creation_timestamp = row.time(6, "cluster.creation_timestamp");
+        s.deleted = row.boolean_or_false(7);
+        if (!row.is_null(8))
+            s.last_operation = read_operation(row, 8);
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+std::map<OperationType, int> PostgresStore::count_in_progress() {
+    const auto r = m_pool.run([&](pqxx::connection& c) {
+        return query(c,
+                     "SELECT type, count(*) FROM operation WHERE state = 'IN_PROGRESS' "
+                     "GROUP BY type",
+                     {});
+    });
+    std::map<OperationType, int> out;
+    for (const auto& row : r)
+        if (const auto type = engine::operation_type_from_db(row[0].c_str()))
+            out[*type] = row[1].as<int>();
+    return out;
+}
+
+} // namespace kprov::stores::pg

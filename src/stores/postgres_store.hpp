@@ -1,0 +1,78 @@
+#pragma once
+// Internal to stores/: the PostgreSQL Store over the original provisioner's tables
+// (original-provisioner.md §5) plus kprov's additive migrations. open_postgres_store() in
+// backends.hpp is the way in.
+//
+// Concurrency: any number of threads and processes share one database. The one-in-progress rule
+// is the partial unique index operation_one_in_progress; claims use FOR UPDATE SKIP LOCKED; every
+// write of a claimed operation is fenced by (lease_owner, lease_expires_at > now).
+
+#include "stores/cipher.hpp"
+#include "stores/open_store.hpp"
+#include "stores/postgres_pool.hpp"
+
+#include <string>
+
+namespace kprov::stores::pg {
+
+class PostgresStore final : public StoreBackend {
+public:
+    /// Connects (StoreError if it cannot). Does not touch the schema.
+    PostgresStore(const std::string& url, const std::string& secret_key, int pool_size);
+
+    // StoreBackend (postgres_migrate.cpp)
+    MigrationReport migrate() override;
+    int schema_version() override;
+    std::string dialect() const override { return "postgres"; }
+    std::string redacted_url() const override { return m_pool.redacted_url(); }
+
+    // Starting operations (postgres_store.cpp)
+    void insert_runtime(const engine::Runtime& runtime, const engine::Operation& first) override;
+    void insert_operation(const engine::Operation& op,
+                          const engine::RuntimeUpgrade* upgrade) override;
+    void set_tenant(const std::string& runtime_id, const std::string& tenant) override;
+
+    // Reading (postgres_read.cpp)
+    std::optional<engine::Runtime> find_runtime(const std::string& runtime_id) override;
+    std::optional<engine::Operation> find_operation(const std::string& operation_id) override;
+    std::optional<engine::Operation> last_operation(const std::string& runtime_id) override;
+    std::vector<engine::Operation> operations_of(const std::string& runtime_id) override;
+    std::vector<engine::StageTransition> transitions_of(const std::string& operation_id) override;
+    std::vector<engine::RuntimeSummary> list_runtimes(const engine::RuntimeFilter& filter) override;
+    std::map<engine::OperationType, int> count_in_progress() override;
+
+    // Running operations (postgres_lease.cpp)
+    std::vector<engine::Operation> claim_due(const std::string& owner, Timestamp now,
+                                             std::chrono::milliseconds ttl, int limit) override;
+    std::optional<engine::Operation> claim(const std::string& operation_id,
+                                           const std::string& owner, Timestamp now,
+                                           std::chrono::milliseconds ttl) override;
+    bool renew(const std::string& operation_id, const std::string& owner, Timestamp now,
+               std::chrono::milliseconds ttl) override;
+    void save_progress(const engine::Operation& op, const std::string& owner, Timestamp now,
+                       const std::vector<engine::StageTransition>& transitions,
+                       const engine::RuntimeChange& change, bool release) override;
+    void release(const std::string& operation_id, const std::string& owner) override;
+    int make_due(const std::vector<std::string>& runtime_ids, Timestamp now) override;
+    std::optional<Timestamp> next_due() override;
+
+private:
+    void insert_new_operation(pqxx::transaction_base& tx, const engine::Operation& op);
+    void insert_gardener_config(pqxx::transaction_base& tx, const std::string& cluster_id,
+                                const engine::GardenerConfig& g);
+    // Writes the OIDC and DNS rows of gardener config `gardener_id` (none when absent).
+    void insert_gardener_children(pqxx::transaction_base& tx, const std::string& gardener_id,
+                                  const engine::GardenerConfig& g);
+    void insert_administrators(pqxx::transaction_base& tx, const std::string& cluster_id,
+                               const std::vector<std::string>& administrators);
+    void apply_upgrade(pqxx::transaction_base& tx, const std::string& cluster_id,
+                       const engine::RuntimeUpgrade& upgrade);
+    // Reads the administrators, OIDC and DNS rows of a runtime read from cluster and
+    // gardener_config.
+    void read_runtime_children(pqxx::transaction_base& tx, engine::Runtime& runtime);
+
+    SecretCipher m_cipher;
+    ConnectionPool m_pool;
+};
+
+} // namespace kprov::stores::pg

@@ -1,0 +1,366 @@
+// The SQLite store: connection, schema migrations and reads. Writes and leases are in
+// sqlite_store_writes.cpp.
+
+#include "stores/sqlite_store.hpp"
+
+#include "engine/error.hpp"
+#include "stores/backends.hpp"
+#include "stores/store_common.hpp"
+
+#include <filesystem>
+#include <system_error>
+
+namespace kprov::stores::sqlite {
+
+using engine::Operation;
+
+// --- statements ------------------------------------------------------------------------------
+
+namespace {
+
+void bind_value(SQLite::Statement& statement, int index, const DbValue& value) {
+    std::visit(
+        [&](const auto& v) {
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<T, std::monostate>)
+                statement.bind(index);
+            else if constexpr (std::is_same_v<T, std::string>)
+                statement.bind(index, v);
+            else if constexpr (std::is_same_v<T, bool>)
+                statement.bind(index, v ? 1 : 0);
+            else
+                statement.bind(index, static_cast<int64_t>(v));
+        },
+        value);
+}
+
+} // namespace
+
+SQLite::Statement prepare(SQLite::Database& db, const std::string& sql,
+                          const std::vector<DbValue>& params) {
+    SQLite::Statement statement(db, sql);
+    for (std::size_t i = 0; i < params.size(); ++i)
+        bind_value(statement, static_cast<int>(i + 1), params[i]);
+    return statement;
+}
+
+void insert_row(SQLite::Database& db, const std::string& table,
+                const std::vector<ColumnValue>& values) {
+    std::string columns, marks;
+    for (const auto& v : values) {
+        columns += columns.empty() ? "" : ", ";
+        columns += v.column;
+        marks += marks.empty() ? "?" : ", ?";
+    }
+    prepare(db, "INSERT INTO " + table + " (" + columns + ") VALUES (" + marks + ")",
+            parameters(values))
+        .exec();
+}
+
+std::string assignments(const std::vector<ColumnValue>& values) {
+    std::string out;
+    for (const auto& v : values) {
+        out += out.empty() ? "" : ", ";
+        out += std::string(v.column) + " = ?";
+    }
+    return out;
+}
+
+std::vector<DbValue> parameters(const std::vector<ColumnValue>& columns,
+                                std::vector<DbValue> more) {
+    std::vector<DbValue> out;
+    out.reserve(columns.size() + more.size());
+    for (const auto& c : columns)
+        out.push_back(c.value);
+    for (auto& m : more)
+        out.push_back(std::move(m));
+    return out;
+}
+
+// --- opening ---------------------------------------------------------------------------------
+
+SqliteStore::SqliteStore(std::string path, SecretCipher cipher)
+    : m_path(std::move(path))
+    , m_cipher(std::move(cipher)) {
+    try {
+        m_db = std::make_unique<SQLite::Database>(
+            m_path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE | SQLite::OPEN_FULLMUTEX,
+            k_busy_timeout_ms);
+        // WAL lets readers (kprov status) run beside a writer (kprov watch); NORMAL is durable
+        // in WAL mode except for the last commits on power loss, never corrupting.
+        m_db->exec("PRAGMA journal_mode = WAL");
+        m_db->exec("PRAGMA synchronous = NORMAL");
+        m_db->exec("PRAGMA foreign_keys = ON");
+    } catch (const SQLite::Exception& e) {
+        fail(e);
+    }
+}
+
+void SqliteStore::fail(const SQLite::Exception& e) const {
+    throw StoreError("sqlite " + m_path + ": " + e.what());
+}
+
+// --- schema ----------------------------------------------------------------------------------
+
+namespace {
+
+int recorded_version(SQLite::Database& db) {
+    auto exists = prepare(
+        db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'");
+    exists.executeStep();
+    if (exists.getColumn(0).getInt() == 0)
+        return 0;
+    auto max = prepare(db, "SELECT COALESCE(MAX(version), 0) FROM schema_version");
+    max.executeStep();
+    return max.getColumn(0).getInt();
+}
+
+// Restores foreign key enforcement however migrate() leaves.
+class ForeignKeysOff {
+public:
+    explicit ForeignKeysOff(SQLite::Database& db)
+        : m_db(db) {
+        m_db.exec("PRAGMA foreign_keys = OFF");
+    }
+    ~ForeignKeysOff() { m_db.tryExec("PRAGMA foreign_keys = ON"); }
+    ForeignKeysOff(const ForeignKeysOff&) = delete;
+    ForeignKeysOff& operator=(const ForeignKeysOff&) = delete;
+
+private:
+    SQLite::Database& m_db;
+};
+
+} // namespace
+
+MigrationReport SqliteStore::migrate() {
+    const auto migrations = migrations_for("sqlite");
+    const int latest = migrations.empty() ? 0 : migrations.back().version;
+    return locked([&] {
+        // Table rebuilds (0002 recreates `operation`) need foreign keys off, and the pragma is a
+        // no-op inside a transaction; integrity is checked before the commit instead.
+        ForeignKeysOff fk_off(*m_db);
+        SQLite::Transaction tx(*m_db, SQLite::TransactionBehavior::IMMEDIATE);
+        m_db->exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, "
+                   "name TEXT NOT NULL, applied_at TEXT NOT NULL)");
+        MigrationReport report;
+        report.from_version = recorded_version(*m_db);
+        report.to_version = report.from_version;
+        if (report.from_version > latest)
+            throw StoreError("the schema of " + redacted_url() + " is at version " +
+                             std::to_string(report.from_version) +
+                             ", newer than this kprov knows (" + std::to_string(latest) +
+                             "); upgrade kprov");
+        for (const auto& m : migrations) {
+            if (m.version <= report.from_version)
+                continue;
+            try {
+                m_db->exec(std::string(m.sql));
+            } catch (const SQLite::Exception& e) {
+                throw StoreError("sqlite " + m_path + ": migration " + m.name +
+                                 " failed: " + e.what());
+            }
+            prepare(*m_db,
+                    "INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)",
+                    {std::int64_t{m.version}, m.name, format_db_time(SystemClock().now())})
+                .exec();
+            report.applied.push_back(m.name);
+            report.to_version = m.version;
+        }
+        auto check = prepare(*m_db, "PRAGMA foreign_key_check");
+        if (check.executeStep())
+            throw StoreError("sqlite " + m_path + ": migration left a row of table " +
+                             check.getColumn(0).getString() +
+                             " whose foreign key points nowhere; nothing was applied");
+        tx.commit();
+        return report;
+    });
+}
+
+int SqliteStore::schema_version() {
+    return locked([&] { return recorded_version(*m_db); });
+}
+
+// --- reads -----------------------------------------------------------------------------------
+
+std::vector<Operation> SqliteStore::select_operations(const std::string& where_and_order,
+                                                      const std::vector<DbValue>& params) {
+    auto st = prepare(
+        *m_db, "SELECT " + std::string(k_operation_columns) + " FROM operation " + where_and_order,
+        params);
+    std::vector<Operation> out;
+    while (st.executeStep())
+        out.push_back(read_operation(SqliteRow(st)));
+    return out;
+}
+
+void SqliteStore::read_gardener_children(engine::GardenerConfig& g) {
+    auto oidc = prepare(*m_db,
+                        "SELECT id, " + std::string(k_oidc_columns) +
+                            " FROM oidc_config WHERE gardener_config_id = ? ORDER BY rowid LIMIT 1",
+                        {g.id});
+    if (oidc.executeStep()) {
+        engine::OidcConfig o = read_oidc_config(SqliteRow(oidc), 1);
+        auto algs = prepare(*m_db,
+                            "SELECT algorithm FROM signing_algorithms WHERE oidc_config_id = ? "
+                            "ORDER BY rowid",
+                            {oidc.getColumn(0).getString()});
+        while (algs.executeStep())
+            o.signing_algs.push_back(algs.getColumn(0).getString());
+        g.oidc = std::move(o);
+    }
+    auto dns = prepare(*m_db,
+                       "SELECT id, domain FROM dns_config WHERE gardener_config_id = ? "
+                       "ORDER BY rowid LIMIT 1",
+                       {g.id});
+    if (dns.executeStep()) {
+        engine::DnsConfig d{dns.getColumn(1).getString(), {}};
+        auto providers = prepare(*m_db,
+                                 "SELECT " + std::string(k_dns_provider_columns) +
+                                     " FROM dns_providers WHERE dns_config_id = ? ORDER BY rowid",
+                                 {dns.getColumn(0).getString()});
+        while (providers.executeStep())
+            d.providers.push_back(read_dns_provider(SqliteRow(providers)));
+        g.dns = std::move(d);
+    }
+}
+
+std::optional<engine::Runtime> SqliteStore::find_runtime(const std::string& runtime_id) {
+    return read([&]() -> std::optional<engine::Runtime> {
+        auto st = prepare(*m_db,
+                          "SELECT " + qualified(k_cluster_columns, "c") + ", " +
+                              qualified(k_gardener_columns, "g") +
+                              " FROM cluster c LEFT JOIN gardener_config g ON g.cluster_id = c.id"
+                              " WHERE c.id = ?",
+                          {runtime_id});
+        if (!st.executeStep())
+            return std::nullopt;
+        const SqliteRow row(st);
+        engine::Runtime r = read_cluster(row, m_cipher);
+        if (!row.is_null(k_cluster_column_count)) {
+            r.gardener = read_gardener_config(row, k_cluster_column_count);
+            read_gardener_children(r.gardener);
+        }
+        auto admins = prepare(*m_db,
+                              "SELECT user_id, is_user_id_encrypted FROM cluster_administrator "
+                              "WHERE cluster_id = ? ORDER BY rowid",
+                              {runtime_id});
+        while (admins.executeStep()) {
+            const SqliteRow admin(admins);
+            r.administrators.push_back(read_secret(m_cipher, admin.text(0),
+                                                   admin.boolean_or_false(1),
+                                                   administrator_context(runtime_id)));
+        }
+        return r;
+    });
+}
+
+std::optional<Operation> SqliteStore::find_operation(const std::string& operation_id) {
+    return locked([&]() -> std::optional<Operation> {
+        auto ops = select_operations("WHERE id = ?", {operation_id});
+        if (ops.empty())
+            return std::nullopt;
+        return std::move(ops.front());
+    });
+}
+
+std::optional<Operation> SqliteStore::last_operation(const std::string& runtime_id) {
+    return locked([&]() -> std::optional<Operation> {
+        auto ops = select_operations(
+            "WHERE cluster_id = ? ORDER BY start_timestamp DESC, rowid DESC LIMIT 1", {runtime_id});
+        if (ops.empty())
+            return std::nullopt;
+        return std::move(ops.front());
+    });
+}
+
+std::vector<Operation> SqliteStore::operations_of(const std::string& runtime_id) {
+    return locked([&] {
+        return select_operations("WHERE cluster_id = ? ORDER BY start_timestamp DESC, rowid DESC",
+                                 {runtime_id});
+    });
+}
+
+std::vector<engine::StageTransition> SqliteStore::transitions_of(const std::string& operation_id) {
+    return locked([&] {
+        auto st = prepare(*m_db,
+                          "SELECT " + std::string(k_transition_columns) +
+                              " FROM operation_transition WHERE operation_id = ? ORDER BY id",
+                          {operation_id});
+        std::vector<engine::StageTransition> out;
+        while (st.executeStep())
+            out.push_back(read_transition(SqliteRow(st)));
+        return out;
+    });
+}
+
+std::vector<engine::RuntimeSummary>
+SqliteStore::list_runtimes(const engine::RuntimeFilter& filter) {
+    // One query: each runtime's last operation comes from a correlated subquery served by the
+    // operation_cluster_start index, not from one query per runtime.
+    const std::string sql =
+        "SELECT " + std::string(k_summary_columns) + ", " + qualified(k_operation_columns, "o") +
+        " FROM cluster c"
+        " LEFT JOIN gardener_config g ON g.cluster_id = c.id"
+        " LEFT JOIN operation o ON o.rowid = (SELECT rowid FROM operation"
+        "   WHERE cluster_id = c.id ORDER BY start_timestamp DESC, rowid DESC LIMIT 1)"
+        " WHERE (?1 OR COALESCE(c.deleted, 0) = 0) AND (?2 IS NULL OR o.state = ?2)"
+        " ORDER BY c.creation_timestamp DESC, c.rowid DESC";
+    const DbValue state = filter.state ? DbValue(std::string(to_db(*filter.state))) : DbValue();
+    return locked([&] {
+        auto st = prepare(*m_db, sql, {filter.include_deleted, state});
+        std::vector<engine::RuntimeSummary> out;
+        while (st.executeStep())
+            out.push_back(read_summary(SqliteRow(st)));
+        return out;
+    });
+}
+
+std::map<engine::OperationType, int> SqliteStore::count_in_progress() {
+    return locked([&] {
+        auto st = prepare(*m_db, "SELECT type, COUNT(*) FROM operation "
+                                 "WHERE state = 'IN_PROGRESS' GROUP BY type");
+        std::map<engine::OperationType, int> out;
+        while (st.executeStep()) {
+            const std::string type = st.getColumn(0).getString();
+            const auto parsed = engine::operation_type_from_db(type);
+            if (!parsed)
+                throw StoreError("sqlite " + m_path + ": the stored operation type \"" + type +
+                                 "\" is unknown to this kprov");
+            out[*parsed] = st.getColumn(1).getInt();
+        }
+        return out;
+    });
+}
+
+std::optional<Timestamp> SqliteStore::next_due() {
+    return locked([&] {
+        auto st = prepare(*m_db, "SELECT MIN(next_run_at) FROM operation "
+                                 "WHERE state = 'IN_PROGRESS'");
+        st.executeStep();
+        return SqliteRow(st).optional_time(0, "operation.next_run_at");
+    });
+}
+
+} // namespace kprov::stores::sqlite
+
+namespace kprov::stores {
+
+std::unique_ptr<StoreBackend> open_sqlite_store(const std::string& path,
+                                                const OpenOptions& options) {
+    if (path.empty() || path == ":memory:")
+        throw ConfigError("SQLite database \"" + path +
+                          "\" is not a file; kprov's state must survive the process, so name a "
+                          "file (sqlite:///abs/path.db)");
+    const auto parent = std::filesystem::path(path).parent_path();
+    std::error_code ec;
+    if (!parent.empty())
+        std::filesystem::create_directories(parent, ec);
+    if (ec)
+        throw StoreError("sqlite " + path + ": cannot create directory " + parent.string() + ": " +
+                         ec.message());
+    SecretCipher cipher(options.secret_key ? *options.secret_key
+                                           : load_or_create_key_file(path + ".key"));
+    return std::make_unique<sqlite::SqliteStore>(path, std::move(cipher));
+}
+
+} // namespace kprov::stores

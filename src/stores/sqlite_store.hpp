@@ -1,0 +1,167 @@
+#pragma once
+// The SQLite store, internal to stores/ (open it with open_store("sqlite://...")).
+//
+// Concurrency: one connection per SqliteStore, used under a mutex, so a store is thread-safe.
+// Every write runs in a BEGIN IMMEDIATE transaction, which takes the database's write lock
+// before reading anything; other processes on the same file (kprov watch beside kprov
+// provision) therefore serialize with it, waiting up to k_busy_timeout_ms. Multi-statement
+// reads run in a deferred transaction, so they see one snapshot (WAL lets them run beside a
+// writer).
+
+#include "stores/cipher.hpp"
+#include "stores/open_store.hpp"
+#include "stores/row_mapping.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Exception.h>
+#include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace kprov::stores::sqlite {
+
+class SqliteStore final : public StoreBackend {
+public:
+    /// Opens (creating if needed) the database file; throws StoreError if it cannot.
+    SqliteStore(std::string path, SecretCipher cipher);
+
+    // engine::Store
+    void insert_runtime(const engine::Runtime& runtime, const engine::Operation& first) override;
+    void insert_operation(const engine::Operation& op,
+                          const engine::RuntimeUpgrade* upgrade = nullptr) override;
+    void set_tenant(const std::string& runtime_id, const std::string& tenant) override;
+    std::optional<engine::Runtime> find_runtime(const std::string& runtime_id) override;
+    std::optional<engine::Operation> find_operation(const std::string& operation_id) override;
+    std::optional<engine::Operation> last_operation(const std::string& runtime_id) override;
+    std::vector<engine::Operation> operations_of(const std::string& runtime_id) override;
+    std::vector<engine::StageTransition> transitions_of(const std::string& operation_id) override;
+    std::vector<engine::RuntimeSummary> list_runtimes(const engine::RuntimeFilter& filter) override;
+    std::map<engine::OperationType, int> count_in_progress() override;
+    std::vector<engine::Operation> claim_due(const std::string& owner, Timestamp now,
+                                             std::chrono::milliseconds ttl, int limit) override;
+    std::optional<engine::Operation> claim(const std::string& operation_id,
+                                           const std::string& owner, Timestamp now,
+                                           std::chrono::milliseconds ttl) override;
+    bool renew(const std::string& operation_id, const std::string& owner, Timestamp now,
+               std::chrono::milliseconds ttl) override;
+    void save_progress(const engine::Operation& op, const std::string& owner, Timestamp now,
+                       const std::vector<engine::StageTransition>& transitions,
+                       const engine::RuntimeChange& change, bool release) override;
+    void release(const std::string& operation_id, const std::string& owner) override;
+    int make_due(const std::vector<std::string>& runtime_ids, Timestamp now) override;
+    std::optional<Timestamp> next_due() override;
+
+    // StoreBackend
+    MigrationReport migrate() override;
+    int schema_version() override;
+    std::string dialect() const override { return "sqlite"; }
+    std::string redacted_url() const override { return "sqlite://" + m_path; }
+
+private:
+    /// Runs `f` holding the connection; SQLite failures become StoreError naming the file.
+    template <typename F> auto locked(F&& f) -> decltype(f());
+    /// locked() inside a BEGIN IMMEDIATE transaction, committed when `f` returns.
+    template <typename F> auto write(F&& f) -> decltype(f());
+    /// locked() inside a deferred (read) transaction: one consistent snapshot.
+    template <typename F> auto read(F&& f) -> decltype(f());
+    template <typename F>
+    auto in_transaction(SQLite::TransactionBehavior behavior, F&& f) -> decltype(f());
+
+    [[noreturn]] void fail(const SQLite::Exception& e) const;
+
+    // Helpers that expect the connection to be held (sqlite_store_writes.cpp).
+    void insert_gardener_config(const std::string& cluster_id, const engine::GardenerConfig& g);
+    void insert_gardener_children(const std::string& gardener_id, const engine::GardenerConfig& g);
+    void insert_administrators(const std::string& cluster_id,
+                               const std::vector<std::string>& administrators);
+    void insert_new_operation(const engine::Operation& op);
+    void apply_upgrade(const std::string& cluster_id, const engine::RuntimeUpgrade& upgrade);
+    std::vector<engine::Operation> claim_where(const std::string& condition,
+                                               const std::vector<DbValue>& params,
+                                               const std::string& owner, Timestamp now,
+                                               std::chrono::milliseconds ttl);
+
+    // Helpers that expect the connection to be held (sqlite_store.cpp).
+    std::vector<engine::Operation> select_operations(const std::string& where_and_order,
+                                                     const std::vector<DbValue>& params);
+    void read_gardener_children(engine::GardenerConfig& g);
+
+    std::string m_path;
+    SecretCipher m_cipher;
+    std::mutex m_mutex;
+    std::unique_ptr<SQLite::Database> m_db;
+};
+
+/// A SQLiteCpp result row as a RowView (valid until the statement steps again).
+class SqliteRow final : public RowView {
+public:
+    explicit SqliteRow(const SQLite::Statement& statement)
+        : m_statement(statement) {}
+    bool is_null(int column) const override { return m_statement.isColumnNull(column); }
+    std::string text(int column) const override {
+        return m_statement.getColumn(column).getString();
+    }
+    std::int64_t integer(int column) const override {
+        return m_statement.getColumn(column).getInt64();
+    }
+    bool boolean(int column) const override {
+        return m_statement.getColumn(column).getInt64() != 0;
+    }
+
+private:
+    const SQLite::Statement& m_statement;
+};
+
+/// A prepared statement with `params` bound to ?1, ?2, ...
+SQLite::Statement prepare(SQLite::Database& db, const std::string& sql,
+                          const std::vector<DbValue>& params = {});
+
+/// INSERT INTO table (columns...) VALUES (?...) with `values` bound.
+void insert_row(SQLite::Database& db, const std::string& table,
+                const std::vector<ColumnValue>& values);
+
+/// "a = ?, b = ?, ..." for an UPDATE's SET clause.
+std::string assignments(const std::vector<ColumnValue>& values);
+
+/// The values of `columns`, in order, followed by `more`: the parameters of an UPDATE whose SET
+/// clause is assignments(columns) and whose WHERE clause binds `more`.
+std::vector<DbValue> parameters(const std::vector<ColumnValue>& columns,
+                                std::vector<DbValue> more = {});
+
+template <typename F> auto SqliteStore::locked(F&& f) -> decltype(f()) {
+    std::lock_guard lock(m_mutex);
+    try {
+        return f();
+    } catch (const SQLite::Exception& e) {
+        fail(e);
+    }
+}
+
+template <typename F>
+auto SqliteStore::in_transaction(SQLite::TransactionBehavior behavior, F&& f) -> decltype(f()) {
+    return locked([&]() -> decltype(f()) {
+        SQLite::Transaction tx(*m_db, behavior);
+        if constexpr (std::is_void_v<decltype(f())>) {
+            f();
+            tx.commit();
+        } else {
+            auto result = f();
+            tx.commit();
+            return result;
+        }
+    });
+}
+
+template <typename F> auto SqliteStore::write(F&& f) -> decltype(f()) {
+    return in_transaction(SQLite::TransactionBehavior::IMMEDIATE, std::forward<F>(f));
+}
+
+template <typename F> auto SqliteStore::read(F&& f) -> decltype(f()) {
+    return in_transaction(SQLite::TransactionBehavior::DEFERRED, std::forward<F>(f));
+}
+
+} // namespace kprov::stores::sqlite

@@ -1,0 +1,270 @@
+// The SQLite store: starting operations, leases and progress. Every method here is one
+// BEGIN IMMEDIATE transaction, so its checks and writes cannot interleave with another
+// connection's, in this process or another.
+
+#include "engine/error.hpp"
+#include "stores/sqlite_store.hpp"
+#include "stores/store_common.hpp"
+
+#include <algorithm>
+#include <sqlite3.h>
+
+namespace kprov::stores::sqlite {
+
+using engine::Operation;
+
+namespace {
+
+bool cluster_exists(SQLite::Database& db, const std::string& id) {
+    return prepare(db, "SELECT 1 FROM cluster WHERE id = ?", {id}).executeStep();
+}
+
+std::string lease_expiry(Timestamp now, std::chrono::milliseconds ttl) {
+    return format_db_time(now + std::chrono::duration_cast<std::chrono::microseconds>(ttl));
+}
+
+} // namespace
+
+// --- starting operations ---------------------------------------------------------------------
+
+void SqliteStore::insert_gardener_config(const std::string& cluster_id,
+                                         const engine::GardenerConfig& g) {
+    auto values = gardener_values(g);
+    values.insert(values.begin(), {{"id", g.id}, {"cluster_id", cluster_id}});
+    insert_row(*m_db, "gardener_config", values);
+    insert_gardener_children(g.id, g);
+}
+
+void SqliteStore::insert_gardener_children(const std::string& gardener_id,
+                                           const engine::GardenerConfig& g) {
+    // Children read back in rowid order, which keeps the caller's order of lists.
+    if (g.oidc) {
+        insert_row(*m_db, "oidc_config", oidc_values(gardener_id, *g.oidc));
+        for (const auto& alg : g.oidc->signing_algs)
+            insert_row(*m_db, "signing_algorithms",
+                       signing_algorithm_values(engine::new_uuid(), gardener_id, alg));
+    }
+    if (g.dns) {
+        const std::string dns_id = engine::new_uuid();
+        insert_row(*m_db, "dns_config", dns_config_values(dns_id, gardener_id, *g.dns));
+        for (const auto& p : g.dns->providers)
+            insert_row(*m_db, "dns_providers", dns_provider_values(engine::new_uuid(), dns_id, p));
+    }
+}
+
+void SqliteStore::insert_administrators(const std::string& cluster_id,
+                                        const std::vector<std::string>& administrators) {
+    for (const auto& admin : administrators)
+        insert_row(*m_db, "cluster_administrator",
+                   administrator_values(engine::new_uuid(), cluster_id, admin, m_cipher));
+}
+
+void SqliteStore::insert_new_operation(const Operation& op) {
+    try {
+        insert_row(*m_db, "operation", operation_values(op));
+    } catch (const SQLite::Exception& e) {
+        // The partial unique index operation_one_in_progress is the only UNIQUE constraint of
+        // `operation` besides its primary key: the database decides, not a read before the write.
+        if (e.getExtendedErrorCode() == SQLITE_CONSTRAINT_UNIQUE)
+            throw OperationInProgress(op.cluster_id);
+        if (e.getExtendedErrorCode() == SQLITE_CONSTRAINT_PRIMARYKEY)
+            throw Conflict("operation " + op.id + " already exists");
+        throw;
+    }
+}
+
+void SqliteStore::insert_runtime(const engine::Runtime& runtime, const Operation& first) {
+    write([&] {
+        try {
+            insert_row(*m_db, "cluster", cluster_values(runtime, m_cipher));
+        } catch (const SQLite::Exception& e) {
+            if (e.getExtendedErrorCode() == SQLITE_CONSTRAINT_PRIMARYKEY)
+                throw Conflict("runtime " + runtime.id + " already exists");
+            throw;
+        }
+        insert_gardener_config(runtime.id, runtime.gardener);
+        insert_administrators(runtime.id, runtime.administrators);
+        insert_new_operation(first);
+    });
+}
+
+void SqliteStore::apply_upgrade(const std::string& cluster_id,
+                                const engine::RuntimeUpgrade& upgrade) {
+    auto current =
+        prepare(*m_db, "SELECT id FROM gardener_config WHERE cluster_id = ?", {cluster_id});
+    if (!current.executeStep()) {
+        insert_gardener_config(cluster_id, upgrade.gardener); // a legacy row without config
+    } else {
+        // The row keeps its id (oidc_config shares it); everything else is replaced.
+        const std::string gardener_id = current.getColumn(0).getString();
+        const auto values = gardener_values(upgrade.gardener);
+        prepare(*m_db, "UPDATE gardener_config SET " + assignments(values) + " WHERE id = ?",
+                parameters(values, {gardener_id}))
+            .exec();
+        // Explicit child deletes: correct even on a connection without foreign key cascades.
+        for (const char* sql : {"DELETE FROM signing_algorithms WHERE oidc_config_id IN "
+                                "(SELECT id FROM oidc_config WHERE gardener_config_id = ?)",
+                                "DELETE FROM oidc_config WHERE gardener_config_id = ?",
+                                "DELETE FROM dns_providers WHERE dns_config_id IN "
+                                "(SELECT id FROM dns_config WHERE gardener_config_id = ?)",
+                                "DELETE FROM dns_config WHERE gardener_config_id = ?"})
+            prepare(*m_db, sql, {gardener_id}).exec();
+        insert_gardener_children(gardener_id, upgrade.gardener);
+    }
+    prepare(*m_db, "DELETE FROM cluster_administrator WHERE cluster_id = ?", {cluster_id}).exec();
+    insert_administrators(cluster_id, upgrade.administrators);
+}
+
+void SqliteStore::insert_operation(const Operation& op, const engine::RuntimeUpgrade* upgrade) {
+    write([&] {
+        // Inside the write transaction nobody can delete the runtime between check and insert.
+        if (!cluster_exists(*m_db, op.cluster_id))
+            throw NotFound("runtime " + op.cluster_id + " does not exist");
+        insert_new_operation(op); // first, so a refused operation changes nothing
+        if (upgrade)
+            apply_upgrade(op.cluster_id, *upgrade);
+    });
+}
+
+void SqliteStore::set_tenant(const std::string& runtime_id, const std::string& tenant) {
+    write([&] {
+        if (prepare(*m_db, "UPDATE cluster SET tenant = ? WHERE id = ?", {tenant, runtime_id})
+                .exec() == 0)
+            throw NotFound("runtime " + runtime_id + " does not exist");
+    });
+}
+
+// --- leases ----------------------------------------------------------------------------------
+
+std::vector<Operation> SqliteStore::claim_where(const std::string& condition,
+                                                const std::vector<DbValue>& params,
+                                                const std::string& owner, Timestamp now,
+                                                std::chrono::milliseconds ttl) {
+    // ?1 owner, ?2 expiry, ?3 now; the condition's own parameters follow from ?4.
+    std::vector<DbValue> all = {owner, lease_expiry(now, ttl), format_db_time(now)};
+    all.insert(all.end(), params.begin(), params.end());
+    auto st = prepare(*m_db,
+                      "UPDATE operation SET lease_owner = ?1, lease_expires_at = ?2, "
+                      "attempts = attempts + 1 WHERE " +
+                          condition + " RETURNING " + std::string(k_operation_columns),
+                      all);
+    std::vector<Operation> out;
+    while (st.executeStep())
+        out.push_back(read_operation(SqliteRow(st)));
+    return out;
+}
+
+std::vector<Operation> SqliteStore::claim_due(const std::string& owner, Timestamp now,
+                                              std::chrono::milliseconds ttl, int limit) {
+    if (limit <= 0)
+        return {};
+    auto claimed = write([&] {
+        return claim_where("id IN (SELECT id FROM operation WHERE state = 'IN_PROGRESS' "
+                           "AND next_run_at <= ?3 AND (lease_owner IS NULL "
+                           "OR lease_expires_at IS NULL OR lease_expires_at <= ?3) "
+                           "ORDER BY next_run_at, rowid LIMIT ?4)",
+                           {std::int64_t{limit}}, owner, now, ttl);
+    });
+    // RETURNING gives rows in no particular order.
+    std::stable_sort(claimed.begin(), claimed.end(), [](const Operation& a, const Operation& b) {
+        return a.next_run_at < b.next_run_at;
+    });
+    return claimed;
+}
+
+std::optional<Operation> SqliteStore::claim(const std::string& operation_id,
+                                            const std::string& owner, Timestamp now,
+                                            std::chrono::milliseconds ttl) {
+    return write([&]() -> std::optional<Operation> {
+        auto claimed = claim_where("id = ?4 AND state = 'IN_PROGRESS' AND (lease_owner IS NULL "
+                                   "OR lease_expires_at IS NULL OR lease_expires_at <= ?3 "
+                                   "OR lease_owner = ?1)",
+                                   {operation_id}, owner, now, ttl);
+        if (claimed.empty())
+            return std::nullopt;
+        return std::move(claimed.front());
+    });
+}
+
+bool SqliteStore::renew(const std::string& operation_id, const std::string& owner, Timestamp now,
+                        std::chrono::milliseconds ttl) {
+    return write([&] {
+        return prepare(*m_db,
+                       "UPDATE operation SET lease_expires_at = ? WHERE id = ? "
+                       "AND lease_owner = ? AND lease_expires_at > ?",
+                       {lease_expiry(now, ttl), operation_id, owner, format_db_time(now)})
+                   .exec() == 1;
+    });
+}
+
+void SqliteStore::release(const std::string& operation_id, const std::string& owner) {
+    write([&] {
+        prepare(*m_db,
+                "UPDATE operation SET lease_owner = NULL, lease_expires_at = NULL "
+                "WHERE id = ? AND lease_owner = ?",
+                {operation_id, owner})
+            .exec();
+    });
+}
+
+// --- progress --------------------------------------------------------------------------------
+
+void SqliteStore::save_progress(const Operation& op, const std::string& owner, Timestamp now,
+                                const std::vector<engine::StageTransition>& transitions,
+                                const engine::RuntimeChange& change, bool release) {
+    write([&] {
+        // The fence: the write applies only while `owner` holds an unexpired lease; otherwise
+        // nothing (transitions and runtime changes included) is written.
+        const auto values = operation_progress_values(op);
+        std::string set = assignments(values);
+        if (release)
+            set += ", lease_owner = NULL, lease_expires_at = NULL";
+        auto fenced = prepare(*m_db,
+                              "UPDATE operation SET " + set +
+                                  " WHERE id = ? AND lease_owner = ? AND lease_expires_at > ?"
+                                  " RETURNING cluster_id",
+                              parameters(values, {op.id, owner, format_db_time(now)}));
+        if (!fenced.executeStep())
+            throw LeaseLost("operation " + op.id + ": " + owner +
+                            " no longer holds its lease; the progress was not written");
+        const std::string cluster_id = fenced.getColumn(0).getString();
+        while (fenced.executeStep()) {
+        }
+
+        for (const auto& t : transitions)
+            insert_row(*m_db, "operation_transition", transition_values(op.id, t));
+        if (change.seed)
+            prepare(*m_db, "UPDATE gardener_config SET seed = ? WHERE cluster_id = ?",
+                    {*change.seed, cluster_id})
+                .exec();
+        if (change.kubeconfig)
+            prepare(
+                *m_db,
+                "UPDATE cluster SET kubeconfig = ?, is_kubeconfig_encrypted = 1 WHERE id = ?",
+                {m_cipher.encrypt(*change.kubeconfig, kubeconfig_context(cluster_id)), cluster_id})
+                .exec();
+        if (change.soft_delete)
+            prepare(*m_db, "UPDATE cluster SET deleted = 1 WHERE id = ?", {cluster_id}).exec();
+    });
+}
+
+int SqliteStore::make_due(const std::vector<std::string>& runtime_ids, Timestamp now) {
+    if (runtime_ids.empty())
+        return 0;
+    return write([&] {
+        // min(): an operation that is already due keeps its place in the queue.
+        SQLite::Statement st(*m_db, "UPDATE operation SET next_run_at = min(next_run_at, ?) "
+                                    "WHERE cluster_id = ? AND state = 'IN_PROGRESS'");
+        const std::string at = format_db_time(now);
+        int touched = 0;
+        for (const auto& id : runtime_ids) {
+            st.bind(1, at);
+            st.bind(2, id);
+            touched += st.exec();
+            st.reset();
+        }
+        return touched;
+    });
+}
+
+} // namespace kprov::stores::sqlite
