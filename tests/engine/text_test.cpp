@@ -29,6 +29,10 @@ TEST(Text, RedactUrlHidesPasswordsOnly) {
     EXPECT_EQ(redact_url("sqlite:///tmp/a.db"), "sqlite:///tmp/a.db");
     EXPECT_EQ(redact_url("postgres://user@host/db"), "postgres://user@host/db");
     EXPECT_EQ(redact_url("not a url"), "not a url");
+    EXPECT_EQ(redact_url("postgresql://u:p%40ss@h:5432/d?sslmode=require"),
+              "postgresql://u:***@h:5432/d?sslmode=require");
+    EXPECT_EQ(redact_url("postgres://host:5432/db"), "postgres://host:5432/db");
+    EXPECT_EQ(redact_url("postgres://host/db?note=a:b@c"), "postgres://host/db?note=a:b@c");
 }
 
 } // namespace

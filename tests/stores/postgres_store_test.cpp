@@ -7,6 +7,7 @@
 #include "engine/text.hpp"
 #include "stores/open_store.hpp"
 #include "stores/store_common.hpp"
+#include "support/store_fixtures.hpp"
 #include "support/test_databases.hpp"
 
 #include <atomic>
@@ -38,11 +39,16 @@ using engine::OperationState;
 using engine::OperationType;
 using engine::Runtime;
 using ::testing::ElementsAre;
+using testing::k_t0;
+using testing::small_runtime;
+
+Operation provisioning(const std::string& runtime_id) {
+    return testing::new_operation(runtime_id);
+}
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
 
-const Timestamp k_t0 = *parse_db_time("2026-11-30 10:00:00.000000");
 const std::string k_key = "0123456789abcdef0123456789abcdef";
 
 OpenOptions options(SchemaCheck schema, std::string key = k_key) {
@@ -51,37 +57,6 @@ OpenOptions options(SchemaCheck schema, std::string key = k_key) {
     o.schema = schema;
     o.pool_size = 2;
     return o;
-}
-
-Runtime small_runtime(const std::string& id = engine::new_uuid()) {
-    Runtime r;
-    r.id = id;
-    r.tenant = "tenant";
-    r.creation_timestamp = k_t0;
-    r.gardener.id = engine::new_uuid();
-    r.gardener.name = "rt-" + id.substr(0, 6);
-    r.gardener.project_name = "kyma-dev";
-    r.gardener.kubernetes_version = "1.30.4";
-    r.gardener.machine_type = "n2-standard-4";
-    r.gardener.region = "europe-west3";
-    r.gardener.provider = "gcp";
-    r.gardener.target_secret = "gcp-secret";
-    r.gardener.worker_cidr = "10.250.0.0/16";
-    r.gardener.provider_config = engine::GcpConfig{{"europe-west3-a"}};
-    return r;
-}
-
-Operation provisioning(const std::string& runtime_id) {
-    Operation op;
-    op.id = engine::new_uuid();
-    op.type = OperationType::Provision;
-    op.state = OperationState::InProgress;
-    op.message = "Operation started";
-    op.start_timestamp = k_t0;
-    op.cluster_id = runtime_id;
-    op.stage = "CreatingShoot";
-    op.next_run_at = k_t0;
-    return op;
 }
 
 // Direct SQL on the test database, beside the store.

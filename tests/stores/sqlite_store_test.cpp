@@ -5,6 +5,7 @@
 #include "stores/cipher.hpp"
 #include "stores/open_store.hpp"
 #include "stores/store_common.hpp"
+#include "support/store_fixtures.hpp"
 #include "support/test_databases.hpp"
 
 #include <SQLiteCpp/Database.h>
@@ -30,40 +31,15 @@ using engine::OperationState;
 using engine::OperationType;
 using engine::Runtime;
 using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-
-const Timestamp k_t0 = *parse_db_time("2026-11-30 10:00:00.000000");
-const std::string k_key = "0123456789abcdef0123456789abcdef";
-
-Runtime small_runtime(const std::string& id = engine::new_uuid()) {
-    Runtime r;
-    r.id = id;
-    r.tenant = "tenant";
-    r.creation_timestamp = k_t0;
-    r.gardener.id = engine::new_uuid();
-    r.gardener.name = "rt-" + id.substr(0, 6);
-    r.gardener.project_name = "kyma-dev";
-    r.gardener.kubernetes_version = "1.30.4";
-    r.gardener.machine_type = "n2-standard-4";
-    r.gardener.region = "europe-west3";
-    r.gardener.provider = "gcp";
-    r.gardener.target_secret = "gcp-secret";
-    r.gardener.worker_cidr = "10.250.0.0/16";
-    r.gardener.provider_config = engine::GcpConfig{{"europe-west3-a"}};
-    return r;
-}
+using testing::k_t0;
+using testing::small_runtime;
 
 Operation provisioning(const std::string& runtime_id, Timestamp start = k_t0) {
-    Operation op;
-    op.id = engine::new_uuid();
-    op.type = OperationType::Provision;
-    op.state = OperationState::InProgress;
-    op.start_timestamp = start;
-    op.cluster_id = runtime_id;
-    op.stage = "CreatingShoot";
-    op.next_run_at = start;
-    return op;
+    return testing::new_operation(runtime_id, OperationType::Provision, start);
 }
+using ::testing::HasSubstr;
+
+const std::string k_key = "0123456789abcdef0123456789abcdef";
 
 std::string read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
