@@ -8,7 +8,6 @@
 #include "engine/text.hpp"
 
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <functional>
 #include <optional>
@@ -92,9 +91,15 @@ int report(std::ostream& err, const std::string& message, int code) {
 // The first word that is neither an option nor an option's value: what the user meant as the
 // command. CLI11 alone would call a mistyped command a stray argument.
 std::optional<std::string> command_word(const std::vector<std::string>& args) {
-    static const std::vector<std::string> k_valued = {
-        "--store",  "--config",      "--gardener-kubeconfig", "--gardener-project",
-        "--tenant", "--sub-account", "-o",                    "--output", "--log-level"};
+    static const std::vector<std::string> k_valued = {"--store",
+                                                      "--config",
+                                                      "--gardener-kubeconfig",
+                                                      "--gardener-project",
+                                                      "--tenant",
+                                                      "--sub-account",
+                                                      "-o",
+                                                      "--output",
+                                                      "--log-level"};
     for (std::size_t i = 0; i < args.size(); ++i) {
         const auto& a = args[i];
         if (a == "--")
@@ -102,7 +107,7 @@ std::optional<std::string> command_word(const std::vector<std::string>& args) {
         if (a.empty() || a[0] != '-')
             return a;
         if (std::find(k_valued.begin(), k_valued.end(), a) != k_valued.end())
-            ++i;  // skip its value
+            ++i; // skip its value
     }
     return std::nullopt;
 }
@@ -146,7 +151,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         if (name == "version") {
             cmd->add_flag("--long", verbose_version, "Also show the effective configuration");
             cmd->callback([&] {
-                action = [&](Context& c) { return cmd_version(c, verbose_version || global.verbose > 0); };
+                action = [&](Context& c) {
+                    return cmd_version(c, verbose_version || global.verbose > 0);
+                };
             });
         } else if (name == "config") {
             cmd->add_flag("--reference", config_reference,
@@ -158,13 +165,18 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                 };
             });
         } else if (name == "migrate") {
-            cmd->callback([&] { action = [](Context& c) { return cmd_migrate(c); }; });
+            cmd->callback([&] {
+                action = [](Context& c) {
+                    return cmd_migrate(c);
+                };
+            });
         } else {
             cmd->allow_extras();
             cmd->callback([&, name] {
                 action = [name](Context& c) {
                     return report(c.err(),
-                                  "command \"" + name + "\" is not built yet in this version of kprov",
+                                  "command \"" + name +
+                                      "\" is not built yet in this version of kprov",
                                   k_exit_error);
                 };
             });

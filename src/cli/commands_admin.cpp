@@ -52,11 +52,9 @@ int cmd_config_reference(Context& ctx) {
         for (const auto& alias : spec.aliases)
             ctx.out() << " (or `" << alias << "`)";
         ctx.out() << " | `" << spec.key << "` | "
-                  << (spec.default_value.empty() ? std::string_view("")
-                                                 : std::string_view("`"))
+                  << (spec.default_value.empty() ? std::string_view("") : std::string_view("`"))
                   << spec.default_value
-                  << (spec.default_value.empty() ? std::string_view("")
-                                                 : std::string_view("`"))
+                  << (spec.default_value.empty() ? std::string_view("") : std::string_view("`"))
                   << " | " << spec.description << " |\n";
     }
     return k_exit_ok;

@@ -18,7 +18,7 @@ struct GlobalOptions {
     std::optional<std::string> gardener_project;
     std::optional<std::string> tenant;
     std::optional<std::string> sub_account;
-    std::optional<std::string> output;  ///< table|wide|json|yaml|name
+    std::optional<std::string> output; ///< table|wide|json|yaml|name
     std::optional<std::string> log_level;
     bool quiet = false;
     int verbose = 0;
@@ -27,7 +27,9 @@ struct GlobalOptions {
 class Context {
 public:
     Context(GlobalOptions global, std::ostream& out, std::ostream& err)
-        : m_global(std::move(global)), m_out(out), m_err(err) {}
+        : m_global(std::move(global))
+        , m_out(out)
+        , m_err(err) {}
 
     const GlobalOptions& global() const { return m_global; }
     std::ostream& out() { return m_out; }

@@ -1,7 +1,6 @@
 #include "cli/app.hpp"
 
 #include <curl/curl.h>
-
 #include <iostream>
 
 int main(int argc, char** argv) {

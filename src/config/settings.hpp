@@ -211,7 +211,6 @@ std::string format_setting(const SettingSpec& spec, const Settings& settings);
 /// `url` with the password in its user-info replaced by "***"
 /// ("postgres://user:***@host/db"); unchanged when it has none.
 
-
 /// The PostgreSQL URL of the original's APP_DATABASE_* settings:
 /// postgresql://user:password@host:port/name?sslmode=...[&sslrootcert=...], every part
 /// percent-encoded, an IPv6 host in brackets.

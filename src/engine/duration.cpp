@@ -44,8 +44,7 @@ std::optional<Duration> parse_duration(std::string_view s) {
         s.remove_prefix(i);
         const Unit* unit = nullptr;
         for (const auto& u : k_units) {
-            if (s.substr(0, u.name.size()) == u.name &&
-                (u.name != "m" || s.substr(0, 2) != "ms")) {
+            if (s.substr(0, u.name.size()) == u.name && (u.name != "m" || s.substr(0, 2) != "ms")) {
                 unit = &u;
                 break;
             }
@@ -54,7 +53,8 @@ std::optional<Duration> parse_duration(std::string_view s) {
             return std::nullopt;
         s.remove_prefix(unit->name.size());
         total += (whole + frac) * unit->millis;
-        if (!std::isfinite(total) || total > static_cast<double>(std::numeric_limits<int64_t>::max() / 2))
+        if (!std::isfinite(total) ||
+            total > static_cast<double>(std::numeric_limits<int64_t>::max() / 2))
             return std::nullopt;
     }
     return Duration(static_cast<Duration::rep>(total));

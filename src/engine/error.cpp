@@ -16,7 +16,8 @@ std::string summarize(const std::vector<FieldProblem>& problems) {
 } // namespace
 
 ValidationError::ValidationError(std::vector<FieldProblem> problems)
-    : Error(summarize(problems)), m_problems(std::move(problems)) {}
+    : Error(summarize(problems))
+    , m_problems(std::move(problems)) {}
 
 ValidationError::ValidationError(std::string path, std::string message)
     : ValidationError(std::vector<FieldProblem>{{std::move(path), std::move(message)}}) {}

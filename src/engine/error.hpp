@@ -72,7 +72,9 @@ public:
 class RemoteError : public Error {
 public:
     RemoteError(std::string message, int http_status, bool retryable)
-        : Error(std::move(message)), m_http_status(http_status), m_retryable(retryable) {}
+        : Error(std::move(message))
+        , m_http_status(http_status)
+        , m_retryable(retryable) {}
     /// 0 when no HTTP answer arrived (connection refused, timeout).
     int http_status() const { return m_http_status; }
     bool retryable() const { return m_retryable; }

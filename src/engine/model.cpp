@@ -110,8 +110,8 @@ std::string new_uuid() {
         for (std::size_t j = 0; j < 8; ++j)
             b[i + j] = static_cast<unsigned char>(r >> (8 * j));
     }
-    b[6] = static_cast<unsigned char>((b[6] & 0x0f) | 0x40);  // version 4
-    b[8] = static_cast<unsigned char>((b[8] & 0x3f) | 0x80);  // RFC 4122 variant
+    b[6] = static_cast<unsigned char>((b[6] & 0x0f) | 0x40); // version 4
+    b[8] = static_cast<unsigned char>((b[8] & 0x3f) | 0x80); // RFC 4122 variant
     static constexpr char k_hex[] = "0123456789abcdef";
     std::string out;
     out.reserve(36);

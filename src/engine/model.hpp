@@ -69,15 +69,15 @@ struct Operation {
     std::string message;
     Timestamp start_timestamp;
     std::optional<Timestamp> end_timestamp;
-    std::string cluster_id;  ///< the runtime id
+    std::string cluster_id; ///< the runtime id
     std::string stage;
     std::optional<Timestamp> last_transition;
     LastError last_error;
 
     // kprov's own columns (additive migration).
     std::optional<Lease> lease;
-    Timestamp next_run_at;  ///< when a worker should run the current stage next
-    int attempts = 0;       ///< how many times a worker has claimed it
+    Timestamp next_run_at; ///< when a worker should run the current stage next
+    int attempts = 0;      ///< how many times a worker has claimed it
 
     bool operator==(const Operation&) const = default;
 };
@@ -85,7 +85,7 @@ struct Operation {
 /// One entry of an operation's history: it moved to `stage` (and/or `state`) at `at`.
 struct StageTransition {
     std::string operation_id;
-    std::string from_stage;  ///< empty for the first entry
+    std::string from_stage; ///< empty for the first entry
     std::string to_stage;
     OperationState state = OperationState::InProgress;
     std::string message;
@@ -168,7 +168,7 @@ using ProviderConfig = std::variant<GcpConfig, AzureConfig, AwsConfig, OpenStack
 /// A row of `gardener_config` with its OIDC and DNS rows.
 struct GardenerConfig {
     std::string id;
-    std::string name;  ///< the shoot name
+    std::string name; ///< the shoot name
     std::string project_name;
     std::string kubernetes_version;
     std::optional<int> volume_size_gb;
@@ -176,10 +176,10 @@ struct GardenerConfig {
     std::optional<std::string> machine_image;
     std::optional<std::string> machine_image_version;
     std::string region;
-    std::string provider;  ///< as the user sent it ("aws", "AZ", ...)
+    std::string provider; ///< as the user sent it ("aws", "AZ", ...)
     std::optional<std::string> purpose;
     std::optional<std::string> licence_type;
-    std::string seed;  ///< "" until learned from the shoot
+    std::string seed; ///< "" until learned from the shoot
     std::string target_secret;
     std::optional<std::string> disk_type;
     std::string worker_cidr;
@@ -209,17 +209,17 @@ struct GardenerConfig {
 struct Runtime {
     std::string id;
     std::string tenant;
-    std::string sub_account_id;  ///< "" when the request had none
+    std::string sub_account_id; ///< "" when the request had none
     Timestamp creation_timestamp;
-    bool deleted = false;  ///< soft delete, set at the end of deprovisioning
+    bool deleted = false; ///< soft delete, set at the end of deprovisioning
 
     // From the runtime input (kprov keeps them; the original left them to Director).
     std::string name;
     std::string description;
-    std::string labels_json = "{}";         ///< a JSON object
-    std::optional<std::string> kyma_config_json;  ///< the validated kymaConfig input, as JSON
+    std::string labels_json = "{}";              ///< a JSON object
+    std::optional<std::string> kyma_config_json; ///< the validated kymaConfig input, as JSON
 
-    std::optional<std::string> kubeconfig;  ///< admin kubeconfig cached after an upgrade
+    std::optional<std::string> kubeconfig; ///< admin kubeconfig cached after an upgrade
     std::vector<std::string> administrators;
     GardenerConfig gardener;
 

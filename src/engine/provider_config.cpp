@@ -2,9 +2,8 @@
 
 #include "engine/error.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <initializer_list>
+#include <nlohmann/json.hpp>
 
 namespace kprov::engine {
 namespace {
@@ -73,8 +72,8 @@ GcpConfig decode_gcp(const json& j) {
 }
 
 AzureConfig decode_azure(const json& j) {
-    only_keys(j, {"vnetCidr", "zones", "azureZones", "enableNatGateway",
-                  "idleConnectionTimeoutMinutes"});
+    only_keys(
+        j, {"vnetCidr", "zones", "azureZones", "enableNatGateway", "idleConnectionTimeoutMinutes"});
     AzureConfig c;
     c.vnet_cidr = str(j, "vnetCidr");
     if (const json* v = field(j, "zones"))
@@ -125,8 +124,7 @@ OpenStackConfig decode_openstack(const json& j) {
                            str(j, "cloudProfileName"), str(j, "loadBalancerProvider")};
 }
 
-template <typename Decode>
-std::optional<ProviderConfig> attempt(const json& j, Decode decode) {
+template <typename Decode> std::optional<ProviderConfig> attempt(const json& j, Decode decode) {
     try {
         return ProviderConfig{decode(j)};
     } catch (const Mismatch&) {
@@ -200,7 +198,8 @@ ProviderConfig decode_provider_config(std::string_view text) {
         if (auto c = attempt(j, decode_openstack))
             return *c;
     }
-    throw ValidationError("providerSpecificConfig", "json data does not match any of Gardener providers");
+    throw ValidationError("providerSpecificConfig",
+                          "json data does not match any of Gardener providers");
 }
 
 } // namespace kprov::engine

@@ -19,8 +19,8 @@ namespace kprov::engine {
 
 /// What `list_runtimes` returns.
 struct RuntimeFilter {
-    std::optional<OperationState> state;  ///< only runtimes whose last operation is in this state
-    bool include_deleted = false;         ///< soft-deleted runtimes are hidden unless set
+    std::optional<OperationState> state; ///< only runtimes whose last operation is in this state
+    bool include_deleted = false;        ///< soft-deleted runtimes are hidden unless set
 };
 
 /// What an upgrade changes on the runtime, written in the same transaction as its operation.
@@ -31,9 +31,9 @@ struct RuntimeUpgrade {
 
 /// What a stage changes on its runtime, written with the operation under the same lease.
 struct RuntimeChange {
-    std::optional<std::string> seed;        ///< learned from the shoot
-    std::optional<std::string> kubeconfig;  ///< admin kubeconfig to cache (stored encrypted)
-    bool soft_delete = false;               ///< end of deprovisioning
+    std::optional<std::string> seed;       ///< learned from the shoot
+    std::optional<std::string> kubeconfig; ///< admin kubeconfig to cache (stored encrypted)
+    bool soft_delete = false;              ///< end of deprovisioning
 };
 
 class Store {

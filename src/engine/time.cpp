@@ -7,8 +7,8 @@ namespace kprov {
 namespace {
 
 std::tm to_tm(Timestamp t) {
-    const std::time_t secs = std::chrono::system_clock::to_time_t(
-        std::chrono::time_point_cast<std::chrono::seconds>(t));
+    const std::time_t secs =
+        std::chrono::system_clock::to_time_t(std::chrono::time_point_cast<std::chrono::seconds>(t));
     std::tm tm{};
     gmtime_r(&secs, &tm);
     return tm;
@@ -76,8 +76,8 @@ std::optional<Timestamp> parse_db_time(std::string_view s) {
     }
     if (s == "Z" || s == "+00" || s == "+00:00")
         s = {};
-    if (!s.empty() || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 ||
-        minute > 59 || second > 60)
+    if (!s.empty() || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 ||
+        second > 60)
         return std::nullopt;
     tm.tm_year = year - 1900;
     tm.tm_mon = month - 1;

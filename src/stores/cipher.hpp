@@ -31,8 +31,8 @@ public:
     std::string encrypt_legacy(std::string_view plaintext) const;
 
 private:
-    std::string m_key;      // raw key (legacy format)
-    std::string m_gcm_key;  // 32 bytes derived for v2
+    std::string m_key;     // raw key (legacy format)
+    std::string m_gcm_key; // 32 bytes derived for v2
 };
 
 /// Reads the key file beside a local database, or creates it (mode 0600, 32 random printable

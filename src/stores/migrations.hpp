@@ -19,8 +19,8 @@ const std::vector<EmbeddedMigration>& embedded_migrations();
 
 /// One migration of a dialect.
 struct Migration {
-    int version = 0;    ///< NNNN from the file name
-    std::string name;   ///< the rest of the file name without ".sql"
+    int version = 0;  ///< NNNN from the file name
+    std::string name; ///< the rest of the file name without ".sql"
     std::string_view sql;
 };
 
@@ -35,7 +35,7 @@ int latest_version(std::string_view dialect);
 struct MigrationReport {
     int from_version = 0;
     int to_version = 0;
-    std::vector<std::string> applied;  ///< "0002_kprov_engine", ...
+    std::vector<std::string> applied; ///< "0002_kprov_engine", ...
 };
 
 } // namespace kprov::stores

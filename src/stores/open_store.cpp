@@ -9,8 +9,8 @@
 namespace kprov::stores {
 namespace {
 
-using Opener = std::function<std::unique_ptr<StoreBackend>(const std::string& url,
-                                                          const OpenOptions&)>;
+using Opener =
+    std::function<std::unique_ptr<StoreBackend>(const std::string& url, const OpenOptions&)>;
 
 struct Scheme {
     const char* prefix;
@@ -22,7 +22,8 @@ std::unique_ptr<StoreBackend> open_sqlite_url(const std::string& url, const Open
     // sqlite:///abs/path.db -> /abs/path.db; sqlite://relative.db -> relative.db
     const std::string path = url.substr(std::string_view("sqlite://").size());
     if (path.empty() || path == "/")
-        throw ConfigError("store URL \"" + url + "\" names no database file; expected "
+        throw ConfigError("store URL \"" + url +
+                          "\" names no database file; expected "
                           "sqlite:///abs/path.db or sqlite://relative.db");
     return open_sqlite_store(path, options);
 }
@@ -46,8 +47,8 @@ std::unique_ptr<StoreBackend> open_store(const std::string& url, const OpenOptio
     std::string known;
     for (const auto& scheme : k_schemes)
         known += std::string(known.empty() ? "" : ", ") + scheme.example;
-    throw ConfigError("store URL \"" + redact_url(url) + "\" has an unknown scheme; known: " +
-                      known);
+    throw ConfigError("store URL \"" + redact_url(url) +
+                      "\" has an unknown scheme; known: " + known);
 }
 
 void enforce_schema(StoreBackend& store, SchemaCheck check) {

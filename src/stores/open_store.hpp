@@ -26,9 +26,9 @@ public:
 };
 
 enum class SchemaCheck {
-    Migrate,  ///< apply pending migrations on open (local SQLite: zero set-up)
-    Require,  ///< refuse to open unless the schema is exactly current ("run kprov migrate")
-    None,     ///< open as is (kprov migrate itself)
+    Migrate, ///< apply pending migrations on open (local SQLite: zero set-up)
+    Require, ///< refuse to open unless the schema is exactly current ("run kprov migrate")
+    None,    ///< open as is (kprov migrate itself)
 };
 
 struct OpenOptions {
@@ -36,7 +36,7 @@ struct OpenOptions {
     /// the database; a PostgreSQL store refuses to open.
     std::optional<std::string> secret_key;
     SchemaCheck schema = SchemaCheck::Require;
-    int pool_size = 4;  ///< PostgreSQL connections kept open
+    int pool_size = 4; ///< PostgreSQL connections kept open
 };
 
 /// Opens the store at `url`. Throws ConfigError for an unknown scheme (the message lists the

@@ -3,13 +3,12 @@
 #include "cli/app.hpp"
 #include "support/test_databases.hpp"
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
 #include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <sstream>
 #include <sys/wait.h>
 
@@ -49,20 +48,19 @@ protected:
     testing::TempDir m_dir;
 };
 
-const char* const k_commands[] = {"provision", "deprovision", "upgrade-shoot", "hibernate",
-                                  "wake-up",   "status",      "operation",     "list",
-                                  "history",   "kubeconfig",  "plan",          "wait",
-                                  "watch",     "serve",       "migrate",       "config",
-                                  "completion", "version"};
+const char* const k_commands[] = {
+    "provision", "deprovision", "upgrade-shoot", "hibernate",  "wake-up",    "status",
+    "operation", "list",        "history",       "kubeconfig", "plan",       "wait",
+    "watch",     "serve",       "migrate",       "config",     "completion", "version"};
 
 TEST_F(Cli, HelpListsEveryCommandOfTheContractAndTheExitCodes) {
     const auto r = kprov({"--help"});
     EXPECT_EQ(r.code, 0);
     for (const char* cmd : k_commands)
         EXPECT_THAT(r.out, HasSubstr(std::string(cmd) + " ")) << cmd;
-    for (const char* flag : {"--store", "--config", "--gardener-kubeconfig", "--gardener-project",
-                             "--tenant", "--sub-account", "--output", "--log-level", "--quiet",
-                             "--verbose"})
+    for (const char* flag :
+         {"--store", "--config", "--gardener-kubeconfig", "--gardener-project", "--tenant",
+          "--sub-account", "--output", "--log-level", "--quiet", "--verbose"})
         EXPECT_THAT(r.out, HasSubstr(flag)) << flag;
     EXPECT_THAT(r.out, HasSubstr("5  refused: another operation"));
 }
@@ -90,8 +88,8 @@ TEST_F(Cli, NoCommandOrAnUnknownOneIsAUsageError) {
 
 TEST_F(Cli, CommandsNotBuiltYetSaySoAndExit1) {
     for (const char* cmd : {"provision", "deprovision", "upgrade-shoot", "hibernate", "wake-up",
-                            "status", "operation", "list", "history", "kubeconfig", "plan",
-                            "wait", "watch", "serve", "completion"}) {
+                            "status", "operation", "list", "history", "kubeconfig", "plan", "wait",
+                            "watch", "serve", "completion"}) {
         const auto r = kprov({cmd});
         EXPECT_EQ(r.code, 1) << cmd;
         EXPECT_THAT(r.err, HasSubstr("\"" + std::string(cmd) + "\" is not built yet")) << cmd;

@@ -3,9 +3,8 @@
 
 #include "cli/app.hpp"
 
-#include <gtest/gtest.h>
-
 #include <fstream>
+#include <gtest/gtest.h>
 #include <sstream>
 
 namespace kprov::cli {

@@ -1,10 +1,9 @@
 // The engine depends on nothing outside it (ARCHITECTURE.md): no file under src/engine/ may
 // include adapters or the libraries they wrap.
 
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <regex>
 
 namespace {

@@ -3,7 +3,6 @@
 #include "engine/provider_config.hpp"
 
 #include <gtest/gtest.h>
-
 #include <regex>
 #include <set>
 
@@ -13,7 +12,7 @@ namespace {
 TEST(OperationType, DbAndApiSpellings) {
     EXPECT_EQ(to_db(OperationType::DeprovisionNoInstall), "DEPROVISION_NO_INSTALL");
     EXPECT_EQ(to_api(OperationType::DeprovisionNoInstall), "DeprovisionNoInstall");
-    EXPECT_EQ(to_api(OperationType::ProvisionNoInstall), "Provision");  // as the original reports it
+    EXPECT_EQ(to_api(OperationType::ProvisionNoInstall), "Provision"); // as the original reports it
     EXPECT_EQ(to_db(OperationType::WakeUp), "WAKE_UP");
     for (auto t : {OperationType::Provision, OperationType::Upgrade, OperationType::Deprovision,
                    OperationType::ReconnectRuntime, OperationType::UpgradeShoot,
@@ -96,8 +95,9 @@ TEST(ProviderConfig, RefusesWhatFitsNoProvider) {
             decode_provider_config(bad);
             ADD_FAILURE() << "accepted " << bad;
         } catch (const ValidationError& e) {
-            EXPECT_NE(std::string(e.what()).find("json data does not match any of Gardener providers"),
-                      std::string::npos);
+            EXPECT_NE(
+                std::string(e.what()).find("json data does not match any of Gardener providers"),
+                std::string::npos);
         }
     }
 }

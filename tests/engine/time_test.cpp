@@ -17,16 +17,18 @@ TEST(DbTime, RoundTripsWithMicroseconds) {
 
 TEST(DbTime, ReadsWhatPostgresPrints) {
     EXPECT_EQ(format_db_time(*parse_db_time("2026-01-02 03:04:05")), "2026-01-02 03:04:05.000000");
-    EXPECT_EQ(format_db_time(*parse_db_time("2026-01-02 03:04:05.5")), "2026-01-02 03:04:05.500000");
+    EXPECT_EQ(format_db_time(*parse_db_time("2026-01-02 03:04:05.5")),
+              "2026-01-02 03:04:05.500000");
     EXPECT_EQ(format_db_time(*parse_db_time("2026-01-02T03:04:05.25Z")),
               "2026-01-02 03:04:05.250000");
-    EXPECT_EQ(format_db_time(*parse_db_time("2026-01-02 03:04:05+00")), "2026-01-02 03:04:05.000000");
+    EXPECT_EQ(format_db_time(*parse_db_time("2026-01-02 03:04:05+00")),
+              "2026-01-02 03:04:05.000000");
 }
 
 TEST(DbTime, RefusesMalformedText) {
-    for (const char* bad : {"", "2026-11-30", "2026-13-01 00:00:00", "2026-11-30 24:00:00",
-                            "2026-11-30 10:00:00.", "2026-11-30 10:00:00+02", "yesterday",
-                            "2026-11-30 10:00:00 trailing"})
+    for (const char* bad :
+         {"", "2026-11-30", "2026-13-01 00:00:00", "2026-11-30 24:00:00", "2026-11-30 10:00:00.",
+          "2026-11-30 10:00:00+02", "yesterday", "2026-11-30 10:00:00 trailing"})
         EXPECT_FALSE(parse_db_time(bad)) << bad;
 }
 

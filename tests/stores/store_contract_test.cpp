@@ -7,10 +7,9 @@
 #include "support/store_fixtures.hpp"
 #include "support/test_databases.hpp"
 
+#include <atomic>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-
-#include <atomic>
 #include <set>
 #include <thread>
 
@@ -52,20 +51,19 @@ GardenerConfig azure_config(const std::string& id, const std::string& name) {
     g.enable_kubernetes_version_auto_update = true;
     g.enable_machine_image_version_auto_update = false;
     g.exposure_class_name = "internet";
-    g.provider_config = AzureConfig{"10.250.0.0/16",
-                                    std::vector<std::string>{"1", "2"},
-                                    std::vector<AzureZone>{{1, "10.250.0.0/19"}, {2, "10.250.32.0/19"}},
-                                    true,
-                                    8};
+    g.provider_config =
+        AzureConfig{"10.250.0.0/16", std::vector<std::string>{"1", "2"},
+                    std::vector<AzureZone>{{1, "10.250.0.0/19"}, {2, "10.250.32.0/19"}}, true, 8};
     g.shoot_networking_filter_disabled = false;
     g.control_plane_failure_tolerance = "zone";
     g.eu_access = true;
-    g.oidc = OidcConfig{"client-1", "groups", "https://issuer.example.com",
-                        {"RS256", "ES256"}, "sub", "-"};
-    g.dns = DnsConfig{"rt.kyma.example.com",
-                      {DnsProvider{{"rt.kyma.example.com", "other.example.com"}, true, "dns-secret",
-                                   "aws-route53"},
-                       DnsProvider{{"x.example.com"}, false, "dns-secret-2", "azure-dns"}}};
+    g.oidc = OidcConfig{"client-1",         "groups", "https://issuer.example.com",
+                        {"RS256", "ES256"}, "sub",    "-"};
+    g.dns = DnsConfig{
+        "rt.kyma.example.com",
+        {DnsProvider{
+             {"rt.kyma.example.com", "other.example.com"}, true, "dns-secret", "aws-route53"},
+         DnsProvider{{"x.example.com"}, false, "dns-secret-2", "azure-dns"}}};
     return g;
 }
 
@@ -78,7 +76,8 @@ Runtime full_runtime(const std::string& id) {
     r.name = "runtime " + id.substr(0, 8);
     r.description = "a runtime with everything";
     r.labels_json = R"({"env":"dev","owner":{"team":"kyma"}})";
-    r.kyma_config_json = R"({"version":"2.0","components":[{"component":"compass-runtime-agent"}]})";
+    r.kyma_config_json =
+        R"({"version":"2.0","components":[{"component":"compass-runtime-agent"}]})";
     r.administrators = {"admin@example.com", "second@example.com"};
     r.gardener = azure_config(new_uuid(), "rt-" + id.substr(0, 6));
     return r;
@@ -102,8 +101,8 @@ Runtime minimal_runtime(const std::string& id, Timestamp created = k_t0) {
     r.gardener.auto_scaler_max = 3;
     r.gardener.max_surge = 1;
     r.gardener.provider_config =
-        AwsConfig{"10.250.0.0/16", {AwsZone{"eu-central-1a", "10.250.32.0/20", "10.250.48.0/20",
-                                            "10.250.0.0/19"}}};
+        AwsConfig{"10.250.0.0/16",
+                  {AwsZone{"eu-central-1a", "10.250.32.0/20", "10.250.48.0/20", "10.250.0.0/19"}}};
     return r;
 }
 
@@ -171,8 +170,7 @@ TEST_P(StoreContract, EveryProviderConfigRoundTrips) {
         GcpConfig{{"europe-west3-a", "europe-west3-b"}},
         AzureConfig{"10.0.0.0/16", std::nullopt, std::nullopt, std::nullopt, std::nullopt},
         AwsConfig{"10.1.0.0/16", {AwsZone{"a", "1", "2", "3"}, AwsZone{"b", "4", "5", "6"}}},
-        OpenStackConfig{{"eu-de-1a"}, "FloatingIP-external-kyma-01", "converged-cloud-kyma",
-                        "f5"},
+        OpenStackConfig{{"eu-de-1a"}, "FloatingIP-external-kyma-01", "converged-cloud-kyma", "f5"},
     };
     for (const auto& config : configs) {
         Runtime r = minimal_runtime(new_uuid());
@@ -205,7 +203,8 @@ TEST_P(StoreContract, AbsentThingsAreNulloptNotErrors) {
 
 TEST_P(StoreContract, OperationReadsBackWithEveryField) {
     const Runtime r = idle_runtime();
-    Operation op = new_operation(r.id, OperationType::UpgradeShoot, k_t0 + 1h, "WaitingForShootNewVersion");
+    Operation op =
+        new_operation(r.id, OperationType::UpgradeShoot, k_t0 + 1h, "WaitingForShootNewVersion");
     op.last_transition.reset();
     op.next_run_at = k_t0 + 2h;
     m_store->insert_operation(op);
@@ -253,8 +252,8 @@ TEST_P(StoreContract, SecondOperationIsRefusedWhileOneIsInProgress) {
     const Runtime r = minimal_runtime(new_uuid());
     Operation provision = new_operation(r.id, OperationType::Provision, k_t0);
     m_store->insert_runtime(r, provision);
-    EXPECT_THROW(m_store->insert_operation(new_operation(r.id, OperationType::DeprovisionNoInstall,
-                                                         k_t0 + 1s)),
+    EXPECT_THROW(m_store->insert_operation(
+                     new_operation(r.id, OperationType::DeprovisionNoInstall, k_t0 + 1s)),
                  OperationInProgress);
     EXPECT_EQ(m_store->operations_of(r.id).size(), 1u);
 
@@ -267,12 +266,13 @@ TEST_P(StoreContract, SecondOperationIsRefusedWhileOneIsInProgress) {
 }
 
 TEST_P(StoreContract, OperationForMissingRuntimeIsNotFound) {
-    EXPECT_THROW(m_store->insert_operation(new_operation(new_uuid(), OperationType::Hibernate, k_t0)),
-                 NotFound);
+    EXPECT_THROW(
+        m_store->insert_operation(new_operation(new_uuid(), OperationType::Hibernate, k_t0)),
+        NotFound);
 }
 
 TEST_P(StoreContract, OneInProgressRuleHoldsUnderConcurrentWriters) {
-    auto second = open();  // another connection, as another process would have
+    auto second = open(); // another connection, as another process would have
     for (int round = 0; round < 5; ++round) {
         const Runtime r = idle_runtime();
         std::atomic<int> started{0}, refused{0};
@@ -321,9 +321,8 @@ TEST_P(StoreContract, UpgradeReplacesConfigAndAdministratorsWithItsOperation) {
     RuntimeUpgrade refused = upgrade;
     refused.gardener.kubernetes_version = "1.99.0";
     refused.administrators = {};
-    EXPECT_THROW(m_store->insert_operation(new_operation(r.id, OperationType::UpgradeShoot,
-                                                         k_t0 + 2h),
-                                           &refused),
+    EXPECT_THROW(m_store->insert_operation(
+                     new_operation(r.id, OperationType::UpgradeShoot, k_t0 + 2h), &refused),
                  OperationInProgress);
     expect_same_runtime(*m_store->find_runtime(r.id), r);
 }
@@ -393,7 +392,7 @@ TEST_P(StoreContract, ClaimDueLeasesOnlyDueFreeInProgressOperations) {
     // Later work becomes due with time; limit and order are honoured.
     auto both = m_store->claim_due("w3", k_t0 + 20min, 30s, 1);
     ASSERT_EQ(both.size(), 1u);
-    EXPECT_EQ(both[0].id, due.id);  // due since t0, before `later`
+    EXPECT_EQ(both[0].id, due.id); // due since t0, before `later`
 }
 
 TEST_P(StoreContract, ClaimOneIgnoresDueTimeButRespectsLeases) {
@@ -405,7 +404,7 @@ TEST_P(StoreContract, ClaimOneIgnoresDueTimeButRespectsLeases) {
     ASSERT_TRUE(mine);
     EXPECT_EQ(mine->lease->owner, "cli");
     EXPECT_FALSE(m_store->claim(op.id, "other", k_t0 + 1s, 30s));
-    EXPECT_TRUE(m_store->claim(op.id, "cli", k_t0 + 1s, 30s));  // re-claim by the holder
+    EXPECT_TRUE(m_store->claim(op.id, "cli", k_t0 + 1s, 30s)); // re-claim by the holder
     EXPECT_FALSE(m_store->claim(new_uuid(), "cli", k_t0, 30s));
 }
 
@@ -417,7 +416,7 @@ TEST_P(StoreContract, RenewExtendsOnlyTheHoldersLiveLease) {
     EXPECT_TRUE(m_store->renew(op.id, "w1", k_t0 + 20s, 30s));
     EXPECT_EQ(m_store->find_operation(op.id)->lease->expires_at, k_t0 + 50s);
     EXPECT_FALSE(m_store->renew(op.id, "w2", k_t0 + 21s, 30s));
-    EXPECT_FALSE(m_store->renew(op.id, "w1", k_t0 + 51s, 30s));  // expired
+    EXPECT_FALSE(m_store->renew(op.id, "w1", k_t0 + 51s, 30s)); // expired
 }
 
 TEST_P(StoreContract, SaveProgressIsFencedByTheLease) {
@@ -428,8 +427,9 @@ TEST_P(StoreContract, SaveProgressIsFencedByTheLease) {
 
     Operation stale = op;
     stale.stage = "WaitingForClusterDomain";
-    const StageTransition t{op.id, "CreatingShoot", "WaitingForClusterDomain",
-                            OperationState::InProgress, "stale", k_t0 + 1s};
+    const StageTransition t{
+        op.id,   "CreatingShoot", "WaitingForClusterDomain", OperationState::InProgress,
+        "stale", k_t0 + 1s};
     EXPECT_THROW(m_store->save_progress(stale, "w2", k_t0 + 1s, {t}, {}, false), LeaseLost);
     EXPECT_THROW(m_store->save_progress(stale, "w1", k_t0 + 31s, {t}, {}, false), LeaseLost);
     EXPECT_EQ(m_store->find_operation(op.id)->stage, "CreatingShoot");
@@ -451,8 +451,8 @@ TEST_P(StoreContract, SaveProgressWritesStateTransitionsAndRuntimeChanges) {
     const std::vector<StageTransition> moves = {
         {op.id, "CreatingShoot", "WaitingForClusterDomain", OperationState::InProgress, "m1",
          k_t0 + 1s},
-        {op.id, "WaitingForClusterDomain", "WaitingForClusterCreation",
-         OperationState::InProgress, "m2", k_t0 + 2s},
+        {op.id, "WaitingForClusterDomain", "WaitingForClusterCreation", OperationState::InProgress,
+         "m2", k_t0 + 2s},
     };
     RuntimeChange change;
     change.seed = "aws-eu2";

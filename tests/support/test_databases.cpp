@@ -2,10 +2,9 @@
 
 #include "engine/model.hpp"
 
-#include <pqxx/pqxx>
-
 #include <cstdlib>
 #include <filesystem>
+#include <pqxx/pqxx>
 #include <stdexcept>
 
 namespace kprov::testing {
@@ -49,7 +48,8 @@ std::string with_database(const std::string& uri, const std::string& db) {
 
 } // namespace
 
-PostgresDatabase::PostgresDatabase(const std::string& server_uri) : m_server(server_uri) {
+PostgresDatabase::PostgresDatabase(const std::string& server_uri)
+    : m_server(server_uri) {
     std::string suffix = engine::new_uuid().substr(0, 13);
     std::erase(suffix, '-');
     m_name = "kprov_t_" + suffix;
