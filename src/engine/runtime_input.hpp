@@ -206,6 +206,8 @@ Runtime to_runtime(const ProvisionInput& input, const std::string& runtime_id,
 /// cloud and for the original's immutability rules (Azure and AWS zones keep their CIDRs and
 /// none are added, §1.5), all prefixed "Invalid gardener provider config change, ", and for an
 /// autoscaler or rollout that the merge leaves impossible (min > max, surge and unavailable 0).
+/// The zones are compared with the stored config (what kprov sent to the shoot); the original
+/// read them from the live shoot's infrastructureConfig.
 GardenerConfig merge_upgrade(const GardenerConfig& stored, const UpgradeShootInput& input);
 
 } // namespace kprov::engine

@@ -29,9 +29,21 @@ std::optional<std::string> postgres_server_uri() {
     return std::string(uri);
 }
 
-bool postgres_required() {
-    const char* v = std::getenv("KPROV_REQUIRE_POSTGRES");
+namespace {
+
+bool env_is_one(const char* name) {
+    const char* v = std::getenv(name);
     return v && std::string(v) == "1";
+}
+
+} // namespace
+
+bool ci_requires_everything() {
+    return env_is_one("KPROV_CI");
+}
+
+bool postgres_required() {
+    return env_is_one("KPROV_REQUIRE_POSTGRES") || ci_requires_everything();
 }
 
 namespace {

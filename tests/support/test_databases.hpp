@@ -2,7 +2,7 @@
 // Throwaway databases for tests: a temporary directory for SQLite files, and a fresh PostgreSQL
 // database per test created on the server named by KPROV_TEST_PG_URI (the role needs CREATEDB).
 // Without KPROV_TEST_PG_URI, PostgreSQL tests are skipped with a reason, unless
-// KPROV_REQUIRE_POSTGRES=1 (set by .ci/run), which turns the skip into a failure.
+// KPROV_REQUIRE_POSTGRES=1 or KPROV_CI=1 (set by .ci/run), which turns the skip into a failure.
 
 #include <optional>
 #include <string>
@@ -26,7 +26,11 @@ private:
 /// The server URI from KPROV_TEST_PG_URI, or nullopt.
 std::optional<std::string> postgres_server_uri();
 
-/// True when KPROV_REQUIRE_POSTGRES=1: a missing server must fail the test, not skip it.
+/// True when KPROV_CI=1 (set by scripts/test): a test must fail, not skip, when something it
+/// needs (a server, a tool) is missing.
+bool ci_requires_everything();
+
+/// True when KPROV_REQUIRE_POSTGRES=1 or KPROV_CI=1: a missing server must fail the test.
 bool postgres_required();
 
 /// A fresh database "kprov_t_<random>" on the test server, dropped (with FORCE) at destruction.

@@ -1,0 +1,282 @@
+// The rules a parsed request must meet before anything is written: the original's validator
+// (original-provisioner.md §1.5) with its messages and order, then kprov's own rules. Every
+// problem is collected; the original stopped at the first.
+
+#include "engine/error.hpp"
+#include "engine/runtime_input.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <nlohmann/json.hpp>
+
+namespace kprov::engine {
+namespace {
+
+using nlohmann::json;
+
+const std::string k_gardener = "clusterConfig.gardenerConfig";
+const std::string k_provider_config = k_gardener + ".providerSpecificConfig";
+const std::string k_kyma_prefix =
+    "Kyma config validation error while starting Runtime provisioning, error: ";
+const std::string k_cluster_prefix =
+    "Cluster config validation error while starting Runtime provisioning, error: ";
+
+// Gardener's admission rule: the project name, a "--" and the shoot name form a DNS label of
+// at most 63 characters on the seed, which it keeps by allowing project + name <= 21.
+constexpr std::size_t k_max_project_and_shoot = 21;
+
+std::string in_quotes(std::string_view text) {
+    return "\"" + std::string(text) + "\"";
+}
+
+class Problems {
+public:
+    void add(std::string path, std::string message) {
+        m_list.push_back(FieldProblem{std::move(path), std::move(message)});
+    }
+    void throw_if_any() {
+        if (!m_list.empty())
+            throw ValidationError(std::move(m_list));
+    }
+
+private:
+    std::vector<FieldProblem> m_list;
+};
+
+// Rules 1 and 2 of the original (§1.5). The document already has the KymaConfigInput shape.
+void check_kyma_components(const std::string& kyma_config_json, Problems& problems) {
+    const json kyma = json::parse(kyma_config_json);
+    const json& components = kyma.at("components");
+    if (components.empty()) {
+        problems.add("kymaConfig.components", k_kyma_prefix + "Kyma components list is empty");
+        return; // the original stopped here; "no runtime agent" would only repeat it
+    }
+    const bool has_agent = std::any_of(components.begin(), components.end(), [](const json& c) {
+        return c.at("component").get<std::string>() == "compass-runtime-agent";
+    });
+    if (!has_agent)
+        problems.add("kymaConfig.components",
+                     k_kyma_prefix + "Kyma components list does not contain Compass Runtime Agent");
+}
+
+void check_cidr(const std::string& path, const std::string& value, Problems& problems) {
+    if (!is_ipv4_cidr(value))
+        problems.add(path, "must be an IPv4 CIDR such as 10.250.0.0/16, got " + in_quotes(value));
+}
+
+void check_optional_cidr(const std::string& path, const std::optional<std::string>& value,
+                         Problems& problems) {
+    if (value)
+        check_cidr(path, *value, problems);
+}
+
+void check_not_negative(const std::string& path, int value, Problems& problems) {
+    if (value < 0)
+        problems.add(path, "must be 0 or more, got " + std::to_string(value));
+}
+
+void check_volume_size(const std::string& path, const std::optional<int>& size,
+                       Problems& problems) {
+    if (size && *size <= 0)
+        problems.add(path, "must be greater than 0, got " + std::to_string(*size));
+}
+
+void check_auto_scaler(const std::string& path, int min, int max, Problems& problems) {
+    check_not_negative(path + ".autoScalerMin", min, problems);
+    check_not_negative(path + ".autoScalerMax", max, problems);
+    if (min > max)
+        problems.add(path + ".autoScalerMax", "must be at least autoScalerMin (" +
+                                                  std::to_string(min) + "), got " +
+                                                  std::to_string(max));
+}
+
+void check_rollout(const std::string& path, int surge, int unavailable, Problems& problems) {
+    check_not_negative(path + ".maxSurge", surge, problems);
+    check_not_negative(path + ".maxUnavailable", unavailable, problems);
+    if (surge == 0 && unavailable == 0) // Gardener refuses a worker pool that cannot roll
+        problems.add(path + ".maxUnavailable",
+                     "must be greater than 0 when maxSurge is 0 (nodes could not be replaced)");
+}
+
+// The content of whichever sub-configs are given: zones and CIDRs.
+void check_provider_contents(const std::string& path, const ProviderInput& input,
+                             Problems& problems) {
+    if (input.gcp && input.gcp->zones.empty())
+        problems.add(path + ".gcpConfig.zones", "must list at least one zone");
+    if (input.azure) {
+        const auto base = path + ".azureConfig";
+        check_cidr(base + ".vnetCidr", input.azure->vnet_cidr, problems);
+        if (input.azure->azure_zones) {
+            const auto& zones = *input.azure->azure_zones;
+            for (std::size_t i = 0; i < zones.size(); ++i)
+                check_cidr(base + ".azureZones[" + std::to_string(i) + "].cidr", zones[i].cidr,
+                           problems);
+        }
+    }
+    if (input.aws) {
+        const auto base = path + ".awsConfig";
+        check_cidr(base + ".vpcCidr", input.aws->vpc_cidr, problems);
+        if (input.aws->aws_zones.empty())
+            problems.add(base + ".awsZones", "must list at least one zone");
+        for (std::size_t i = 0; i < input.aws->aws_zones.size(); ++i) {
+            const auto& zone = input.aws->aws_zones[i];
+            const auto zone_path = base + ".awsZones[" + std::to_string(i) + "]";
+            check_cidr(zone_path + ".publicCidr", zone.public_cidr, problems);
+            check_cidr(zone_path + ".internalCidr", zone.internal_cidr, problems);
+            check_cidr(zone_path + ".workerCidr", zone.worker_cidr, problems);
+        }
+    }
+    if (input.openstack && input.openstack->zones.empty())
+        problems.add(path + ".openStackConfig.zones", "must list at least one zone");
+}
+
+// Deliberate difference 7: `provider` picks the cloud, and exactly its sub-config is given.
+void check_provider_choice(const GardenerConfigInput& g, Problems& problems) {
+    const auto type = provider_type_of(g.provider);
+    if (!type) {
+        problems.add(k_gardener + ".provider",
+                     "must be one of aws, azure (or az), gcp, openstack, got " +
+                         in_quotes(g.provider));
+        return;
+    }
+    std::string_view needed;
+    for (const auto& sub : provider_sub_inputs(g.provider_config)) {
+        if (sub.type == *type) {
+            needed = sub.field;
+            if (!sub.given)
+                problems.add(k_provider_config, std::string(sub.field) + " is missing (provider " +
+                                                    in_quotes(g.provider) + " needs it)");
+        }
+    }
+    for (const auto& sub : provider_sub_inputs(g.provider_config)) {
+        if (sub.given && sub.type != *type)
+            problems.add(k_provider_config + "." + std::string(sub.field),
+                         "must not be given for provider " + in_quotes(g.provider) + " (it uses " +
+                             std::string(needed) + ")");
+    }
+}
+
+bool is_dns_label(std::string_view name) {
+    if (name.empty() || !(name.front() >= 'a' && name.front() <= 'z') || name.back() == '-')
+        return false;
+    return std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+    });
+}
+
+// Deliberate difference 12: shoot names are checked before anything is written.
+void check_shoot_name(const std::string& name, const std::string& project, Problems& problems) {
+    const auto path = k_gardener + ".name";
+    if (!is_dns_label(name))
+        problems.add(path, "must be a DNS label (lowercase letters, digits and '-', starting "
+                           "with a letter and not ending with '-'), got " +
+                               in_quotes(name));
+    if (project.size() + name.size() > k_max_project_and_shoot)
+        problems.add(path, "is too long: project " + in_quotes(project) + " (" +
+                               std::to_string(project.size()) + " characters) and shoot name " +
+                               in_quotes(name) + " (" + std::to_string(name.size()) +
+                               " characters) may have at most " +
+                               std::to_string(k_max_project_and_shoot) +
+                               " characters together (Gardener's limit)");
+}
+
+} // namespace
+
+bool is_ipv4_cidr(std::string_view text) {
+    const auto slash = text.find('/');
+    if (slash == std::string_view::npos)
+        return false;
+    auto number = [](std::string_view part, int max) {
+        if (part.empty() || part.size() > 3 || (part.size() > 1 && part.front() == '0') ||
+            !std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            return false;
+        int value = 0;
+        const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), value);
+        return ec == std::errc() && end == part.data() + part.size() && value <= max;
+    };
+    if (!number(text.substr(slash + 1), 32))
+        return false;
+    std::string_view address = text.substr(0, slash);
+    for (int octet = 0; octet < 4; ++octet) {
+        const auto dot = address.find('.');
+        if ((octet < 3) == (dot == std::string_view::npos))
+            return false;
+        if (!number(address.substr(0, dot), 255))
+            return false;
+        address = dot == std::string_view::npos ? std::string_view() : address.substr(dot + 1);
+    }
+    return true;
+}
+
+void validate_provision(const ProvisionInput& input, const ConversionOptions& options) {
+    Problems problems;
+    const GardenerConfigInput& g = input.gardener;
+
+    // The original's rules in its order (§1.5). Rules 3 and 4 (runtimeInput, clusterConfig or
+    // gardenerConfig missing) are the parser's "is required", as gqlgen's schema check was.
+    if (input.kyma_config_json)
+        check_kyma_components(*input.kyma_config_json, problems);
+    if (g.machine_image_version && !g.machine_image_version->empty() &&
+        (!g.machine_image || g.machine_image->empty()))
+        problems.add(k_gardener + ".machineImageVersion",
+                     k_cluster_prefix +
+                         "Machine Image Version passed while Machine Image is empty");
+    if (provider_type_of(g.provider) == "openstack" && (g.disk_type || g.volume_size_gb))
+        problems.add(k_gardener + (g.disk_type ? ".diskType" : ".volumeSizeGB"),
+                     k_cluster_prefix +
+                         "OpenStack mutation does not accept diskType or volumeSizeGb parameters");
+
+    // kprov's own rules.
+    check_provider_choice(g, problems);
+    check_provider_contents(k_provider_config, g.provider_config, problems);
+    check_shoot_name(g.name, options.gardener_project, problems);
+    check_auto_scaler(k_gardener, g.auto_scaler_min, g.auto_scaler_max, problems);
+    check_rollout(k_gardener, g.max_surge, g.max_unavailable, problems);
+    check_volume_size(k_gardener + ".volumeSizeGB", g.volume_size_gb, problems);
+    check_cidr(k_gardener + ".workerCidr", g.worker_cidr, problems);
+    check_optional_cidr(k_gardener + ".podsCidr", g.pods_cidr, problems);
+    check_optional_cidr(k_gardener + ".servicesCidr", g.services_cidr, problems);
+    if (g.control_plane_failure_tolerance && *g.control_plane_failure_tolerance != "node" &&
+        *g.control_plane_failure_tolerance != "zone")
+        problems.add(k_gardener + ".controlPlaneFailureTolerance",
+                     "must be \"node\" or \"zone\", got " +
+                         in_quotes(*g.control_plane_failure_tolerance));
+    problems.throw_if_any();
+}
+
+void validate_upgrade(const UpgradeShootInput& input) {
+    Problems problems;
+    const GardenerUpgradeInput& g = input.gardener;
+    const std::string base = "gardenerConfig";
+
+    // The original's rules in its order (§1.5); a missing gardenerConfig is the parser's.
+    auto not_empty = [&](const std::optional<std::string>& value, const char* field,
+                         const char* message) {
+        if (value && value->empty())
+            problems.add(base + "." + field, message);
+    };
+    not_empty(g.machine_type, "machineType", "empty machine type provided");
+    not_empty(g.kubernetes_version, "kubernetesVersion", "empty kubernetes version provided");
+    not_empty(g.disk_type, "diskType", "empty disk type provided");
+    not_empty(g.purpose, "purpose", "empty purpose provided");
+
+    // kprov's own rules, on what the input gives.
+    if (g.auto_scaler_min && g.auto_scaler_max)
+        check_auto_scaler(base, *g.auto_scaler_min, *g.auto_scaler_max, problems);
+    else if (g.auto_scaler_min)
+        check_not_negative(base + ".autoScalerMin", *g.auto_scaler_min, problems);
+    else if (g.auto_scaler_max)
+        check_not_negative(base + ".autoScalerMax", *g.auto_scaler_max, problems);
+    if (g.max_surge && g.max_unavailable)
+        check_rollout(base, *g.max_surge, *g.max_unavailable, problems);
+    else if (g.max_surge)
+        check_not_negative(base + ".maxSurge", *g.max_surge, problems);
+    else if (g.max_unavailable)
+        check_not_negative(base + ".maxUnavailable", *g.max_unavailable, problems);
+    check_volume_size(base + ".volumeSizeGB", g.volume_size_gb, problems);
+    if (g.provider_config)
+        check_provider_contents(base + ".providerSpecificConfig", *g.provider_config, problems);
+    problems.throw_if_any();
+}
+
+} // namespace kprov::engine
