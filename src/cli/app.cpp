@@ -88,6 +88,20 @@ int report(std::ostream& err, const std::string& message, int code) {
     return code;
 }
 
+// Every problem of an input on its own line, under one heading naming the input.
+int report_invalid(std::ostream& err, const ValidationError& e) {
+    const auto& problems = e.problems();
+    std::string heading =
+        e.source().empty() ? std::string("invalid input") : e.source() + " is invalid";
+    err << "kprov: error: " << heading;
+    if (problems.size() > 1)
+        err << " (" << problems.size() << " problems)";
+    err << ":\n";
+    for (const auto& p : problems)
+        err << "  " << (p.path.empty() ? "" : p.path + ": ") << p.message << '\n';
+    return k_exit_usage;
+}
+
 // The first word that is neither an option nor an option's value: what the user meant as the
 // command. CLI11 alone would call a mistyped command a stray argument.
 std::optional<std::string> command_word(const std::vector<std::string>& args) {
@@ -144,6 +158,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     std::function<int(Context&)> action;
     bool verbose_version = false;
     bool config_reference = false;
+    PlanArgs plan_args;
 
     for (const auto& info : k_commands) {
         CLI::App* cmd = app.add_subcommand(info.name, info.summary);
@@ -162,6 +177,22 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
             cmd->callback([&] {
                 action = [&](Context& c) {
                     return config_reference ? cmd_config_reference(c) : cmd_config(c);
+                };
+            });
+        } else if (name == "plan") {
+            cmd->add_option("-f,--file", plan_args.file,
+                            "Runtime file (YAML or JSON ProvisionRuntimeInput; - for stdin), or "
+                            "with RUNTIME_ID an upgrade file (UpgradeShootInput)")
+                ->required();
+            cmd->add_option("RUNTIME_ID", plan_args.runtime_id,
+                            "Plan an upgrade of this runtime instead of a provisioning");
+            cmd->footer("Prints the Shoot provision would create (runtime and operation ids as "
+                        "placeholders), without contacting anything. With OIDC on the current "
+                        "Gardener API, a v1 List of the structured-authentication ConfigMap and "
+                        "the Shoot. Output: -o yaml (default) or -o json.");
+            cmd->callback([&] {
+                action = [&](Context& c) {
+                    return cmd_plan(c, plan_args);
                 };
             });
         } else if (name == "migrate") {
@@ -200,7 +231,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     try {
         return action ? action(ctx) : k_exit_usage;
     } catch (const ValidationError& e) {
-        return report(err, e.what(), k_exit_error);
+        return report_invalid(err, e);
+    } catch (const UsageError& e) {
+        return report(err, std::string(e.what()) + " (see kprov --help)", k_exit_usage);
     } catch (const OperationInProgress& e) {
         return report(err, e.what(), k_exit_in_progress);
     } catch (const Error& e) {

@@ -3,6 +3,7 @@
 // configuration loaded on first use (so `kprov --help` works with a broken config).
 
 #include "config/settings.hpp"
+#include "engine/error.hpp"
 
 #include <iosfwd>
 #include <optional>
@@ -46,11 +47,24 @@ private:
     std::optional<config::Effective> m_config;
 };
 
+/// A command line that is wrong in a way CLI11 cannot see (an option value that does not fit
+/// the command); reported like CLI11's own errors, exit code 2.
+class UsageError : public Error {
+public:
+    using Error::Error;
+};
+
+struct PlanArgs {
+    std::string file;                      ///< -f FILE ("-" for stdin)
+    std::optional<std::string> runtime_id; ///< set: plan an upgrade of this runtime
+};
+
 // Command implementations (one file each, see commands_*.cpp). Each returns an exit code and
 // may throw kprov::Error, which run() reports.
 int cmd_version(Context& ctx, bool verbose);
 int cmd_config(Context& ctx);
 int cmd_config_reference(Context& ctx);
 int cmd_migrate(Context& ctx);
+int cmd_plan(Context& ctx, const PlanArgs& args);
 
 } // namespace kprov::cli

@@ -28,8 +28,13 @@ public:
     ValidationError(std::string path, std::string message);
     const std::vector<FieldProblem>& problems() const { return m_problems; }
 
+    /// Where the input came from ("rt.yaml", "the provisionRuntime mutation"); "" when unknown.
+    const std::string& source() const { return m_source; }
+    void set_source(std::string source) { m_source = std::move(source); }
+
 private:
     std::vector<FieldProblem> m_problems;
+    std::string m_source;
 };
 
 /// A configuration value (file, environment or flag) that cannot be used; refused at start.

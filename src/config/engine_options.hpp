@@ -1,0 +1,18 @@
+#pragma once
+// What the engine's pure functions need from the configuration, assembled from Settings.
+
+#include "config/settings.hpp"
+#include "engine/runtime_input.hpp"
+#include "engine/shoot_builder.hpp"
+
+namespace kprov::config {
+
+/// Defaults for converting requests into runtimes (project, auto-update defaults).
+engine::ConversionOptions conversion_options(const Settings& settings);
+
+/// Options of the Shoot builder. Reads the maintenance window file when one is configured
+/// (APP_GARDENER_MAINTENANCE_WINDOW_CONFIG_PATH), as the original did on every provisioning;
+/// throws ConfigError naming the file when it cannot be read or parsed.
+engine::ShootOptions shoot_options(const Settings& settings);
+
+} // namespace kprov::config
