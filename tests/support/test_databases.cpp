@@ -1,6 +1,7 @@
 #include "support/test_databases.hpp"
 
 #include "engine/model.hpp"
+#include "support/skip.hpp"
 
 #include <cstdlib>
 #include <filesystem>
@@ -39,7 +40,7 @@ bool env_is_one(const char* name) {
 } // namespace
 
 bool ci_requires_everything() {
-    return env_is_one("KPROV_CI");
+    return ci_requires_everything_env();
 }
 
 bool postgres_required() {

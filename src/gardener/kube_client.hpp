@@ -1,0 +1,160 @@
+#pragma once
+// A generic Kubernetes REST client: JSON in and out, Kubernetes API conventions (Status errors,
+// resourceVersion, pagination, watch with resume), retries with backoff, a client-side rate
+// limit and connection reuse. Knows nothing about shoots; see gardener_client.hpp.
+
+#include "gardener/clock.hpp"
+#include "gardener/http_transport.hpp"
+#include "gardener/kubeconfig.hpp"
+#include "gardener/retry.hpp"
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <stop_token>
+#include <string>
+
+namespace kprov::gardener {
+
+struct ClientOptions {
+    /// Client-side rate limit (token bucket); qps <= 0 turns it off.
+    double qps = 20;
+    int burst = 40;
+    std::chrono::milliseconds connect_timeout{10'000};
+    /// Per try, for everything but watch streams.
+    std::chrono::milliseconds request_timeout{60'000};
+    /// A watch stream that brings no byte for this long is dropped and resumed. Longer than the
+    /// API server's bookmark interval (about a minute).
+    std::chrono::milliseconds watch_inactivity_timeout{150'000};
+    /// timeoutSeconds sent with each watch request, so that streams end and resume regularly;
+    /// zero sends none.
+    std::chrono::seconds watch_server_timeout{600};
+    RetryPolicy retry;
+    /// Empty: "kprov/<version>".
+    std::string user_agent;
+    /// Prefix of error messages ("gardener", "runtime cluster"); empty: "kube".
+    std::string label;
+    /// KubeError::component(); empty: "k8s client - cluster".
+    std::string component;
+    /// Null: the real steady clock.
+    std::shared_ptr<Clock> clock;
+    /// Null: a CurlTransport built from the kubeconfig. Tests pass a fake.
+    std::shared_ptr<HttpTransport> transport;
+};
+
+/// Body types of PATCH.
+enum class PatchType {
+    Merge,     // application/merge-patch+json (RFC 7386)
+    Json,      // application/json-patch+json (RFC 6902); not retried once sent
+    Strategic, // application/strategic-merge-patch+json
+    Apply,     // application/apply-patch+yaml with a JSON body (server-side apply)
+};
+
+struct PatchOptions {
+    std::string field_manager; // required by Apply; "kprov" when empty there
+    bool force = false;        // Apply only: take over fields owned by other managers
+};
+
+struct ListOptions {
+    std::string label_selector;
+    std::string field_selector;
+    /// Page size; the client follows `continue` tokens and returns every item. 0: no paging.
+    int limit = 500;
+};
+
+struct DeleteOptions {
+    std::string propagation_policy; // "", Foreground, Background or Orphan
+    std::optional<int> grace_period_seconds;
+};
+
+enum class WatchEventType {
+    Added,
+    Modified,
+    Deleted,
+    Bookmark, // `object` carries only metadata.resourceVersion
+    /// The client listed the collection afresh (at the start without a resourceVersion, or
+    /// after 410 Gone): `object` is the whole list (items, metadata.resourceVersion), to be
+    /// taken as the new truth, since events may have been missed.
+    Resync,
+};
+
+struct WatchEvent {
+    WatchEventType type;
+    const nlohmann::json& object;
+};
+
+using WatchCallback = std::function<void(const WatchEvent&)>;
+
+struct WatchOptions {
+    /// Events after this version; empty: list first (a Resync event), then watch from there.
+    std::string resource_version;
+    std::string label_selector;
+    std::string field_selector;
+};
+
+/// Talks to one Kubernetes API server. Thread-safe: share one instance between threads.
+///
+/// Paths are absolute API paths such as "/api/v1/namespaces/x/configmaps/y". Every method
+/// throws KubeError for an error answer or no answer, after retrying what may be retried:
+/// 429, 503 and connection failures before the request was sent for every verb, and also 500,
+/// 502, 504 and broken connections for idempotent ones (all but POST and JSON patch); waits
+/// are capped exponential backoff with full jitter, or Retry-After when the server sends it.
+/// Messages and logs never contain credentials.
+class KubeClient {
+public:
+    explicit KubeClient(Kubeconfig config, ClientOptions options = {});
+    ~KubeClient();
+    KubeClient(const KubeClient&) = delete;
+    KubeClient& operator=(const KubeClient&) = delete;
+
+    /// The object at `path`. Throws KubeError (is_not_found()) when absent.
+    nlohmann::json get(const std::string& path);
+    /// The object at `path`, or nullopt on 404.
+    std::optional<nlohmann::json> get_if_exists(const std::string& path);
+    /// Every item of the collection at `path`, following `continue` tokens: a list object whose
+    /// metadata.resourceVersion is the snapshot to watch from. An expired continue token (410)
+    /// restarts the listing.
+    nlohmann::json list(const std::string& path, const ListOptions& options = {});
+    /// POSTs `object` to the collection (or subresource) at `path`; returns the answer.
+    nlohmann::json create(const std::string& path, const nlohmann::json& object);
+    /// create(), but AlreadyExists is no error: returns false then, true when created.
+    bool create_if_absent(const std::string& path, const nlohmann::json& object);
+    /// PUTs `object` (which should carry metadata.resourceVersion); a stale version throws
+    /// KubeError with is_conflict().
+    nlohmann::json update(const std::string& path, const nlohmann::json& object);
+    nlohmann::json patch(const std::string& path, PatchType type, const nlohmann::json& body,
+                         const PatchOptions& options = {});
+    /// DELETEs the object; returns the answer (the object with deletionTimestamp, or a Status),
+    /// or nullopt when it was already absent (404).
+    std::optional<nlohmann::json> delete_object(const std::string& path,
+                                                const DeleteOptions& options = {});
+    /// DELETEs every object of the collection at `path` matching the selectors.
+    void delete_collection(const std::string& path, const ListOptions& selectors,
+                           const DeleteOptions& options = {});
+
+    /// Watches the collection at `path` on the calling thread until `stop` is requested, calling
+    /// `callback` once per event. Resumes from the last seen resourceVersion when the stream
+    /// ends or drops; lists again (a Resync event) after 410 Gone; BOOKMARK events move the
+    /// resourceVersion on. Transient failures are retried forever with backoff; throws
+    /// KubeError for permanent ones (401, 403, 404, TLS failures) and rethrows what `callback`
+    /// throws.
+    void watch(const std::string& path, const WatchOptions& options, const WatchCallback& callback,
+               std::stop_token stop);
+
+    /// The server URL (for messages; holds no credentials).
+    const std::string& server() const;
+    /// The kubeconfig context's namespace; may be empty.
+    const std::string& default_namespace() const;
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> m_impl;
+};
+
+/// `value` percent-encoded for a URL query.
+std::string url_encode(const std::string& value);
+
+} // namespace kprov::gardener

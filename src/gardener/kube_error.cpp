@@ -1,0 +1,156 @@
+#include "gardener/kube_error.hpp"
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+
+namespace kprov::gardener {
+namespace {
+
+using nlohmann::json;
+
+std::string string_at(const json& object, const char* key) {
+    if (!object.is_object())
+        return {};
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string{};
+}
+
+// A non-Status body (an HTML error page of a proxy, say) shortened to one line.
+std::string snippet(const std::string& body) {
+    constexpr std::size_t k_max = 200;
+    std::string out;
+    bool space = false;
+    for (char c : body) {
+        if (out.size() >= k_max) {
+            out += "...";
+            break;
+        }
+        const bool is_space = c == ' ' || c == '\n' || c == '\r' || c == '\t';
+        if (is_space) {
+            space = !out.empty();
+            continue;
+        }
+        if (space)
+            out += ' ';
+        space = false;
+        out += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
+    }
+    return out;
+}
+
+std::string join_causes(const std::vector<StatusCause>& causes) {
+    std::string text;
+    for (const auto& cause : causes) {
+        if (!text.empty())
+            text += "; ";
+        text += cause.field.empty() ? cause.message : cause.field + ": " + cause.message;
+    }
+    return text;
+}
+
+std::string attempts_note(const ErrorContext& context) {
+    return context.attempts > 1 ? " (after " + std::to_string(context.attempts) + " attempts)"
+                                : std::string{};
+}
+
+} // namespace
+
+std::string default_reason(int status) {
+    switch (status) {
+    case 400:
+        return "BadRequest";
+    case 401:
+        return "Unauthorized";
+    case 403:
+        return "Forbidden";
+    case 404:
+        return "NotFound";
+    case 405:
+        return "MethodNotAllowed";
+    case 406:
+        return "NotAcceptable";
+    case 409:
+        return "Conflict";
+    case 410:
+        return "Expired";
+    case 415:
+        return "UnsupportedMediaType";
+    case 422:
+        return "Invalid";
+    case 429:
+        return "TooManyRequests";
+    case 500:
+        return "InternalError";
+    case 503:
+        return "ServiceUnavailable";
+    case 504:
+        return "Timeout";
+    default:
+        return status >= 500 ? "InternalError" : "Unknown";
+    }
+}
+
+bool retryable_status(int status, const std::string& reason) {
+    if (status == 409)
+        return reason != "AlreadyExists";
+    return status == 410 || status == 429 || status >= 500;
+}
+
+KubeError status_error(const ErrorContext& context, int status, const std::string& body) {
+    const json parsed = json::parse(body, nullptr, false);
+    const bool is_status = parsed.is_object() && string_at(parsed, "kind") == "Status";
+    std::string reason = is_status ? string_at(parsed, "reason") : std::string{};
+    if (reason.empty())
+        reason = default_reason(status);
+    std::vector<StatusCause> causes;
+    if (is_status) {
+        const auto details = parsed.find("details");
+        if (details != parsed.end() && details->is_object()) {
+            const auto list = details->find("causes");
+            if (list != details->end() && list->is_array())
+                for (const auto& c : *list)
+                    causes.push_back(
+                        {string_at(c, "field"), string_at(c, "reason"), string_at(c, "message")});
+        }
+    }
+    std::string detail = join_causes(causes);
+    if (detail.empty())
+        detail = is_status ? string_at(parsed, "message") : snippet(body);
+    std::string message =
+        context.label + ": " + context.request + ": " + std::to_string(status) + " " + reason;
+    if (!detail.empty())
+        message += ": " + detail;
+    message += attempts_note(context);
+    return KubeError(std::move(message), status, retryable_status(status, reason), reason,
+                     std::move(causes), context.request, context.component);
+}
+
+KubeError transport_error(const ErrorContext& context, const std::string& detail, bool retryable) {
+    return KubeError(context.label + ": " + context.request + ": " + detail +
+                         attempts_note(context),
+                     0, retryable, "", {}, context.request, context.component);
+}
+
+std::optional<std::chrono::seconds> retry_after(const std::string& header_value,
+                                                const std::string& body) {
+    long long seconds = -1;
+    const char* begin = header_value.data();
+    const char* end = begin + header_value.size();
+    while (begin != end && *begin == ' ')
+        ++begin;
+    if (auto [ptr, ec] = std::from_chars(begin, end, seconds); ec == std::errc() && ptr != begin)
+        return std::chrono::seconds(std::max(seconds, 0LL));
+    // An HTTP-date Retry-After is not used by Kubernetes; fall back to the Status field.
+    const json parsed = json::parse(body, nullptr, false);
+    if (parsed.is_object()) {
+        const auto details = parsed.find("details");
+        if (details != parsed.end() && details->is_object()) {
+            const auto value = details->find("retryAfterSeconds");
+            if (value != details->end() && value->is_number_integer())
+                return std::chrono::seconds(std::max(value->get<long long>(), 0LL));
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace kprov::gardener

@@ -1,0 +1,194 @@
+// KubeClient::watch: a list-then-watch loop that survives dropped streams, 410 Gone and server
+// restarts, the way client-go's reflector does.
+
+#include "gardener/kube_client_impl.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace kprov::gardener {
+namespace {
+
+using nlohmann::json;
+
+// How one watch stream ended.
+struct StreamOutcome {
+    int events = 0;    // events delivered, bookmarks included
+    bool gone = false; // 410: the resourceVersion is too old, list again
+    std::optional<KubeError> error;
+};
+
+// Splits a watch body into newline-delimited JSON events and hands them on.
+class EventSplitter {
+public:
+    EventSplitter(std::string& resource_version, const WatchCallback& callback,
+                  StreamOutcome& outcome, const ErrorContext& context)
+        : m_resource_version(resource_version)
+        , m_callback(callback)
+        , m_outcome(outcome)
+        , m_context(context) {}
+
+    /// False when the stream should end (410, an ERROR event, a malformed line).
+    bool feed(std::string_view chunk) {
+        m_buffer.append(chunk);
+        std::size_t start = 0;
+        bool go_on = true;
+        for (auto end = m_buffer.find('\n'); go_on && end != std::string::npos;
+             end = m_buffer.find('\n', start)) {
+            const std::string_view line(m_buffer.data() + start, end - start);
+            start = end + 1;
+            if (line.find_first_not_of(" \r\t") != std::string_view::npos)
+                go_on = handle(line);
+        }
+        m_buffer.erase(0, start);
+        return go_on;
+    }
+
+private:
+    bool handle(std::string_view line) {
+        json event = json::parse(line, nullptr, false);
+        const auto object = event.is_object() ? event.find("object") : event.end();
+        if (!event.is_object() || object == event.end() || !object->is_object() ||
+            !event.contains("type") || !event["type"].is_string()) {
+            m_outcome.error =
+                transport_error(m_context, "the watch stream sent a malformed event", true);
+            return false;
+        }
+        const std::string type = event["type"].get<std::string>();
+        if (type == "ERROR") {
+            const int code = object->value("code", 0);
+            if (code == 410) {
+                m_outcome.gone = true;
+                return false;
+            }
+            m_outcome.error = status_error(m_context, code > 0 ? code : 500, object->dump());
+            return false;
+        }
+        WatchEventType kind{};
+        if (type == "ADDED")
+            kind = WatchEventType::Added;
+        else if (type == "MODIFIED")
+            kind = WatchEventType::Modified;
+        else if (type == "DELETED")
+            kind = WatchEventType::Deleted;
+        else if (type == "BOOKMARK")
+            kind = WatchEventType::Bookmark;
+        else
+            return true; // a type from a newer API: skip it
+        if (const auto meta = object->find("metadata"); meta != object->end() && meta->is_object())
+            if (auto rv = meta->value("resourceVersion", ""); !rv.empty())
+                m_resource_version = std::move(rv);
+        ++m_outcome.events;
+        m_callback(WatchEvent{kind, *object});
+        return true;
+    }
+
+    std::string& m_resource_version;
+    const WatchCallback& m_callback;
+    StreamOutcome& m_outcome;
+    const ErrorContext& m_context;
+    std::string m_buffer;
+};
+
+StreamOutcome stream(KubeClient::Impl& impl, const std::string& path, const WatchOptions& options,
+                     std::string& resource_version, const WatchCallback& callback,
+                     const std::stop_token& stop) {
+    ApiCall call{"GET", path, selector_query({options.label_selector, options.field_selector, 0}),
+                 "",    "",   true};
+    append_query(call.query, "watch", "1");
+    append_query(call.query, "resourceVersion", resource_version);
+    append_query(call.query, "allowWatchBookmarks", "true");
+    if (impl.options.watch_server_timeout.count() > 0)
+        append_query(call.query, "timeoutSeconds",
+                     std::to_string(impl.options.watch_server_timeout.count()));
+    StreamOutcome outcome;
+    if (!impl.limiter.acquire(stop))
+        return outcome;
+    const ErrorContext context = impl.error_context(call, 1);
+    EventSplitter splitter(resource_version, callback, outcome, context);
+    HttpRequest request = impl.make_request(call);
+    request.total_timeout = std::chrono::milliseconds(0);
+    request.inactivity_timeout = impl.options.watch_inactivity_timeout;
+    request.on_body = [&](std::string_view chunk) {
+        return splitter.feed(chunk) && !stop.stop_requested();
+    };
+    request.should_stop = [&] {
+        return stop.stop_requested();
+    };
+    const auto started = impl.clock->now();
+    try {
+        const HttpResponse response = impl.transport->perform(request);
+        impl.log_exchange(call, response.status, started, &response);
+        if (stop.stop_requested() || (response.status >= 200 && response.status < 300))
+            return outcome;
+        KubeError error = status_error(context, response.status, response.body);
+        if (error.is_gone())
+            outcome.gone = true;
+        else
+            outcome.error = std::move(error);
+    } catch (const TransportError& e) {
+        impl.log_exchange(call, 0, started, nullptr);
+        if (!stop.stop_requested())
+            outcome.error = transport_error(context, std::string("watch stream broke: ") + e.what(),
+                                            e.kind() != TransportError::Kind::Tls);
+    }
+    return outcome;
+}
+
+} // namespace
+
+void KubeClient::watch(const std::string& path, const WatchOptions& options,
+                       const WatchCallback& callback, std::stop_token stop) {
+    Impl& impl = *m_impl;
+    const auto& log = spdlog::default_logger();
+    std::string resource_version = options.resource_version;
+    bool need_list = resource_version.empty();
+    bool token_refreshed = false;
+    int failures = 0; // consecutive attempts that delivered nothing
+    while (!stop.stop_requested()) {
+        if (failures > 0 &&
+            !impl.clock->sleep_for(backoff_delay(impl.options.retry, failures - 1), stop))
+            return;
+        if (need_list) {
+            try {
+                const json list =
+                    impl.list_all(path, {options.label_selector, options.field_selector});
+                const auto meta = list.find("metadata");
+                resource_version = meta != list.end() && meta->is_object()
+                                       ? meta->value("resourceVersion", "")
+                                       : std::string{};
+                need_list = false;
+                callback(WatchEvent{WatchEventType::Resync, list});
+            } catch (const KubeError& e) {
+                if (!e.retryable())
+                    throw;
+                log->warn("{}; the watch lists again later", e.what());
+                ++failures;
+                continue;
+            }
+        }
+        log->debug("{}: watching {} from resourceVersion {}", impl.options.label, path,
+                   resource_version);
+        StreamOutcome outcome = stream(impl, path, options, resource_version, callback, stop);
+        if (stop.stop_requested())
+            return;
+        failures = outcome.events > 0 ? 0 : failures + 1;
+        if (outcome.gone) {
+            log->info("{}: watch of {}: resourceVersion {} is too old, listing again",
+                      impl.options.label, path, resource_version);
+            need_list = true;
+        } else if (outcome.error) {
+            const KubeError& error = *outcome.error;
+            if (error.is_unauthorized() && !impl.config.token_file.empty() && !token_refreshed) {
+                token_refreshed = true; // a rotated token file gets one more chance
+                impl.authorization(true);
+                continue;
+            }
+            if (!error.retryable())
+                throw error;
+            log->warn("{}; resuming the watch", error.what());
+            failures = std::max(failures, 1);
+        }
+    }
+}
+
+} // namespace kprov::gardener

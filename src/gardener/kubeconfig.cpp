@@ -1,0 +1,222 @@
+#include "gardener/kubeconfig.hpp"
+
+#include "engine/error.hpp"
+#include "gardener/base64.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <yaml-cpp/yaml.h>
+
+namespace kprov::gardener {
+namespace {
+
+// Reads one kubeconfig; every error names the source and the field, never a value.
+class Reader {
+public:
+    Reader(std::string source, std::filesystem::path base_dir)
+        : m_source(std::move(source))
+        , m_base_dir(std::move(base_dir)) {}
+
+    [[noreturn]] void fail(const std::string& field, const std::string& problem) const {
+        throw ConfigError("kubeconfig " + m_source + ": " +
+                          (field.empty() ? problem : field + ": " + problem));
+    }
+
+    // The string at `node[key]`; "" when absent or null.
+    std::string text(const YAML::Node& node, const char* key, const std::string& field) const {
+        const YAML::Node value = node[key];
+        if (!value || value.IsNull())
+            return {};
+        if (!value.IsScalar())
+            fail(field + "." + key, "must be a string");
+        return value.Scalar();
+    }
+
+    bool flag(const YAML::Node& node, const char* key, const std::string& field) const {
+        const std::string value = text(node, key, field);
+        if (value.empty() || value == "false")
+            return false;
+        if (value == "true")
+            return true;
+        fail(field + "." + key, "must be true or false");
+    }
+
+    // The entry of list `key` (clusters, users, contexts) named `name`, and its inner map.
+    YAML::Node entry(const YAML::Node& root, const char* list, const char* inner,
+                     const std::string& name, const std::string& referrer) const {
+        const YAML::Node items = root[list];
+        if (items && !items.IsNull() && !items.IsSequence())
+            fail(list, "must be a list");
+        if (items) {
+            for (std::size_t i = 0; i < items.size(); ++i) {
+                const YAML::Node item = items[i];
+                if (item.IsMap() && item["name"] && item["name"].IsScalar() &&
+                    item["name"].Scalar() == name) {
+                    const YAML::Node body = item[inner];
+                    if (!body || !body.IsMap())
+                        fail(label(list, name) + "." + inner, "missing");
+                    return body;
+                }
+            }
+        }
+        fail(referrer, "names " + std::string(list) + " entry \"" + name + "\", which is missing");
+    }
+
+    static std::string label(const char* list, const std::string& name) {
+        return std::string(list) + "[\"" + name + "\"]";
+    }
+
+    // `*-data` (base64) or the file named by `file_key`, whichever is set; "" when neither.
+    std::string data_or_file(const YAML::Node& node, const char* data_key, const char* file_key,
+                             const std::string& field) const {
+        const std::string data = text(node, data_key, field);
+        const std::string file = text(node, file_key, field);
+        if (!data.empty() && !file.empty())
+            fail(field, std::string("set either ") + data_key + " or " + file_key + ", not both");
+        if (!data.empty()) {
+            auto decoded = base64_decode(data);
+            if (!decoded || decoded->empty())
+                fail(field + "." + data_key, "not valid base64");
+            return *decoded;
+        }
+        if (!file.empty())
+            return read_file(resolve(file), field + "." + file_key);
+        return {};
+    }
+
+    std::filesystem::path resolve(const std::string& file) const {
+        std::filesystem::path path(file);
+        if (path.is_relative() && !m_base_dir.empty())
+            path = m_base_dir / path;
+        return path.lexically_normal();
+    }
+
+    std::string read_file(const std::filesystem::path& path, const std::string& field) const {
+        std::ifstream in(path, std::ios::binary);
+        if (!in)
+            fail(field, "cannot read " + path.string() + ": " + std::strerror(errno));
+        std::ostringstream content;
+        content << in.rdbuf();
+        if (content.str().empty())
+            fail(field, path.string() + " is empty");
+        return content.str();
+    }
+
+private:
+    std::string m_source;
+    std::filesystem::path m_base_dir;
+};
+
+std::string trim(std::string s) {
+    const auto first = s.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos)
+        return {};
+    return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+void read_cluster(const Reader& r, const YAML::Node& cluster, const std::string& field,
+                  Kubeconfig& config) {
+    config.server = r.text(cluster, "server", field);
+    if (config.server.empty())
+        r.fail(field + ".server", "missing");
+    if (config.server.rfind("https://", 0) != 0 && config.server.rfind("http://", 0) != 0)
+        r.fail(field + ".server", "must be an http:// or https:// URL");
+    while (config.server.size() > 1 && config.server.back() == '/')
+        config.server.pop_back();
+    config.ca_pem =
+        r.data_or_file(cluster, "certificate-authority-data", "certificate-authority", field);
+    config.insecure_skip_tls_verify = r.flag(cluster, "insecure-skip-tls-verify", field);
+    if (config.insecure_skip_tls_verify && !config.ca_pem.empty())
+        r.fail(field, "certificate-authority and insecure-skip-tls-verify exclude each other");
+    config.tls_server_name = r.text(cluster, "tls-server-name", field);
+    config.proxy_url = r.text(cluster, "proxy-url", field);
+}
+
+void read_user(const Reader& r, const YAML::Node& user, const std::string& field,
+               Kubeconfig& config) {
+    config.token = r.text(user, "token", field);
+    const std::string token_file = r.text(user, "tokenFile", field);
+    if (!token_file.empty()) {
+        if (!config.token.empty())
+            r.fail(field, "set either token or tokenFile, not both");
+        config.token_file = std::filesystem::absolute(r.resolve(token_file)).string();
+        config.token = trim(r.read_file(config.token_file, field + ".tokenFile"));
+        if (config.token.empty())
+            r.fail(field + ".tokenFile", config.token_file + " holds no token");
+    }
+    config.client_certificate_pem =
+        r.data_or_file(user, "client-certificate-data", "client-certificate", field);
+    config.client_key_pem = r.data_or_file(user, "client-key-data", "client-key", field);
+    if (config.client_certificate_pem.empty() != config.client_key_pem.empty())
+        r.fail(field, config.client_key_pem.empty() ? "client certificate without client key"
+                                                    : "client key without client certificate");
+    const bool has_credentials = !config.token.empty() || !config.client_certificate_pem.empty();
+    if (!has_credentials) {
+        // Say what is there instead of failing later with a bare 401.
+        for (const char* unsupported : {"exec", "auth-provider", "username"})
+            if (user[unsupported])
+                r.fail(std::string(field) + "." + unsupported,
+                       "not supported by kprov; use token, tokenFile or a client certificate");
+    }
+}
+
+} // namespace
+
+std::string read_token_file(const std::string& path) {
+    Reader reader(path, {});
+    std::string token = trim(reader.read_file(path, "tokenFile"));
+    if (token.empty())
+        reader.fail("tokenFile", "holds no token");
+    return token;
+}
+
+Kubeconfig parse_kubeconfig(std::string_view text, const std::string& source,
+                            const std::filesystem::path& base_dir, const std::string& context) {
+    const Reader r(source, base_dir);
+    YAML::Node root;
+    try {
+        root = YAML::Load(std::string(text));
+    } catch (const YAML::Exception& e) {
+        // e.msg names the syntax problem, never the content around it.
+        r.fail("", "not valid YAML at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+    }
+    if (!root.IsMap())
+        r.fail("", "not a kubeconfig (expected a YAML map with clusters, users and contexts)");
+
+    Kubeconfig config;
+    config.source = source;
+    config.context = context.empty() ? r.text(root, "current-context", "") : context;
+    if (config.context.empty()) {
+        const YAML::Node contexts = root["contexts"];
+        if (contexts && contexts.IsSequence() && contexts.size() == 1 && contexts[0]["name"])
+            config.context = contexts[0]["name"].as<std::string>("");
+        if (config.context.empty())
+            r.fail("current-context", "missing, and no context was chosen");
+    }
+    const std::string context_field = Reader::label("contexts", config.context);
+    const YAML::Node ctx = r.entry(root, "contexts", "context", config.context,
+                                   context.empty() ? "current-context" : "context");
+    const std::string cluster_name = r.text(ctx, "cluster", context_field + ".context");
+    if (cluster_name.empty())
+        r.fail(context_field + ".context.cluster", "missing");
+    const std::string user_name = r.text(ctx, "user", context_field + ".context");
+    config.default_namespace = r.text(ctx, "namespace", context_field + ".context");
+
+    read_cluster(r, r.entry(root, "clusters", "cluster", cluster_name, context_field + ".cluster"),
+                 Reader::label("clusters", cluster_name) + ".cluster", config);
+    if (!user_name.empty())
+        read_user(r, r.entry(root, "users", "user", user_name, context_field + ".user"),
+                  Reader::label("users", user_name) + ".user", config);
+    return config;
+}
+
+Kubeconfig load_kubeconfig(const std::filesystem::path& path, const std::string& context) {
+    const Reader r(path.string(), {});
+    const std::string text = r.read_file(path, "");
+    return parse_kubeconfig(text, path.string(), std::filesystem::absolute(path).parent_path(),
+                            context);
+}
+
+} // namespace kprov::gardener
