@@ -1,16 +1,19 @@
 // kprov plan: what provision or upgrade-shoot would send to Gardener, without changing anything.
 
+#include "cli/access.hpp"
 #include "cli/app.hpp"
 #include "cli/context.hpp"
+#include "cli/json_diff.hpp"
 #include "cli/runtime_file.hpp"
 #include "cli/yaml_output.hpp"
 #include "config/engine_options.hpp"
 #include "engine/error.hpp"
 #include "engine/runtime_input.hpp"
 #include "engine/shoot_builder.hpp"
+#include "engine/shoot_upgrade.hpp"
+#include "gardener/gardener_client.hpp"
 
 #include <nlohmann/json.hpp>
-
 #include <ostream>
 
 namespace kprov::cli {
@@ -42,24 +45,70 @@ std::string plan_document(const engine::ShootPlan& plan) {
     return list.dump();
 }
 
+template <typename Parse> auto read_input(const std::string& file, Parse parse) {
+    try {
+        return parse(read_runtime_file(file));
+    } catch (ValidationError& e) {
+        e.set_source(file);
+        throw;
+    }
+}
+
+// The change upgrade-shoot would make to the live shoot: its diff, or with -o json the whole
+// new object.
+int plan_upgrade(Context& ctx, const PlanArgs& args, const std::string& format) {
+    const auto input = read_input(args.file, [](const nlohmann::json& document) {
+        auto parsed = engine::parse_upgrade_input(document);
+        engine::validate_upgrade(parsed);
+        return parsed;
+    });
+    auto store = open_configured_store(ctx);
+    const auto runtime = find_runtime_or_throw(*store, *args.runtime_id);
+    engine::GardenerConfig merged;
+    try {
+        merged = engine::merge_upgrade(runtime.gardener, input);
+    } catch (ValidationError& e) {
+        e.set_source(args.file);
+        throw;
+    }
+    auto gardener = open_gardener(ctx);
+    const auto live = gardener->get_shoot(runtime.gardener.name);
+    if (!live)
+        throw NotFound("shoot \"" + runtime.gardener.name + "\" of runtime " + runtime.id +
+                       " does not exist in " + gardener->namespace_name());
+    const std::string live_json = live->dump();
+    const auto upgrade = engine::build_shoot_upgrade(live_json, merged, input,
+                                                     config::shoot_options(ctx.config().settings));
+    if (format == "json") {
+        ctx.out() << nlohmann::ordered_json::parse(upgrade.shoot).dump(2) << '\n';
+        return k_exit_ok;
+    }
+    const auto lines = json_diff(live_json, upgrade.shoot, {"metadata.managedFields", "status"});
+    if (lines.empty())
+        ctx.out() << "no change: shoot " << runtime.gardener.name << " already matches\n";
+    for (const auto& line : lines)
+        ctx.out() << line << '\n';
+    if (upgrade.oidc_config_map)
+        ctx.out() << "~ ConfigMap "
+                  << engine::structured_auth_config_map_name(runtime.gardener.name)
+                  << ": replaced with the new OIDC configuration\n";
+    return k_exit_ok;
+}
+
 } // namespace
 
 int cmd_plan(Context& ctx, const PlanArgs& args) {
     const std::string format = output_format(ctx);
     if (args.runtime_id)
-        throw Error("`kprov plan RUNTIME_ID -f FILE` (the upgrade diff) is not built yet in this "
-                    "version of kprov; `kprov plan -f FILE` shows a provisioning plan");
+        return plan_upgrade(ctx, args, format);
     const auto& settings = ctx.config().settings;
     const auto conversion = config::conversion_options(settings);
 
-    engine::ProvisionInput input;
-    try {
-        input = engine::parse_provision_input(read_runtime_file(args.file));
-        engine::validate_provision(input, conversion);
-    } catch (ValidationError& e) {
-        e.set_source(args.file);
-        throw;
-    }
+    const auto input = read_input(args.file, [&](const nlohmann::json& document) {
+        auto parsed = engine::parse_provision_input(document);
+        engine::validate_provision(parsed, conversion);
+        return parsed;
+    });
     const auto runtime =
         engine::to_runtime(input, k_runtime_placeholder, settings.tenant.value_or("<tenant>"),
                            settings.sub_account.value_or(""), SystemClock().now(), conversion);

@@ -3,9 +3,8 @@
 #include "engine/error.hpp"
 
 #include <nlohmann/json.hpp>
-#include <yaml-cpp/yaml.h>
-
 #include <regex>
+#include <yaml-cpp/yaml.h>
 
 namespace kprov::cli {
 namespace {
@@ -22,7 +21,7 @@ bool needs_quotes(const std::string& s) {
 void emit(YAML::Emitter& out, const Json& value) {
     switch (value.type()) {
     case Json::value_t::object:
-        if (value.empty())  // "{}" on the key's line, not a lone "{}" below it
+        if (value.empty()) // "{}" on the key's line, not a lone "{}" below it
             out << YAML::Flow;
         out << YAML::BeginMap;
         for (const auto& [key, item] : value.items()) {
@@ -60,7 +59,7 @@ void emit(YAML::Emitter& out, const Json& value) {
     case Json::value_t::null:
         out << YAML::Null;
         break;
-    default:  // numbers: JSON's own text is valid YAML
+    default: // numbers: JSON's own text is valid YAML
         out << value.dump();
         break;
     }

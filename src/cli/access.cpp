@@ -1,0 +1,35 @@
+#include "cli/access.hpp"
+
+#include "engine/error.hpp"
+#include "gardener/gardener_client.hpp"
+#include "gardener/kubeconfig.hpp"
+
+namespace kprov::cli {
+
+std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx) {
+    const auto& settings = ctx.config().settings;
+    stores::OpenOptions options;
+    options.secret_key = settings.database.secret_key;
+    options.schema = settings.store_url.rfind("sqlite://", 0) == 0 ? stores::SchemaCheck::Migrate
+                                                                  : stores::SchemaCheck::Require;
+    return stores::open_store(settings.store_url, options);
+}
+
+std::shared_ptr<gardener::GardenerClient> open_gardener(Context& ctx) {
+    const auto& settings = ctx.config().settings;
+    gardener::ClientOptions options;
+    options.qps = settings.gardener_qps;
+    options.burst = settings.gardener_burst;
+    return std::make_shared<gardener::GardenerClient>(
+        gardener::load_kubeconfig(settings.gardener_kubeconfig_path), settings.gardener_project,
+        options);
+}
+
+engine::Runtime find_runtime_or_throw(engine::Store& store, const std::string& runtime_id) {
+    auto runtime = store.find_runtime(runtime_id);
+    if (!runtime)
+        throw NotFound("runtime \"" + runtime_id + "\" not found");
+    return std::move(*runtime);
+}
+
+} // namespace kprov::cli

@@ -1,0 +1,27 @@
+#pragma once
+// Opening what commands talk to, from the effective configuration: the state store and
+// Gardener. One place, so every command opens them the same way.
+
+#include "cli/context.hpp"
+#include "stores/open_store.hpp"
+
+#include <memory>
+
+namespace kprov::gardener {
+class GardenerClient;
+}
+
+namespace kprov::cli {
+
+/// The configured store. A local SQLite store gets its schema on first use; PostgreSQL must be
+/// migrated with `kprov migrate` first (StoreError says so).
+std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx);
+
+/// A Gardener client for garden-<project>, from APP_GARDENER_KUBECONFIG_PATH (or
+/// --gardener-kubeconfig). Throws ConfigError naming the file when it cannot be used.
+std::shared_ptr<gardener::GardenerClient> open_gardener(Context& ctx);
+
+/// The runtime with this id; throws NotFound "runtime <id> not found" when there is none.
+engine::Runtime find_runtime_or_throw(engine::Store& store, const std::string& runtime_id);
+
+} // namespace kprov::cli

@@ -1,0 +1,39 @@
+#pragma once
+// The engine's ShootClient port (engine/ports.hpp) on top of GardenerClient: JSON in, the
+// engine's typed ShootState out, Kubernetes errors mapped to the engine's kinds.
+
+#include "engine/ports.hpp"
+#include "gardener/gardener_client.hpp"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <memory>
+
+namespace kprov::gardener {
+
+/// Reads what the engine needs of a Shoot. Every field is optional: an absent or mistyped one
+/// reads as ShootState's default, never as an exception.
+engine::ShootState shoot_state(const nlohmann::json& shoot);
+
+/// Thread-safe (as GardenerClient). create() throws kprov::Conflict for AlreadyExists and
+/// update() for a stale resourceVersion; other failures are KubeError (a RemoteError).
+class GardenerShootClient final : public engine::ShootClient {
+public:
+    explicit GardenerShootClient(std::shared_ptr<GardenerClient> client);
+
+    std::optional<engine::ShootState> get(const std::string& name) override;
+    std::vector<engine::ShootState> list(const std::string& label_selector) override;
+    engine::ShootState create(const std::string& shoot_json) override;
+    engine::ShootState update(const std::string& shoot_json) override;
+    engine::ShootState patch(const std::string& name, const std::string& merge_patch_json) override;
+    bool remove(const std::string& name) override;
+    std::string admin_kubeconfig(const std::string& name,
+                                 std::chrono::seconds expiration) override;
+    void put_config_map(const std::string& config_map_json) override;
+    void delete_config_map(const std::string& name) override;
+
+private:
+    std::shared_ptr<GardenerClient> m_client;
+};
+
+} // namespace kprov::gardener
