@@ -76,7 +76,8 @@ engine::ShootState shoot_state(const json& shoot) {
     if (auto deletion = text_at(shoot, {"metadata", "deletionTimestamp"}); !deletion.empty())
         s.deletion_timestamp = parse_db_time(deletion);
     s.hibernation_enabled = bool_at(shoot, {"spec", "hibernation", "enabled"});
-    s.is_hibernated = bool_at(shoot, {"status", "isHibernated"});
+    // Gardener's Go field IsHibernated is "hibernated" on the wire.
+    s.is_hibernated = bool_at(shoot, {"status", "hibernated"});
     if (const json* op = at(shoot, {"status", "lastOperation"}); op && op->is_object()) {
         engine::ShootState::LastOperation last;
         last.type = text_at(*op, {"type"});

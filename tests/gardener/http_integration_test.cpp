@@ -1,9 +1,9 @@
 // The client over real sockets against a small cpp-httplib server: TLS verification, token and
 // client-certificate auth, a wrong CA, connection reuse, timeouts and watch streams.
 
-#include "support/skip.hpp"
 #include "gardener/kube_client.hpp"
 #include "gardener/kube_error.hpp"
+#include "support/skip.hpp"
 #include "test_certs.hpp"
 
 #include <atomic>

@@ -16,7 +16,7 @@ TEST(ShootState, ReadsEverythingTheEngineNeeds) {
                    "labels": {"account": "ga"}},
       "spec": {"dns": {"domain": "rt1.example.com"}, "seedName": "aws-eu1",
                "kubernetes": {"version": "1.30.1"}, "hibernation": {"enabled": true}},
-      "status": {"observedGeneration": 2, "isHibernated": true,
+      "status": {"observedGeneration": 2, "hibernated": true,
                  "lastOperation": {"type": "Reconcile", "state": "Failed", "progress": 40,
                                    "description": "quota"},
                  "lastErrors": [{"description": "no quota", "codes": ["ERR_INFRA_QUOTA_EXCEEDED"]},

@@ -1,0 +1,194 @@
+#include "watch_hub.hpp"
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <list>
+#include <mutex>
+
+namespace kprov::sim {
+
+namespace {
+
+using Steady = std::chrono::steady_clock;
+
+struct Event {
+    std::uint64_t rv;
+    std::string type;
+    Json object;
+};
+
+bool matches(const WatchOptions& o, const Json& obj) {
+    const Json& md = obj["metadata"];
+    if (!o.ns.empty() && md.value("namespace", std::string()) != o.ns)
+        return false;
+    return o.labels.matches(md.value("labels", Json::object())) && o.fields.matches(obj);
+}
+
+std::string line(const std::string& type, const Json& object) {
+    return Json{{"type", type}, {"object", object}}.dump() + "\n";
+}
+
+} // namespace
+
+struct WatchHub::State {
+    struct Stream {
+        WatchOptions opts;
+        std::deque<std::string> pending;
+        bool closed = false;
+        bool abrupt = false;
+        Steady::time_point deadline;
+        Steady::time_point next_bookmark;
+    };
+
+    mutable std::mutex mu;
+    std::condition_variable cv;
+    std::size_t history_limit;
+    std::deque<Event> history;
+    std::uint64_t floor = 0;  // a watch from rv < floor is too old
+    std::uint64_t latest = 0; // rv of the last published event
+    bool stopped = false;
+    std::list<std::shared_ptr<Stream>> streams;
+
+    // Called by a server thread; see StreamSource. Waits at most a second so that the server
+    // notices its own shutdown between calls.
+    bool next(const std::shared_ptr<Stream>& s, std::string& out, bool& abort) {
+        std::unique_lock lock(mu);
+        auto wake = std::min(Steady::now() + std::chrono::seconds(1), s->deadline);
+        if (s->opts.bookmarks)
+            wake = std::min(wake, s->next_bookmark);
+        cv.wait_until(lock, wake, [&] { return !s->pending.empty() || s->closed || stopped; });
+        while (!s->pending.empty()) {
+            out += s->pending.front();
+            s->pending.pop_front();
+        }
+        auto now = Steady::now();
+        if (s->opts.bookmarks && now >= s->next_bookmark && out.empty()) {
+            Json bm = {{"kind", s->opts.bookmark_kind},
+                       {"apiVersion", s->opts.bookmark_api_version},
+                       {"metadata", {{"resourceVersion", std::to_string(latest)}}}};
+            out += line("BOOKMARK", bm);
+            s->next_bookmark = now + std::chrono::duration_cast<Steady::duration>(
+                                         std::chrono::duration<double>(s->opts.bookmark_seconds));
+        }
+        if (s->closed || stopped || now >= s->deadline) {
+            abort = s->abrupt;
+            streams.remove(s);
+            return false;
+        }
+        return true;
+    }
+};
+
+WatchHub::WatchHub(std::size_t history_limit)
+    : m_state(std::make_shared<State>()) {
+    m_state->history_limit = std::max<std::size_t>(history_limit, 1);
+}
+
+WatchHub::~WatchHub() {
+    shutdown();
+}
+
+void WatchHub::publish(const std::string& type, const Json& object, std::uint64_t rv) {
+    std::lock_guard lock(m_state->mu);
+    m_state->history.push_back({rv, type, object});
+    m_state->latest = rv;
+    while (m_state->history.size() > m_state->history_limit) {
+        m_state->floor = std::max(m_state->floor, m_state->history.front().rv);
+        m_state->history.pop_front();
+    }
+    std::string text = line(type, object);
+    for (auto& s : m_state->streams)
+        if (!s->closed && matches(s->opts, object))
+            s->pending.push_back(text);
+    m_state->cv.notify_all();
+}
+
+std::shared_ptr<StreamSource> WatchHub::subscribe(const WatchOptions& opts,
+                                                  std::optional<std::uint64_t> from_rv,
+                                                  const std::vector<Json>& initial) {
+    auto s = std::make_shared<State::Stream>();
+    s->opts = opts;
+    auto now = Steady::now();
+    s->deadline = now + std::chrono::duration_cast<Steady::duration>(
+                            std::chrono::duration<double>(std::max(0.0, opts.timeout_seconds)));
+    s->next_bookmark = now + std::chrono::duration_cast<Steady::duration>(
+                                 std::chrono::duration<double>(opts.bookmark_seconds));
+    {
+        std::lock_guard lock(m_state->mu);
+        if (from_rv) {
+            if (*from_rv < m_state->floor)
+                throw expired("too old resource version: " + std::to_string(*from_rv) + " (" +
+                              std::to_string(m_state->floor + 1) + ")");
+            for (const auto& e : m_state->history)
+                if (e.rv > *from_rv && matches(opts, e.object))
+                    s->pending.push_back(line(e.type, e.object));
+        } else {
+            for (const auto& obj : initial)
+                if (matches(opts, obj))
+                    s->pending.push_back(line("ADDED", obj));
+        }
+        s->closed = m_state->stopped;
+        m_state->streams.push_back(s);
+    }
+    auto state = m_state;
+    auto src = std::make_shared<StreamSource>();
+    src->next = [state, s](std::string& out, bool& abort) {
+        return state->next(s, out, abort);
+    };
+    src->release = [state, s] {
+        std::lock_guard lock(state->mu);
+        state->streams.remove(s);
+    };
+    return src;
+}
+
+std::shared_ptr<StreamSource> WatchHub::error_stream(const Json& status) {
+    auto src = std::make_shared<StreamSource>();
+    auto sent = std::make_shared<bool>(false);
+    src->next = [status, sent](std::string& out, bool&) {
+        if (!*sent)
+            out += line("ERROR", status);
+        *sent = true;
+        return false;
+    };
+    return src;
+}
+
+void WatchHub::compact(std::uint64_t rv) {
+    std::lock_guard lock(m_state->mu);
+    m_state->floor = std::max(m_state->floor, rv);
+    while (!m_state->history.empty() && m_state->history.front().rv <= rv)
+        m_state->history.pop_front();
+}
+
+bool WatchHub::too_old(std::uint64_t rv) const {
+    std::lock_guard lock(m_state->mu);
+    return rv < m_state->floor;
+}
+
+std::size_t WatchHub::drop_all(bool abrupt) {
+    std::lock_guard lock(m_state->mu);
+    std::size_t n = 0;
+    for (auto& s : m_state->streams) {
+        if (!s->closed)
+            ++n;
+        s->closed = true;
+        s->abrupt = abrupt;
+    }
+    m_state->cv.notify_all();
+    return n;
+}
+
+void WatchHub::shutdown() {
+    std::lock_guard lock(m_state->mu);
+    m_state->stopped = true;
+    m_state->cv.notify_all();
+}
+
+std::size_t WatchHub::open_streams() const {
+    std::lock_guard lock(m_state->mu);
+    return m_state->streams.size();
+}
+
+} // namespace kprov::sim

@@ -1,0 +1,59 @@
+#pragma once
+// Everything the simulator's world lock protects (the garden's objects, shoots, runtime
+// clusters, the resourceVersion counter), plus the handlers that need it. server.cpp owns one
+// World; handlers run with `mu` held, except watch streams, which only touch the WatchHub.
+
+#include "clusters.hpp"
+#include "director.hpp"
+#include "faults.hpp"
+#include "object_store.hpp"
+#include "shoot_store.hpp"
+#include "sim.hpp"
+#include "watch_hub.hpp"
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+
+namespace kprov::sim {
+
+struct World {
+    explicit World(const SimOptions& opts, std::string ca_pem);
+
+    std::mutex mu;
+    std::uint64_t rv = 0;
+    WatchHub hub;
+    ObjectStore garden;
+    ClusterRegistry clusters;
+    ShootStore shoots;
+    Json seed;
+    std::string ca_pem;
+    double bookmark_seconds;
+    double watch_timeout_seconds;
+    bool watch_expired_as_event;
+
+    /// Serves a Gardener API request (discovery, shoots, seeds, garden config maps, secrets
+    /// and namespaces) for the authenticated `user`. Call with `mu` held. Throws ApiError.
+    ApiResponse handle_gardener(const ApiRequest& req, const std::string& user);
+
+    /// The resources the Gardener API serves, for discovery and path parsing.
+    static const std::vector<ResourceInfo>& gardener_resources();
+};
+
+/// The objects the /sim control endpoints act on.
+struct Services {
+    World& world;
+    Faults& faults;
+    Stats& stats;
+    Director& director;
+    std::function<void()> wake_ticker;
+};
+
+/// Serves /sim/... (see tests/sim/README.md). Throws ApiError.
+ApiResponse handle_control(Services& s, const ApiRequest& req);
+
+/// "<VERB> <path template>" for the request counters; VERB is the HTTP method, or WATCH.
+std::string stats_key(const ApiRequest& req);
+
+} // namespace kprov::sim
