@@ -42,8 +42,8 @@ TEST(ShootState, ReadsEverythingTheEngineNeeds) {
     EXPECT_EQ(s.last_operation->type, "Reconcile");
     EXPECT_EQ(s.last_operation->state, "Failed");
     EXPECT_EQ(s.last_operation->progress, 40);
-    EXPECT_EQ(s.last_error_codes,
-              (std::vector<std::string>{"ERR_INFRA_QUOTA_EXCEEDED", "ERR_INFRA_RATE_LIMITS_EXCEEDED"}));
+    EXPECT_EQ(s.last_error_codes, (std::vector<std::string>{"ERR_INFRA_QUOTA_EXCEEDED",
+                                                            "ERR_INFRA_RATE_LIMITS_EXCEEDED"}));
     EXPECT_EQ(s.last_errors_description, "no quota; again");
     EXPECT_EQ(s.hibernation_possible, false);
     EXPECT_EQ(s.hibernation_possible_message, "no way");

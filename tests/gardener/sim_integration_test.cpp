@@ -2,11 +2,11 @@
 // Status errors, fault injection with Retry-After, watch resume after drops and after 410,
 // adminkubeconfig and the runtime cluster it opens.
 
-#include "support/skip.hpp"
 #include "gardener/gardener_client.hpp"
 #include "gardener/kube_error.hpp"
 #include "gardener/runtime_cluster_client.hpp"
-#include "sim_process.hpp"
+#include "support/sim_process.hpp"
+#include "support/skip.hpp"
 
 #include <condition_variable>
 #include <gmock/gmock.h>

@@ -2,9 +2,8 @@
 // Skipping a test for something missing on this machine (a server, a tool), but failing it in CI
 // (KPROV_CI=1, set by scripts/test), where everything must be there and nothing may be skipped.
 
-#include <gtest/gtest.h>
-
 #include <cstdlib>
+#include <gtest/gtest.h>
 #include <string>
 
 namespace kprov::testing {

@@ -2,7 +2,7 @@
 // Runs the kprov-sim binary for a test: starts it on a free loopback port, reads its URL from
 // the first line of its stdout, and stops it (SIGTERM) at destruction.
 
-#include "temp_dir.hpp"
+#include "support/test_databases.hpp"
 
 #include <fcntl.h>
 #include <filesystem>
@@ -17,7 +17,7 @@
 
 extern char** environ;
 
-namespace kprov::gardener::testing {
+namespace kprov::testing {
 
 /// Where kprov-sim was built: KPROV_SIM_BINARY, else beside the test executable; "" if absent.
 inline std::string find_sim_binary() {
@@ -37,7 +37,7 @@ public:
     /// Starts `binary` with `flags` plus --listen and --kubeconfig-out. Throws std::runtime_error
     /// when it does not print its URL within 20 s.
     SimProcess(const std::string& binary, std::vector<std::string> flags) {
-        kubeconfig = dir.path() / "kubeconfig";
+        kubeconfig = std::filesystem::path(dir.path()) / "kubeconfig";
         flags.insert(flags.begin(),
                      {binary, "--listen", "127.0.0.1:0", "--kubeconfig-out", kubeconfig.string()});
         int out[2];
@@ -47,7 +47,7 @@ public:
         posix_spawn_file_actions_init(&actions);
         posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
         posix_spawn_file_actions_addclose(&actions, out[0]);
-        const std::string log = (dir.path() / "sim.log").string();
+        const std::string log = (std::filesystem::path(dir.path()) / "sim.log").string();
         posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log.c_str(),
                                          O_WRONLY | O_CREAT | O_TRUNC, 0600);
         std::vector<char*> argv;
@@ -102,4 +102,4 @@ private:
     int m_stdout = -1;
 };
 
-} // namespace kprov::gardener::testing
+} // namespace kprov::testing

@@ -1,0 +1,279 @@
+#include "support/fake_store.hpp"
+
+#include "engine/error.hpp"
+
+#include <algorithm>
+
+namespace kprov::fakes {
+
+using namespace engine;
+
+namespace {
+
+bool leased_by_other(const Operation& op, const std::string& owner, Timestamp now) {
+    return op.lease && op.lease->owner != owner && op.lease->expires_at > now;
+}
+
+Timestamp plus(Timestamp t, std::chrono::milliseconds d) {
+    return t + std::chrono::duration_cast<Timestamp::duration>(d);
+}
+
+} // namespace
+
+void FakeStore::insert_runtime(const Runtime& runtime, const Operation& first) {
+    std::lock_guard lock(m_mutex);
+    if (m_runtimes.count(runtime.id))
+        throw Conflict("runtime " + runtime.id + " already exists");
+    for (const auto& op : m_operations)
+        if (op.id == first.id)
+            throw Conflict("operation " + first.id + " already exists");
+    m_runtimes[runtime.id] = runtime;
+    m_operations.push_back(first);
+}
+
+void FakeStore::insert_operation(const Operation& op, const RuntimeUpgrade* upgrade) {
+    std::lock_guard lock(m_mutex);
+    auto runtime = m_runtimes.find(op.cluster_id);
+    if (runtime == m_runtimes.end())
+        throw NotFound("runtime " + op.cluster_id + " does not exist");
+    for (const auto& existing : m_operations) {
+        if (existing.cluster_id == op.cluster_id && existing.state == OperationState::InProgress)
+            throw OperationInProgress(op.cluster_id);
+        if (existing.id == op.id)
+            throw Conflict("operation " + op.id + " already exists");
+    }
+    m_operations.push_back(op);
+    if (upgrade) {
+        const std::string gardener_id = runtime->second.gardener.id; // the row keeps its id
+        runtime->second.gardener = upgrade->gardener;
+        runtime->second.gardener.id = gardener_id;
+        runtime->second.administrators = upgrade->administrators;
+    }
+}
+
+void FakeStore::set_tenant(const std::string& runtime_id, const std::string& tenant) {
+    std::lock_guard lock(m_mutex);
+    auto it = m_runtimes.find(runtime_id);
+    if (it == m_runtimes.end())
+        throw NotFound("runtime " + runtime_id + " does not exist");
+    it->second.tenant = tenant;
+}
+
+std::optional<Runtime> FakeStore::find_runtime(const std::string& runtime_id) {
+    std::lock_guard lock(m_mutex);
+    auto it = m_runtimes.find(runtime_id);
+    if (it == m_runtimes.end())
+        return std::nullopt;
+    return it->second;
+}
+
+std::optional<Operation> FakeStore::find_operation(const std::string& operation_id) {
+    std::lock_guard lock(m_mutex);
+    for (const auto& op : m_operations)
+        if (op.id == operation_id)
+            return op;
+    return std::nullopt;
+}
+
+std::optional<Operation> FakeStore::last_operation(const std::string& runtime_id) {
+    const auto all = operations_of(runtime_id);
+    if (all.empty())
+        return std::nullopt;
+    return all.front();
+}
+
+std::vector<Operation> FakeStore::operations_of(const std::string& runtime_id) {
+    std::lock_guard lock(m_mutex);
+    std::vector<Operation> out;
+    for (const auto& op : m_operations)
+        if (op.cluster_id == runtime_id)
+            out.push_back(op);
+    // Newest first; among equal starts the later insert counts as newer.
+    std::reverse(out.begin(), out.end());
+    std::stable_sort(out.begin(), out.end(), [](const Operation& a, const Operation& b) {
+        return a.start_timestamp > b.start_timestamp;
+    });
+    return out;
+}
+
+std::vector<StageTransition> FakeStore::transitions_of(const std::string& operation_id) {
+    std::lock_guard lock(m_mutex);
+    auto it = m_transitions.find(operation_id);
+    return it == m_transitions.end() ? std::vector<StageTransition>{} : it->second;
+}
+
+std::vector<RuntimeSummary> FakeStore::list_runtimes(const RuntimeFilter& filter) {
+    std::vector<Runtime> runtimes;
+    {
+        std::lock_guard lock(m_mutex);
+        for (const auto& [id, r] : m_runtimes)
+            runtimes.push_back(r);
+    }
+    std::stable_sort(runtimes.begin(), runtimes.end(), [](const Runtime& a, const Runtime& b) {
+        return a.creation_timestamp > b.creation_timestamp;
+    });
+    std::vector<RuntimeSummary> out;
+    for (const auto& r : runtimes) {
+        if (r.deleted && !filter.include_deleted)
+            continue;
+        RuntimeSummary s{r.id,
+                         r.name,
+                         r.gardener.name,
+                         r.gardener.provider,
+                         r.gardener.region,
+                         r.tenant,
+                         r.creation_timestamp,
+                         r.deleted,
+                         last_operation(r.id)};
+        if (filter.state && (!s.last_operation || s.last_operation->state != *filter.state))
+            continue;
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+std::map<OperationType, int> FakeStore::count_in_progress() {
+    std::lock_guard lock(m_mutex);
+    std::map<OperationType, int> counts;
+    for (const auto& op : m_operations)
+        if (op.state == OperationState::InProgress)
+            ++counts[op.type];
+    return counts;
+}
+
+std::optional<Operation> FakeStore::claim_locked(Operation& op, const std::string& owner,
+                                                 Timestamp now, std::chrono::milliseconds ttl) {
+    op.lease = Lease{owner, plus(now, ttl)};
+    ++op.attempts;
+    return op;
+}
+
+std::vector<Operation> FakeStore::claim_due(const std::string& owner, Timestamp now,
+                                            std::chrono::milliseconds ttl, int limit) {
+    std::lock_guard lock(m_mutex);
+    std::vector<Operation*> due;
+    for (auto& op : m_operations)
+        if (op.state == OperationState::InProgress && op.next_run_at <= now &&
+            !(op.lease && op.lease->expires_at > now))
+            due.push_back(&op);
+    std::stable_sort(due.begin(), due.end(), [](const Operation* a, const Operation* b) {
+        return a->next_run_at < b->next_run_at;
+    });
+    std::vector<Operation> out;
+    for (auto* op : due) {
+        if (static_cast<int>(out.size()) >= limit)
+            break;
+        out.push_back(*claim_locked(*op, owner, now, ttl));
+    }
+    return out;
+}
+
+std::optional<Operation> FakeStore::claim(const std::string& operation_id, const std::string& owner,
+                                          Timestamp now, std::chrono::milliseconds ttl) {
+    std::lock_guard lock(m_mutex);
+    for (auto& op : m_operations) {
+        if (op.id != operation_id)
+            continue;
+        if (op.state != OperationState::InProgress || leased_by_other(op, owner, now))
+            return std::nullopt;
+        return claim_locked(op, owner, now, ttl);
+    }
+    return std::nullopt;
+}
+
+bool FakeStore::renew(const std::string& operation_id, const std::string& owner, Timestamp now,
+                      std::chrono::milliseconds ttl) {
+    std::lock_guard lock(m_mutex);
+    for (auto& op : m_operations)
+        if (op.id == operation_id && op.lease && op.lease->owner == owner &&
+            op.lease->expires_at > now) {
+            op.lease->expires_at = plus(now, ttl);
+            return true;
+        }
+    return false;
+}
+
+void FakeStore::save_progress(const Operation& op, const std::string& owner, Timestamp now,
+                              const std::vector<StageTransition>& transitions,
+                              const RuntimeChange& change, bool release) {
+    if (before_save)
+        before_save(op);
+    std::lock_guard lock(m_mutex);
+    auto it = std::find_if(m_operations.begin(), m_operations.end(),
+                           [&](const Operation& o) { return o.id == op.id; });
+    if (it == m_operations.end() || !it->lease || it->lease->owner != owner ||
+        it->lease->expires_at <= now)
+        throw LeaseLost("operation " + op.id + ": " + owner + " no longer holds its lease");
+    // The progress columns only: type, start, runtime, lease and attempts stay.
+    it->state = op.state;
+    it->message = op.message;
+    it->end_timestamp = op.end_timestamp;
+    it->stage = op.stage;
+    it->last_transition = op.last_transition;
+    it->last_error = op.last_error;
+    it->next_run_at = op.next_run_at;
+    if (release)
+        it->lease.reset();
+    auto& history = m_transitions[op.id];
+    history.insert(history.end(), transitions.begin(), transitions.end());
+    Runtime& runtime = m_runtimes.at(it->cluster_id);
+    if (change.seed)
+        runtime.gardener.seed = *change.seed;
+    if (change.kubeconfig)
+        runtime.kubeconfig = change.kubeconfig;
+    if (change.soft_delete)
+        runtime.deleted = true;
+    ++m_saves;
+}
+
+void FakeStore::release(const std::string& operation_id, const std::string& owner) {
+    std::lock_guard lock(m_mutex);
+    for (auto& op : m_operations)
+        if (op.id == operation_id && op.lease && op.lease->owner == owner)
+            op.lease.reset();
+}
+
+int FakeStore::make_due(const std::vector<std::string>& runtime_ids, Timestamp now) {
+    std::lock_guard lock(m_mutex);
+    int touched = 0;
+    for (auto& op : m_operations)
+        if (op.state == OperationState::InProgress &&
+            std::find(runtime_ids.begin(), runtime_ids.end(), op.cluster_id) != runtime_ids.end()) {
+            op.next_run_at = std::min(op.next_run_at, now);
+            ++touched;
+        }
+    return touched;
+}
+
+std::optional<Timestamp> FakeStore::next_due() {
+    std::lock_guard lock(m_mutex);
+    std::optional<Timestamp> earliest;
+    for (const auto& op : m_operations)
+        if (op.state == OperationState::InProgress && (!earliest || op.next_run_at < *earliest))
+            earliest = op.next_run_at;
+    return earliest;
+}
+
+void FakeStore::set_lease(const std::string& operation_id, std::optional<Lease> lease) {
+    std::lock_guard lock(m_mutex);
+    for (auto& op : m_operations)
+        if (op.id == operation_id)
+            op.lease = std::move(lease);
+}
+
+void FakeStore::put_operation(const Operation& op) {
+    std::lock_guard lock(m_mutex);
+    for (auto& existing : m_operations)
+        if (existing.id == op.id) {
+            existing = op;
+            return;
+        }
+    m_operations.push_back(op);
+}
+
+int FakeStore::saves() const {
+    std::lock_guard lock(m_mutex);
+    return m_saves;
+}
+
+} // namespace kprov::fakes

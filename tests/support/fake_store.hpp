@@ -1,0 +1,68 @@
+#pragma once
+// An in-memory Store (src/engine/store.hpp) for unit tests: the same rules as the real stores
+// (leases, fencing, one operation in progress per runtime, soft delete), checked under one
+// mutex instead of by a database. Plus hooks to steal leases and fail writes.
+
+#include "engine/store.hpp"
+
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kprov::fakes {
+
+class FakeStore : public engine::Store {
+public:
+    void insert_runtime(const engine::Runtime& runtime, const engine::Operation& first) override;
+    void insert_operation(const engine::Operation& op,
+                          const engine::RuntimeUpgrade* upgrade = nullptr) override;
+    void set_tenant(const std::string& runtime_id, const std::string& tenant) override;
+
+    std::optional<engine::Runtime> find_runtime(const std::string& runtime_id) override;
+    std::optional<engine::Operation> find_operation(const std::string& operation_id) override;
+    std::optional<engine::Operation> last_operation(const std::string& runtime_id) override;
+    std::vector<engine::Operation> operations_of(const std::string& runtime_id) override;
+    std::vector<engine::StageTransition> transitions_of(const std::string& operation_id) override;
+    std::vector<engine::RuntimeSummary> list_runtimes(const engine::RuntimeFilter& filter) override;
+    std::map<engine::OperationType, int> count_in_progress() override;
+
+    std::vector<engine::Operation> claim_due(const std::string& owner, Timestamp now,
+                                             std::chrono::milliseconds ttl, int limit) override;
+    std::optional<engine::Operation> claim(const std::string& operation_id,
+                                           const std::string& owner, Timestamp now,
+                                           std::chrono::milliseconds ttl) override;
+    bool renew(const std::string& operation_id, const std::string& owner, Timestamp now,
+               std::chrono::milliseconds ttl) override;
+    void save_progress(const engine::Operation& op, const std::string& owner, Timestamp now,
+                       const std::vector<engine::StageTransition>& transitions,
+                       const engine::RuntimeChange& change, bool release) override;
+    void release(const std::string& operation_id, const std::string& owner) override;
+    int make_due(const std::vector<std::string>& runtime_ids, Timestamp now) override;
+    std::optional<Timestamp> next_due() override;
+
+    // --- test helpers ----------------------------------------------------------------------
+
+    /// Replaces an operation's lease as another worker (or its expiry) would.
+    void set_lease(const std::string& operation_id, std::optional<engine::Lease> lease);
+    /// Writes an operation as it is, bypassing every rule (a row another process left).
+    void put_operation(const engine::Operation& op);
+    /// Called at the start of save_progress, before the fence (may throw, e.g. StoreError).
+    std::function<void(const engine::Operation&)> before_save;
+    /// How many save_progress calls wrote something.
+    int saves() const;
+
+private:
+    std::optional<engine::Operation> claim_locked(engine::Operation& op, const std::string& owner,
+                                                  Timestamp now, std::chrono::milliseconds ttl);
+
+    mutable std::mutex m_mutex;
+    std::map<std::string, engine::Runtime> m_runtimes;
+    std::vector<engine::Operation> m_operations; ///< insertion order
+    std::map<std::string, std::vector<engine::StageTransition>> m_transitions;
+    int m_saves = 0;
+};
+
+} // namespace kprov::fakes
