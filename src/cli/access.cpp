@@ -11,7 +11,7 @@ std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx) {
     stores::OpenOptions options;
     options.secret_key = settings.database.secret_key;
     options.schema = settings.store_url.rfind("sqlite://", 0) == 0 ? stores::SchemaCheck::Migrate
-                                                                  : stores::SchemaCheck::Require;
+                                                                   : stores::SchemaCheck::Require;
     return stores::open_store(settings.store_url, options);
 }
 

@@ -1,8 +1,7 @@
 #include "cli/json_diff.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 namespace kprov::cli {
 namespace {
@@ -11,7 +10,8 @@ using Json = nlohmann::ordered_json;
 
 class Differ {
 public:
-    explicit Differ(const std::vector<std::string>& ignore) : m_ignore(ignore) {}
+    explicit Differ(const std::vector<std::string>& ignore)
+        : m_ignore(ignore) {}
 
     void compare(const Json& a, const Json& b, const std::string& path) {
         if (std::find(m_ignore.begin(), m_ignore.end(), path) != m_ignore.end())

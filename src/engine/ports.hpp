@@ -26,17 +26,17 @@ struct ShootState {
     std::int64_t observed_generation = 0;
     std::map<std::string, std::string> annotations;
     std::map<std::string, std::string> labels;
-    std::optional<std::string> dns_domain;  ///< spec.dns.domain
-    std::optional<std::string> seed_name;   ///< spec.seedName
-    std::string kubernetes_version;         ///< spec.kubernetes.version
+    std::optional<std::string> dns_domain; ///< spec.dns.domain
+    std::optional<std::string> seed_name;  ///< spec.seedName
+    std::string kubernetes_version;        ///< spec.kubernetes.version
     std::optional<Timestamp> deletion_timestamp;
-    bool hibernation_enabled = false;  ///< spec.hibernation.enabled
-    bool is_hibernated = false;        ///< status.isHibernated
+    bool hibernation_enabled = false; ///< spec.hibernation.enabled
+    bool is_hibernated = false;       ///< status.isHibernated
 
     /// status.lastOperation
     struct LastOperation {
-        std::string type;   ///< Create, Reconcile, Delete, Restore, Migrate
-        std::string state;  ///< Processing, Succeeded, Error, Failed, Pending, Aborted
+        std::string type;  ///< Create, Reconcile, Delete, Restore, Migrate
+        std::string state; ///< Processing, Succeeded, Error, Failed, Pending, Aborted
         std::string description;
         int progress = 0;
     };
@@ -57,7 +57,8 @@ struct ShootState {
 /// A shoot event from the watch: the named shoot changed (or was deleted).
 struct ShootEvent {
     std::string shoot_name;
-    std::optional<std::string> runtime_id;  ///< the kcp.provisioner.kyma-project.io/runtime-id annotation
+    std::optional<std::string>
+        runtime_id; ///< the kcp.provisioner.kyma-project.io/runtime-id annotation
     bool deleted = false;
 };
 

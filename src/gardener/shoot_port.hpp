@@ -5,9 +5,8 @@
 #include "engine/ports.hpp"
 #include "gardener/gardener_client.hpp"
 
-#include <nlohmann/json_fwd.hpp>
-
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 
 namespace kprov::gardener {
 
@@ -27,8 +26,7 @@ public:
     engine::ShootState update(const std::string& shoot_json) override;
     engine::ShootState patch(const std::string& name, const std::string& merge_patch_json) override;
     bool remove(const std::string& name) override;
-    std::string admin_kubeconfig(const std::string& name,
-                                 std::chrono::seconds expiration) override;
+    std::string admin_kubeconfig(const std::string& name, std::chrono::seconds expiration) override;
     void put_config_map(const std::string& config_map_json) override;
     void delete_config_map(const std::string& name) override;
 

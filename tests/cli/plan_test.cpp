@@ -5,18 +5,17 @@
 #include "cli/yaml_output.hpp"
 #include "support/test_databases.hpp"
 
+#include <fstream>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-
-#include <fstream>
 #include <sstream>
 
 namespace kprov::cli {
 namespace {
 
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
 struct Result {
     int code = -1;
@@ -78,8 +77,8 @@ TEST_F(Plan, PrintsAShootForEveryExample) {
 
 TEST_F(Plan, LegacyApiModeSendsTheOriginalsFields) {
     setenv("APP_GARDENER_LEGACY_API", "true", 1);
-    const auto r = kprov({"plan", "-f", k_examples + "gcp.yaml", "-o", "json",
-                          "--gardener-project", "kyma-dev"});
+    const auto r = kprov(
+        {"plan", "-f", k_examples + "gcp.yaml", "-o", "json", "--gardener-project", "kyma-dev"});
     unsetenv("APP_GARDENER_LEGACY_API");
     ASSERT_EQ(r.code, 0) << r.err;
     const json shoot = shoot_of(json::parse(r.out));
@@ -92,7 +91,8 @@ TEST_F(Plan, YamlOutputReadsBackAsTheSameDocument) {
     for (const char* example : {"aws", "azure", "gcp", "openstack"}) {
         SCOPED_TRACE(example);
         const std::string file = k_examples + example + ".yaml";
-        const auto as_json = kprov({"plan", "-f", file, "-o", "json", "--gardener-project", "kyma-dev"});
+        const auto as_json =
+            kprov({"plan", "-f", file, "-o", "json", "--gardener-project", "kyma-dev"});
         const auto as_yaml = kprov({"plan", "-f", file, "--gardener-project", "kyma-dev"});
         ASSERT_EQ(as_yaml.code, 0) << as_yaml.err;
         EXPECT_EQ(read_runtime_text(as_yaml.out, "plan output"), json::parse(as_json.out));
@@ -113,13 +113,14 @@ TEST_F(Plan, AnInvalidFileGetsEveryProblemWithItsPathAndExit2) {
     EXPECT_THAT(r.err, HasSubstr("clusterConfig.gardenerConfig.autoScalerMin: must be an integer, "
                                  "got \"three\""));
     EXPECT_THAT(r.err, HasSubstr("clusterConfig.gardenerConfig.region: is required"));
-    EXPECT_THAT(r.err, HasSubstr("clusterConfig.gardenerConfig.providerSpecificConfig: is required"));
+    EXPECT_THAT(r.err,
+                HasSubstr("clusterConfig.gardenerConfig.providerSpecificConfig: is required"));
 }
 
 TEST_F(Plan, ValidationRulesNameTheFieldAndValue) {
     // A shoot name too long for the project: Gardener's 21-character rule.
-    const auto r = kprov({"plan", "-f", k_examples + "gcp.yaml", "--gardener-project",
-                          "a-rather-long-project"});
+    const auto r = kprov(
+        {"plan", "-f", k_examples + "gcp.yaml", "--gardener-project", "a-rather-long-project"});
     EXPECT_EQ(r.code, 2);
     EXPECT_THAT(r.err, HasSubstr("clusterConfig.gardenerConfig.name"));
     EXPECT_THAT(r.err, HasSubstr("a-rather-long-project"));

@@ -12,11 +12,10 @@
 #include "support/skip.hpp"
 #include "support/store_fixtures.hpp"
 
+#include <fstream>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-
-#include <fstream>
 #include <sstream>
 
 namespace kprov::cli {
@@ -44,8 +43,8 @@ protected:
         conversion.gardener_project = "kyma-dev";
         const auto input =
             engine::parse_provision_input(read_runtime_file(k_examples + "gcp.yaml"));
-        m_runtime = engine::to_runtime(input, engine::new_uuid(), "ga-1", "", testing::k_t0,
-                                       conversion);
+        m_runtime =
+            engine::to_runtime(input, engine::new_uuid(), "ga-1", "", testing::k_t0, conversion);
         stores::OpenOptions options;
         options.schema = stores::SchemaCheck::Migrate;
         stores::open_store(m_store_url, options)
