@@ -4,11 +4,16 @@
 // JSON travels as text so that no engine header needs nlohmann/json.
 //
 // Errors: implementations throw RemoteError (http_status, retryable) or its subclasses for
-// failed calls, NotFound only where a method says so, Conflict for "already exists".
+// failed calls, NotFound only where a method says so, Conflict where a method says so. The
+// executor reports a RemoteError in an operation's lastError with the component of the port
+// ("k8s client - gardener" for ShootClient, "k8s client - cluster" for RuntimeClusterClient)
+// and, as reason, the Kubernetes StatusReason its http_status stands for (NotFound, Conflict,
+// Invalid, Forbidden, ...; "" when no answer arrived), as the original did (§1.7).
 
 #include "engine/model.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -31,7 +36,7 @@ struct ShootState {
     std::string kubernetes_version;        ///< spec.kubernetes.version
     std::optional<Timestamp> deletion_timestamp;
     bool hibernation_enabled = false; ///< spec.hibernation.enabled
-    bool is_hibernated = false;       ///< status.isHibernated
+    bool is_hibernated = false;       ///< status.hibernated (IsHibernated in Gardener's Go types)
 
     /// status.lastOperation
     struct LastOperation {
@@ -57,12 +62,13 @@ struct ShootState {
 /// A shoot event from the watch: the named shoot changed (or was deleted).
 struct ShootEvent {
     std::string shoot_name;
-    std::optional<std::string>
-        runtime_id; ///< the kcp.provisioner.kyma-project.io/runtime-id annotation
+    /// The kcp.provisioner.kyma-project.io/runtime-id annotation.
+    std::optional<std::string> runtime_id;
     bool deleted = false;
 };
 
-/// Gardener, scoped to the project namespace garden-<project>.
+/// Gardener, scoped to the project namespace garden-<project>. Used by several worker threads
+/// at once: implementations must be thread-safe.
 class ShootClient {
 public:
     virtual ~ShootClient() = default;
@@ -70,16 +76,21 @@ public:
     virtual std::optional<ShootState> get(const std::string& name) = 0;
     /// Shoots whose labels match `label_selector` ("account=<tenant>").
     virtual std::vector<ShootState> list(const std::string& label_selector) = 0;
-    /// POSTs `shoot_json`. Throws Conflict when a shoot of that name exists.
+    /// POSTs `shoot_json`; returns the stored shoot. Throws Conflict when a shoot of that name
+    /// exists (AlreadyExists).
     virtual ShootState create(const std::string& shoot_json) = 0;
-    /// Replaces the shoot with `shoot_json` (a full object carrying metadata.resourceVersion).
-    /// Throws Conflict when that version is stale.
+    /// Replaces the shoot with `shoot_json` (a full object carrying metadata.resourceVersion);
+    /// returns the stored shoot. Throws Conflict when that version is stale, NotFound (or a
+    /// RemoteError with http_status 404) when the shoot is gone.
     virtual ShootState update(const std::string& shoot_json) = 0;
-    /// Applies a JSON merge patch.
+    /// Applies a JSON merge patch; returns the stored shoot. Throws NotFound (or a RemoteError
+    /// with http_status 404) when the shoot is gone.
     virtual ShootState patch(const std::string& name, const std::string& merge_patch_json) = 0;
-    /// DELETEs the shoot; false when it was already gone.
+    /// DELETEs the shoot (it must carry confirmation.gardener.cloud/deletion); false when it was
+    /// already gone. Deleting a shoot that is being deleted is no error.
     virtual bool remove(const std::string& name) = 0;
-    /// An admin kubeconfig (YAML text) valid for `expiration`.
+    /// An admin kubeconfig (YAML text) valid for `expiration`. Throws RemoteError, also while
+    /// the control plane is not up yet (422).
     virtual std::string admin_kubeconfig(const std::string& name,
                                          std::chrono::seconds expiration) = 0;
     /// Creates or replaces a ConfigMap of the project namespace (compact JSON object).
@@ -96,7 +107,7 @@ struct OperatorBindings {
     std::vector<std::string> administrators;
 };
 
-/// A runtime cluster, reached with an admin kubeconfig.
+/// A runtime cluster, reached with an admin kubeconfig. Thread-safe, as ShootClient.
 class RuntimeClusterClient {
 public:
     virtual ~RuntimeClusterClient() = default;

@@ -1,0 +1,75 @@
+// DEPROVISION / DEPROVISION_NO_INSTALL (original-provisioner.md §2.4, §4.7).
+
+#include "engine/shoot_builder.hpp"
+#include "engine/stages.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace kprov::engine {
+namespace {
+
+using namespace std::chrono_literals;
+
+bool gone(const RemoteError& e) {
+    return e.http_status() == 404;
+}
+
+// The original patched the confirmation in the request and only DELETEd here; kprov does both
+// here, so that a crash between the two cannot leave a confirmed shoot nobody deletes. Both are
+// idempotent: the patch writes the same values again, a repeated DELETE changes nothing.
+StageResult deprovision_cluster(StageContext& context) {
+    const std::string& id = context.operation().id;
+    const nlohmann::json patch = {{"metadata",
+                                   {{"annotations",
+                                     {{std::string(k_deletion_confirmation_annotation), "true"},
+                                      {std::string(k_operation_id_annotation), id},
+                                      {std::string(k_legacy_operation_id_annotation), id}}}}}};
+    context.forget_shoot();
+    try {
+        context.shoots().patch(context.shoot_name(), patch.dump());
+    } catch (const NotFound&) {
+        return go_to(k_stage_wait_for_cluster_deletion);
+    } catch (const RemoteError& e) {
+        if (gone(e))
+            return go_to(k_stage_wait_for_cluster_deletion);
+        throw from_remote(e, k_component_gardener_client, e.retryable());
+    }
+    try {
+        context.shoots().remove(context.shoot_name()); // false: already gone, also success
+    } catch (const NotFound&) {
+    } catch (const RemoteError& e) {
+        if (!gone(e))
+            throw from_remote(e, k_component_gardener_client, true);
+    }
+    return go_to(k_stage_wait_for_cluster_deletion);
+}
+
+StageResult wait_for_cluster_deletion(StageContext& context) {
+    if (context.shoot())
+        return wait_in(k_stage_wait_for_cluster_deletion, 20s);
+    const GardenerConfig& g = context.runtime().gardener;
+    if (g.oidc && !context.options().shoot.legacy_api) {
+        try {
+            context.shoots().delete_config_map(structured_auth_config_map_name(g.name));
+        } catch (const RemoteError& e) {
+            throw from_remote(e, k_component_gardener_client, true);
+        }
+    }
+    // Extension point: with Director deregistration enabled the original unregisters the
+    // runtime here (when Director still knows it). kprov registers nothing yet.
+    context.change().soft_delete = true;
+    return go_to(k_stage_finished);
+}
+
+} // namespace
+
+StageTable deprovision_stages(const EngineOptions& options) {
+    const auto& t = options.timeouts;
+    return StageTable({
+        {std::string(k_stage_deprovision_cluster), t.cluster_deletion, deprovision_cluster},
+        {std::string(k_stage_wait_for_cluster_deletion), t.waiting_for_cluster_deletion,
+         wait_for_cluster_deletion},
+    });
+}
+
+} // namespace kprov::engine

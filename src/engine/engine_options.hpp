@@ -1,0 +1,79 @@
+#pragma once
+// What the engine's service and executor need from the configuration. The engine never reads
+// configuration itself (it must not include config/): the caller fills EngineOptions from its
+// Settings, and every default here is the original's (original-provisioner.md §2.7, §7.1).
+
+#include "engine/duration.hpp"
+#include "engine/ports.hpp"
+#include "engine/runtime_input.hpp"
+#include "engine/shoot_builder.hpp"
+
+#include <chrono>
+#include <functional>
+#include <string>
+
+namespace kprov::engine {
+
+/// Per-stage timeouts, measured from the operation's last_transition (start_timestamp when it
+/// has none) and checked before each run of the stage. The names are those of the original's
+/// APP_*_TIMEOUT_* settings; kprov's own stages (stages.hpp) have their own entries.
+struct StageTimeouts {
+    /// kprov: CreatingShoot. One POST (and a ConfigMap); retried while Gardener answers with
+    /// retryable errors, so this bounds how long an unreachable Gardener is tolerated.
+    Duration shoot_creation{std::chrono::minutes(10)};
+    Duration cluster_domains{std::chrono::minutes(10)};     ///< WaitingForClusterDomain
+    Duration cluster_creation{std::chrono::minutes(60)};    ///< WaitingForClusterCreation
+    Duration bindings_creation{std::chrono::minutes(5)};    ///< CreatingBindingsForOperators
+    Duration agent_configuration{std::chrono::minutes(15)}; ///< ConnectRuntimeAgent (later)
+    /// kprov: UpgradingShoot, HibernatingShoot, WakingUpShoot (one write each, like
+    /// shoot_creation).
+    Duration shoot_update{std::chrono::minutes(10)};
+    Duration shoot_refresh{std::chrono::minutes(5)};                 ///< WaitingForShootNewVersion
+    Duration shoot_upgrade{std::chrono::minutes(30)};                ///< WaitingForShootUpgrade
+    Duration cluster_deletion{std::chrono::minutes(30)};             ///< DeprovisionCluster
+    Duration waiting_for_cluster_deletion{std::chrono::minutes(60)}; ///< WaitForClusterDeletion
+    /// WaitForHibernation and WaitForWakeUp
+    /// (APP_HIBERNATION_TIMEOUT_WAITING_FOR_CLUSTER_HIBERNATION).
+    Duration waiting_for_cluster_hibernation{std::chrono::minutes(60)};
+};
+
+/// When a stage runs again. A recoverable error retries after `first_retry` doubled for every
+/// consecutive failed pass up to `max_retry` (the original always waited 2 s, kprov's first
+/// step); a waiting stage polls after its own delay (5 s, 20 s, 30 s). Each delay d becomes
+/// d * (1 + jitter * u) with u uniform in [0, 1), so many operations do not poll in step.
+struct RetryPolicy {
+    Duration first_retry{std::chrono::seconds(2)};
+    Duration max_retry{std::chrono::minutes(5)};
+    double retry_jitter = 0.2;
+    double poll_jitter = 0.1;
+};
+
+enum class LogLevel { Debug, Info, Warning, Error };
+
+/// Where the engine reports what a user or operator may want to read in a log (a tenant
+/// rewrite, a store failure). May be called from several threads at once.
+using LogSink = std::function<void(LogLevel, const std::string&)>;
+
+struct EngineOptions {
+    ConversionOptions conversion;
+    ShootOptions shoot;
+    StageTimeouts timeouts;
+    RetryPolicy retry;
+    /// APP_OPERATOR_ROLE_BINDING_*: subject names and whether administrators get bindings; the
+    /// administrators themselves come from the runtime.
+    OperatorBindings operator_bindings;
+    /// The adminkubeconfig expiration (the original's 8 h).
+    std::chrono::seconds admin_kubeconfig_expiration{std::chrono::hours(8)};
+    /// How long a claimed operation stays leased without renewal. The executor renews it
+    /// before a stage when less than half of it is left.
+    std::chrono::milliseconds lease_ttl{std::chrono::minutes(1)};
+    /// APP_TENANT_STRICT: refuse requests whose tenant differs from the runtime's (403)
+    /// instead of rewriting it (ARCHITECTURE.md, deliberate difference 3).
+    bool tenant_strict = false;
+    /// How often drive() looks at an operation that another worker holds.
+    Duration drive_poll{std::chrono::seconds(1)};
+    /// Empty: nothing is logged.
+    LogSink log;
+};
+
+} // namespace kprov::engine

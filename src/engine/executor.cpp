@@ -1,0 +1,304 @@
+#include "engine/executor.hpp"
+
+#include <algorithm>
+#include <random>
+
+namespace kprov::engine {
+
+namespace {
+
+constexpr std::string_view k_message_finished_steps = "Provisioning steps finished";
+constexpr std::string_view k_message_succeeded = "Operation succeeded";
+
+std::string in_progress_message(std::string_view stage) {
+    return "Operation in progress. Stage " + std::string(stage);
+}
+
+} // namespace
+
+// One processing pass of one claimed operation. Everything it changes stays in memory until
+// the single fenced save at its end.
+class Pass {
+public:
+    Pass(Executor& executor, const Operation& claimed, const std::string& owner)
+        : m_ex(executor)
+        , m_op(claimed)
+        , m_owner(owner)
+        , m_now(executor.m_clock.now()) {
+        if (claimed.lease && claimed.lease->owner == owner)
+            m_lease_expires = claimed.lease->expires_at;
+    }
+
+    PassResult run() {
+        if (m_op.state != OperationState::InProgress) {
+            release_quietly();
+            return result(PassOutcome::NotClaimed, {});
+        }
+        const StageTable* table = m_ex.stages_for(m_op.type);
+        if (!table)
+            return fail(StageError::non_recoverable(
+                "operation type " + std::string(to_db(m_op.type)) + " is not supported by kprov"));
+        std::optional<Runtime> runtime;
+        try {
+            runtime = m_ex.m_store.find_runtime(m_op.cluster_id);
+        } catch (const StoreError& e) {
+            return store_failed(e);
+        }
+        if (!runtime)
+            return fail(
+                StageError::non_recoverable("runtime " + m_op.cluster_id + " does not exist"));
+        return run_stages(*table, *runtime);
+    }
+
+private:
+    PassResult run_stages(const StageTable& table, const Runtime& runtime) {
+        for (;;) {
+            m_now = m_ex.m_clock.now();
+            if (m_op.stage == k_stage_finished) // e.g. the original crashed between its writes
+                return finish();
+            const StageDef* stage = table.find(m_op.stage);
+            if (!stage)
+                return fail(StageError::non_recoverable("error: step " + m_op.stage +
+                                                            " not found in installation stages",
+                                                        std::string(k_reason_step_not_found)));
+            if (m_now - m_op.last_transition.value_or(m_op.start_timestamp) > stage->timeout)
+                return fail(StageError::non_recoverable("error: timeout while processing operation",
+                                                        std::string(k_reason_timeout)));
+            StageResult next;
+            try {
+                renew_lease_if_needed();
+                StageContext context(m_op, runtime, m_ex.m_shoots, m_ex.m_clusters, m_ex.m_options,
+                                     m_now, m_memory);
+                next = stage->run(context);
+            } catch (const StageError& e) {
+                return e.is_recoverable() ? retry(e) : fail(e);
+            } catch (const LeaseLost&) {
+                return lost();
+            } catch (const StoreError& e) {
+                return store_failed(e);
+            } catch (const std::exception& e) {
+                // Not an error a stage classified: the original's "any other error" (§3.2).
+                return retry(StageError::recoverable(e.what()));
+            }
+            if (next.next == k_stage_finished)
+                return finish();
+            if (next.next != m_op.stage) {
+                enter(next.next);
+                if (next.delay <= Duration::zero())
+                    continue;
+            }
+            return schedule(next.delay);
+        }
+    }
+
+    void renew_lease_if_needed() {
+        const auto ttl = m_ex.m_options.lease_ttl;
+        if (m_lease_expires && *m_lease_expires - m_now > ttl / 2)
+            return;
+        if (!m_ex.m_store.renew(m_op.id, m_owner, m_now, ttl))
+            throw LeaseLost("operation " + m_op.id + ": lease of " + m_owner + " expired");
+        m_lease_expires = m_now + std::chrono::duration_cast<Timestamp::duration>(ttl);
+    }
+
+    void enter(const std::string& stage) {
+        const std::string message = in_progress_message(stage);
+        m_transitions.push_back(
+            {m_op.id, m_op.stage, stage, OperationState::InProgress, message, m_now});
+        m_op.stage = stage;
+        m_op.message = message;
+        m_op.last_transition = m_now;
+    }
+
+    PassResult schedule(Duration delay) {
+        m_ex.forget_failures(m_op.id);
+        m_op.last_error = {};
+        m_op.next_run_at = m_now + (delay > Duration::zero() ? m_ex.poll_delay(delay) : delay);
+        return save(PassOutcome::Waiting, {});
+    }
+
+    PassResult finish() {
+        if (m_op.stage != k_stage_finished)
+            m_transitions.push_back({m_op.id, m_op.stage, std::string(k_stage_finished),
+                                     OperationState::InProgress,
+                                     std::string(k_message_finished_steps), m_now});
+        m_transitions.push_back({m_op.id, std::string(k_stage_finished),
+                                 std::string(k_stage_finished), OperationState::Succeeded,
+                                 std::string(k_message_succeeded), m_now});
+        m_op.stage = k_stage_finished;
+        m_op.last_transition = m_now;
+        m_op.state = OperationState::Succeeded;
+        m_op.message = k_message_succeeded;
+        m_op.end_timestamp = m_now;
+        m_op.last_error = {};
+        m_op.next_run_at = m_now;
+        m_ex.forget_failures(m_op.id);
+        return save(PassOutcome::Succeeded, {});
+    }
+
+    PassResult fail(const StageError& e) {
+        m_op.state = OperationState::Failed;
+        m_op.message = e.what();
+        m_op.end_timestamp = m_now;
+        m_op.last_error = {e.what(), e.reason(), e.component()};
+        m_op.next_run_at = m_now;
+        m_transitions.push_back(
+            {m_op.id, m_op.stage, m_op.stage, OperationState::Failed, e.what(), m_now});
+        m_ex.forget_failures(m_op.id);
+        return save(PassOutcome::Failed, e.what());
+    }
+
+    PassResult retry(const StageError& e) {
+        const int failures = m_ex.count_failure(m_op);
+        m_op.last_error = {e.what(), e.reason(), e.component()};
+        m_op.next_run_at = m_now + m_ex.retry_delay(failures);
+        return save(PassOutcome::Waiting, e.what());
+    }
+
+    PassResult save(PassOutcome outcome, const std::string& error) {
+        try {
+            // The fence is checked at the time of the write, not at the start of the pass.
+            m_ex.m_store.save_progress(m_op, m_owner, m_ex.m_clock.now(), m_transitions,
+                                       m_memory.change, true);
+        } catch (const LeaseLost&) {
+            return lost();
+        } catch (const StoreError& e) {
+            return store_failed(e);
+        }
+        return result(outcome, error);
+    }
+
+    PassResult lost() {
+        m_ex.log(LogLevel::Debug, "operation " + m_op.id + ": " + m_owner +
+                                      " lost its lease; another worker goes on with it");
+        return result(PassOutcome::LeaseLost, {});
+    }
+
+    PassResult store_failed(const StoreError& e) {
+        m_ex.log(LogLevel::Error, "operation " + m_op.id + ": " + e.what());
+        release_quietly();
+        return result(PassOutcome::StoreFailed, e.what());
+    }
+
+    void release_quietly() {
+        try {
+            m_ex.m_store.release(m_op.id, m_owner);
+        } catch (const std::exception&) {
+            // The lease then expires by itself.
+        }
+    }
+
+    PassResult result(PassOutcome outcome, const std::string& error) const {
+        PassResult r;
+        r.outcome = outcome;
+        r.operation = m_op;
+        if (m_memory.shoot)
+            r.shoot_operation = m_memory.shoot->last_operation;
+        r.error = error;
+        return r;
+    }
+
+    Executor& m_ex;
+    Operation m_op;
+    const std::string& m_owner;
+    Timestamp m_now;
+    std::optional<Timestamp> m_lease_expires;
+    std::vector<StageTransition> m_transitions;
+    PassMemory m_memory;
+};
+
+Executor::Executor(Store& store, ShootClient& shoots, RuntimeClusterClient& clusters,
+                   const Clock& clock, EngineOptions options, JitterSource jitter)
+    : m_store(store)
+    , m_shoots(shoots)
+    , m_clusters(clusters)
+    , m_clock(clock)
+    , m_options(std::move(options))
+    , m_jitter(std::move(jitter)) {
+    if (!m_jitter) {
+        auto engine = std::make_shared<std::mt19937_64>(std::random_device{}());
+        m_jitter = [engine] {
+            return std::uniform_real_distribution<double>(0.0, 1.0)(*engine);
+        };
+    }
+    const StageTable provision = provision_stages(m_options);
+    const StageTable deprovision = deprovision_stages(m_options);
+    m_tables.emplace(OperationType::Provision, provision);
+    m_tables.emplace(OperationType::ProvisionNoInstall, provision);
+    m_tables.emplace(OperationType::Deprovision, deprovision);
+    m_tables.emplace(OperationType::DeprovisionNoInstall, deprovision);
+    m_tables.emplace(OperationType::UpgradeShoot, upgrade_stages(m_options));
+    m_tables.emplace(OperationType::Hibernate, hibernation_stages(m_options));
+    m_tables.emplace(OperationType::WakeUp, wake_up_stages(m_options));
+    // UPGRADE and RECONNECT_RUNTIME (Kyma installation era) have no table on purpose.
+}
+
+const StageTable* Executor::stages_for(OperationType type) const {
+    const auto it = m_tables.find(type);
+    return it == m_tables.end() ? nullptr : &it->second;
+}
+
+PassResult Executor::run_pass(const Operation& claimed, const std::string& owner) {
+    return Pass(*this, claimed, owner).run();
+}
+
+PassResult Executor::run_operation(const std::string& operation_id, const std::string& owner) {
+    auto claimed = m_store.claim(operation_id, owner, m_clock.now(), m_options.lease_ttl);
+    if (claimed)
+        return run_pass(*claimed, owner);
+    auto current = m_store.find_operation(operation_id);
+    if (!current)
+        throw NotFound("operation " + operation_id + " does not exist");
+    PassResult r;
+    r.outcome = PassOutcome::NotClaimed;
+    r.operation = std::move(*current);
+    return r;
+}
+
+std::vector<PassResult> Executor::run_due(const std::string& owner, int limit) {
+    std::vector<PassResult> results;
+    for (const auto& op : m_store.claim_due(owner, m_clock.now(), m_options.lease_ttl, limit))
+        results.push_back(run_pass(op, owner));
+    return results;
+}
+
+Duration Executor::poll_delay(Duration delay) {
+    double u = 0;
+    {
+        std::lock_guard lock(m_mutex);
+        u = m_jitter();
+    }
+    return delay + std::chrono::duration_cast<Duration>(delay * (m_options.retry.poll_jitter * u));
+}
+
+Duration Executor::retry_delay(int failures) {
+    const RetryPolicy& policy = m_options.retry;
+    Duration delay = policy.first_retry;
+    for (int i = 1; i < failures && delay < policy.max_retry; ++i)
+        delay *= 2;
+    delay = std::min(delay, policy.max_retry);
+    double u = 0;
+    {
+        std::lock_guard lock(m_mutex);
+        u = m_jitter();
+    }
+    return delay + std::chrono::duration_cast<Duration>(delay * (policy.retry_jitter * u));
+}
+
+int Executor::count_failure(const Operation& op) {
+    std::lock_guard lock(m_mutex);
+    // Not counted yet but the stored operation carries an error: its last pass failed too.
+    const auto it = m_failures.try_emplace(op.id, op.last_error.empty() ? 0 : 1).first;
+    return ++it->second;
+}
+
+void Executor::forget_failures(const std::string& operation_id) {
+    std::lock_guard lock(m_mutex);
+    m_failures.erase(operation_id);
+}
+
+void Executor::log(LogLevel level, const std::string& message) const {
+    if (m_options.log)
+        m_options.log(level, message);
+}
+
+} // namespace kprov::engine

@@ -1,0 +1,101 @@
+#include "engine/stages.hpp"
+
+#include <algorithm>
+
+namespace kprov::engine {
+
+using namespace std::chrono_literals;
+
+StageResult go_to(std::string_view stage) {
+    return {std::string(stage), Duration{0}};
+}
+
+StageResult wait_in(std::string_view stage, Duration delay) {
+    return {std::string(stage), delay};
+}
+
+StageContext::StageContext(const Operation& operation, const Runtime& runtime, ShootClient& shoots,
+                           RuntimeClusterClient& clusters, const EngineOptions& options,
+                           Timestamp now, PassMemory& memory)
+    : m_operation(operation)
+    , m_runtime(runtime)
+    , m_shoots(shoots)
+    , m_clusters(clusters)
+    , m_options(options)
+    , m_now(now)
+    , m_memory(memory) {}
+
+std::optional<ShootState> StageContext::shoot() {
+    if (m_memory.shoot)
+        return m_memory.shoot;
+    return read_shoot();
+}
+
+std::optional<ShootState> StageContext::read_shoot() {
+    try {
+        m_memory.shoot = m_shoots.get(shoot_name());
+    } catch (const RemoteError& e) {
+        throw from_remote(e, k_component_gardener_client, true);
+    }
+    return m_memory.shoot;
+}
+
+std::string StageContext::admin_kubeconfig() {
+    if (!m_memory.admin_kubeconfig)
+        m_memory.admin_kubeconfig =
+            m_shoots.admin_kubeconfig(shoot_name(), m_options.admin_kubeconfig_expiration);
+    return *m_memory.admin_kubeconfig;
+}
+
+const StageDef* StageTable::find(std::string_view name) const {
+    const auto it = std::find_if(m_stages.begin(), m_stages.end(),
+                                 [&](const StageDef& s) { return s.name == name; });
+    return it == m_stages.end() ? nullptr : &*it;
+}
+
+StageResult create_bindings_for_operators(StageContext& context, std::string_view next) {
+    std::string kubeconfig;
+    try {
+        kubeconfig = context.admin_kubeconfig();
+    } catch (const std::exception&) {
+        // The original waits for the control plane this way: no error, same stage in 20 s.
+        return wait_in(k_stage_creating_bindings, 20s);
+    }
+    OperatorBindings bindings = context.options().operator_bindings;
+    bindings.administrators = context.runtime().administrators;
+    try {
+        context.clusters().create_operator_bindings(kubeconfig, bindings);
+    } catch (const RemoteError& e) {
+        throw from_remote(e, k_component_cluster_client, true);
+    } catch (const std::exception& e) {
+        throw StageError::recoverable(e.what(), "", std::string(k_component_cluster_client));
+    }
+    return go_to(next);
+}
+
+std::string joined_error_codes(const ShootState& shoot) {
+    std::string out;
+    for (const auto& code : shoot.last_error_codes) {
+        if (!out.empty())
+            out += ", ";
+        out += code;
+    }
+    return out;
+}
+
+bool has_rate_limit_error(const ShootState& shoot) {
+    return std::find(shoot.last_error_codes.begin(), shoot.last_error_codes.end(),
+                     "ERR_INFRA_RATE_LIMITS_EXCEEDED") != shoot.last_error_codes.end();
+}
+
+std::string last_shoot_state(const ShootState& shoot) {
+    const auto& lo = shoot.last_operation;
+    return "Last Shoot state: " + (lo ? lo->state : std::string()) +
+           ", Shoot description: " + (lo ? lo->description : std::string());
+}
+
+bool last_operation_is(const ShootState& shoot, std::string_view state) {
+    return shoot.last_operation && shoot.last_operation->state == state;
+}
+
+} // namespace kprov::engine

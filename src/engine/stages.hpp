@@ -1,0 +1,184 @@
+#pragma once
+// The stages of every operation type: their names, what a stage may use while it runs, and
+// the stage tables the executor walks (original-provisioner.md §2.3-2.5, §9 for hibernation).
+//
+// Stage names. The original's are kept verbatim (they are stored in operation.stage and shown
+// by the API). kprov adds its own where the original wrote to Gardener inside the request, so
+// that a crash between the write and the database commit can never lose either:
+//
+// | stage              | type      | kprov's own | what it does                                  |
+// |--------------------|-----------|-------------|-----------------------------------------------|
+// | CreatingShoot      | PROVISION | yes         | puts the OIDC ConfigMap, creates the shoot;   |
+// |                    |           |             | AlreadyExists of this runtime's shoot is      |
+// |                    |           |             | success (the original created it in the       |
+// |                    |           |             | request, inside the DB transaction)           |
+// | UpgradingShoot     | UPGRADE_SHOOT | yes     | applies the upgrade to the live shoot (the    |
+// |                    |           |             | original patched it in the request)           |
+// | HibernatingShoot   | HIBERNATE | yes         | spec.hibernation.enabled=true (the original   |
+// |                    |           |             | patched it in the request)                    |
+// | WaitForHibernation | HIBERNATE | no (§9)     | waits for status.hibernated                   |
+// | WakingUpShoot      | WAKE_UP   | yes         | spec.hibernation.enabled=false                |
+// | WaitForWakeUp      | WAKE_UP   | yes         | waits until woken up and reconciled           |
+//
+// Tables (each ends at Finished):
+//   PROVISION, PROVISION_NO_INSTALL: CreatingShoot -> WaitingForClusterDomain ->
+//       WaitingForClusterCreation -> CreatingBindingsForOperators -> Finished
+//   DEPROVISION, DEPROVISION_NO_INSTALL: DeprovisionCluster -> WaitForClusterDeletion -> Finished
+//       (an operation may start at either)
+//   UPGRADE_SHOOT: UpgradingShoot -> WaitingForShootNewVersion -> WaitingForShootUpgrade ->
+//       CreatingBindingsForOperators -> Finished
+//   HIBERNATE: HibernatingShoot -> WaitForHibernation -> Finished
+//   WAKE_UP: WakingUpShoot -> WaitForWakeUp -> Finished
+// UPGRADE and RECONNECT_RUNTIME (Kyma-era types) have no table: kprov fails such operations.
+
+#include "engine/engine_options.hpp"
+#include "engine/model.hpp"
+#include "engine/ports.hpp"
+#include "engine/runtime_input.hpp"
+#include "engine/stage_error.hpp"
+#include "engine/store.hpp"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kprov::engine {
+
+// The original's stage names.
+inline constexpr std::string_view k_stage_waiting_for_cluster_domain = "WaitingForClusterDomain";
+inline constexpr std::string_view k_stage_waiting_for_cluster_creation =
+    "WaitingForClusterCreation";
+inline constexpr std::string_view k_stage_creating_bindings = "CreatingBindingsForOperators";
+inline constexpr std::string_view k_stage_connect_runtime_agent = "ConnectRuntimeAgent";
+inline constexpr std::string_view k_stage_deprovision_cluster = "DeprovisionCluster";
+inline constexpr std::string_view k_stage_wait_for_cluster_deletion = "WaitForClusterDeletion";
+inline constexpr std::string_view k_stage_waiting_for_shoot_new_version =
+    "WaitingForShootNewVersion";
+inline constexpr std::string_view k_stage_waiting_for_shoot_upgrade = "WaitingForShootUpgrade";
+inline constexpr std::string_view k_stage_wait_for_hibernation = "WaitForHibernation";
+inline constexpr std::string_view k_stage_finished = "Finished";
+// kprov's own (see the table above).
+inline constexpr std::string_view k_stage_creating_shoot = "CreatingShoot";
+inline constexpr std::string_view k_stage_upgrading_shoot = "UpgradingShoot";
+inline constexpr std::string_view k_stage_hibernating_shoot = "HibernatingShoot";
+inline constexpr std::string_view k_stage_waking_up_shoot = "WakingUpShoot";
+inline constexpr std::string_view k_stage_wait_for_wake_up = "WaitForWakeUp";
+
+// Shoot annotations kprov reads and writes (original-provisioner.md §4.2, §2.4).
+inline constexpr std::string_view k_runtime_id_annotation =
+    "kcp.provisioner.kyma-project.io/runtime-id";
+inline constexpr std::string_view k_operation_id_annotation =
+    "kcp.provisioner.kyma-project.io/operation-id";
+inline constexpr std::string_view k_legacy_operation_id_annotation =
+    "compass.provisioner.kyma-project.io/operation-id";
+inline constexpr std::string_view k_deletion_confirmation_annotation =
+    "confirmation.gardener.cloud/deletion";
+
+/// What a stage returns: the stage to run next (the same one to wait) and after how long.
+struct StageResult {
+    std::string next;
+    Duration delay{0};
+};
+
+/// Go on with `stage` in the same pass.
+StageResult go_to(std::string_view stage);
+/// Run `stage` again after `delay` (the executor adds jitter).
+StageResult wait_in(std::string_view stage, Duration delay);
+
+/// What one processing pass remembers between its stages.
+struct PassMemory {
+    /// The shoot as this pass last read or wrote it: the next stage of the same pass decides
+    /// from it instead of reading it again (Gardener requests are what a benchmark counts).
+    std::optional<ShootState> shoot;
+    std::optional<std::string> admin_kubeconfig; ///< requested in this pass
+    RuntimeChange change;                        ///< written with the pass's progress
+};
+
+/// What a stage may use. Stages do no I/O except through the ports given here.
+class StageContext {
+public:
+    StageContext(const Operation& operation, const Runtime& runtime, ShootClient& shoots,
+                 RuntimeClusterClient& clusters, const EngineOptions& options, Timestamp now,
+                 PassMemory& memory);
+
+    const Operation& operation() const { return m_operation; }
+    const Runtime& runtime() const { return m_runtime; }
+    const std::string& shoot_name() const { return m_runtime.gardener.name; }
+    ShootClient& shoots() { return m_shoots; }
+    RuntimeClusterClient& clusters() { return m_clusters; }
+    const EngineOptions& options() const { return m_options; }
+    Timestamp now() const { return m_now; }
+    RuntimeChange& change() { return m_memory.change; }
+
+    /// The shoot as this pass last saw it, else read_shoot().
+    std::optional<ShootState> shoot();
+    /// GETs the shoot and remembers it; nullopt when it does not exist. A failed GET throws a
+    /// recoverable StageError of component "k8s client - gardener" (the original's "err").
+    std::optional<ShootState> read_shoot();
+    /// Remembers what a write returned, for the next stage of this pass.
+    void remember(const ShootState& shoot) { m_memory.shoot = shoot; }
+    void forget_shoot() { m_memory.shoot.reset(); }
+    /// An admin kubeconfig for the shoot, requested once per pass. Throws what the port throws.
+    std::string admin_kubeconfig();
+
+private:
+    const Operation& m_operation;
+    const Runtime& m_runtime;
+    ShootClient& m_shoots;
+    RuntimeClusterClient& m_clusters;
+    const EngineOptions& m_options;
+    Timestamp m_now;
+    PassMemory& m_memory;
+};
+
+using StageFunction = std::function<StageResult(StageContext&)>;
+
+struct StageDef {
+    std::string name;
+    Duration timeout;
+    StageFunction run;
+};
+
+/// The stages of one operation type.
+class StageTable {
+public:
+    explicit StageTable(std::vector<StageDef> stages)
+        : m_stages(std::move(stages)) {}
+    /// nullptr when the table has no stage of that name.
+    const StageDef* find(std::string_view name) const;
+    const std::vector<StageDef>& stages() const { return m_stages; }
+
+private:
+    std::vector<StageDef> m_stages;
+};
+
+StageTable provision_stages(const EngineOptions& options);
+StageTable deprovision_stages(const EngineOptions& options);
+StageTable upgrade_stages(const EngineOptions& options);
+StageTable hibernation_stages(const EngineOptions& options);
+StageTable wake_up_stages(const EngineOptions& options);
+
+// --- Shared by several tables ----------------------------------------------------------------
+
+/// CreatingBindingsForOperators (provisioning and upgrade): an admin kubeconfig (a failed
+/// request waits 20 s, no error), then the operator bindings (a failure is a recoverable error
+/// of component "k8s client - cluster"); then `next`.
+StageResult create_bindings_for_operators(StageContext& context, std::string_view next);
+
+/// What UpgradingShoot applies for a stored (merged) config: the request's choices that
+/// build_shoot_upgrade takes from its input (OIDC, networking filter) as the service stored
+/// them. The service builds the same upgrade once before accepting a request.
+UpgradeShootInput stored_upgrade_input(const GardenerConfig& merged);
+
+/// status.lastErrors codes joined with ", " (the original's reason for shoot failures).
+std::string joined_error_codes(const ShootState& shoot);
+/// Whether status.lastErrors carries ERR_INFRA_RATE_LIMITS_EXCEEDED.
+bool has_rate_limit_error(const ShootState& shoot);
+/// "Last Shoot state: <lastOperation.state>, Shoot description: <lastOperation.description>".
+std::string last_shoot_state(const ShootState& shoot);
+/// Whether lastOperation exists and has `state`.
+bool last_operation_is(const ShootState& shoot, std::string_view state);
+
+} // namespace kprov::engine

@@ -1,0 +1,98 @@
+// The engine service's shared rules: one operation in progress per runtime (decided by the
+// store), the tenant of a request (deliberate difference 3).
+
+#include "engine_fixture.hpp"
+
+#include <gmock/gmock.h>
+
+namespace kprov::engine::test {
+namespace {
+
+using ::testing::HasSubstr;
+
+class Service : public EngineTest {};
+
+TEST_F(Service, EveryStartIsRefusedWhileTheRuntimeHasAnOperationInProgress) {
+    const auto started = provision();
+    pass(started.operation.id); // the shoot exists, the provisioning goes on
+    const std::string id = started.runtime_id;
+    const RequestContext other{"tenant-b", ""};
+    EXPECT_THROW(service().deprovision(id, other), OperationInProgress);
+    EXPECT_THROW(
+        service().upgrade_shoot(
+            id, parse_upgrade_input({{"gardenerConfig", nlohmann::json::object()}}), other),
+        OperationInProgress);
+    EXPECT_THROW(service().hibernate(id, other), OperationInProgress);
+    EXPECT_THROW(service().wake_up(id, other), OperationInProgress);
+    try {
+        service().deprovision(id, other);
+    } catch (const OperationInProgress& e) {
+        EXPECT_EQ(std::string(e.what()), "cannot start new operation for " + id +
+                                             " Runtime while previous one is in progress");
+    }
+    EXPECT_EQ(store.operations_of(id).size(), 1u);
+    EXPECT_EQ(runtime(id).tenant, "tenant-a"); // a refused request changes nothing
+}
+
+TEST_F(Service, AnotherTenantRewritesTheRuntimesTenantAndTheHistorySaysSo) {
+    std::vector<std::string> logged;
+    options.log = [&](LogLevel, const std::string& message) {
+        logged.push_back(message);
+    };
+    const std::string id = provisioned_runtime();
+    const auto started = service().hibernate(id, {"tenant-moved", "sub-a"});
+    ASSERT_TRUE(started.tenant_change);
+    EXPECT_EQ(started.tenant_change->from, "tenant-a");
+    EXPECT_EQ(started.tenant_change->to, "tenant-moved");
+    EXPECT_TRUE(started.tenant_change->recorded);
+    EXPECT_EQ(runtime(id).tenant, "tenant-moved");
+
+    const auto history = store.transitions_of(started.operation.id);
+    ASSERT_EQ(history.size(), 1u);
+    EXPECT_EQ(history[0].from_stage, "");
+    EXPECT_EQ(history[0].to_stage, "HibernatingShoot");
+    EXPECT_THAT(history[0].message, HasSubstr("changed from \"tenant-a\" to \"tenant-moved\""));
+    ASSERT_EQ(logged.size(), 1u);
+    EXPECT_THAT(logged[0], HasSubstr(started.operation.id));
+
+    // The operation itself is untouched and due for the workers.
+    const Operation op = operation(started.operation.id);
+    EXPECT_EQ(op.stage, "HibernatingShoot");
+    EXPECT_FALSE(op.lease);
+    EXPECT_EQ(executor().run_due(k_worker, 10).size(), 1u);
+}
+
+TEST_F(Service, TheSameOrNoTenantChangesNothing) {
+    const std::string id = provisioned_runtime();
+    EXPECT_FALSE(service().hibernate(id, context).tenant_change);
+    EXPECT_TRUE(store.transitions_of(store.last_operation(id)->id).empty());
+    store.put_operation([&] {
+        Operation op = *store.last_operation(id);
+        op.state = OperationState::Succeeded;
+        return op;
+    }());
+    EXPECT_FALSE(service().wake_up(id, {"", ""}).tenant_change);
+    EXPECT_EQ(runtime(id).tenant, "tenant-a");
+}
+
+TEST_F(Service, StrictTenantsRefuseAnotherTenant) {
+    options.tenant_strict = true;
+    const std::string id = provisioned_runtime();
+    EXPECT_THROW(service().deprovision(id, {"intruder", ""}), TenantMismatch);
+    EXPECT_EQ(store.operations_of(id).size(), 1u);
+    EXPECT_EQ(runtime(id).tenant, "tenant-a");
+    EXPECT_NO_THROW(service().deprovision(id, context));
+}
+
+TEST_F(Service, ProvisionHandsOnTheShootBuildersWarnings) {
+    options.shoot.legacy_api = true; // and Kubernetes 1.34: Gardener refuses the legacy fields
+    auto doc = provision_document();
+    doc["clusterConfig"]["gardenerConfig"]["kubernetesVersion"] = "1.34.1";
+    const auto started = provision(doc);
+    ASSERT_EQ(started.warnings.size(), 1u);
+    EXPECT_THAT(started.warnings[0], HasSubstr("APP_GARDENER_LEGACY_API"));
+    EXPECT_EQ(started.runtime_id, started.operation.cluster_id);
+}
+
+} // namespace
+} // namespace kprov::engine::test
