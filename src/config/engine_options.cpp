@@ -39,4 +39,26 @@ engine::ShootOptions shoot_options(const Settings& settings) {
     return options;
 }
 
+engine::EngineOptions engine_options(const Settings& settings) {
+    engine::EngineOptions options;
+    options.conversion = conversion_options(settings);
+    options.shoot = shoot_options(settings);
+    const auto& t = settings.timeouts;
+    options.timeouts.cluster_domains = t.cluster_domains;
+    options.timeouts.cluster_creation = t.cluster_creation;
+    options.timeouts.bindings_creation = t.bindings_creation;
+    options.timeouts.agent_configuration = t.agent_configuration;
+    options.timeouts.shoot_refresh = t.shoot_refresh;
+    options.timeouts.shoot_upgrade = t.shoot_upgrade;
+    options.timeouts.cluster_deletion = t.cluster_deletion;
+    options.timeouts.waiting_for_cluster_deletion = t.waiting_for_cluster_deletion;
+    options.timeouts.waiting_for_cluster_hibernation = t.waiting_for_cluster_hibernation;
+    options.operator_bindings.l2_subject_name = settings.operator_l2_subject_name;
+    options.operator_bindings.l3_subject_name = settings.operator_l3_subject_name;
+    options.operator_bindings.create_for_administrators = settings.operator_creating_for_admin;
+    options.lease_ttl = settings.lease_duration;
+    options.tenant_strict = settings.tenant_strict;
+    return options;
+}
+
 } // namespace kprov::config

@@ -2,6 +2,7 @@
 // What the engine's pure functions need from the configuration, assembled from Settings.
 
 #include "config/settings.hpp"
+#include "engine/engine_options.hpp"
 #include "engine/runtime_input.hpp"
 #include "engine/shoot_builder.hpp"
 
@@ -14,5 +15,10 @@ engine::ConversionOptions conversion_options(const Settings& settings);
 /// (APP_GARDENER_MAINTENANCE_WINDOW_CONFIG_PATH), as the original did on every provisioning;
 /// throws ConfigError naming the file when it cannot be read or parsed.
 engine::ShootOptions shoot_options(const Settings& settings);
+
+/// Everything the engine's service and executor take from the configuration: the two above,
+/// the stage timeouts (APP_*_TIMEOUT_*), operator bindings (APP_OPERATOR_ROLE_BINDING_*), the
+/// lease duration (KPROV_LEASE_DURATION) and APP_TENANT_STRICT. The log sink stays empty.
+engine::EngineOptions engine_options(const Settings& settings);
 
 } // namespace kprov::config
