@@ -78,6 +78,7 @@ const char* k_footer = R"(Exit status:
   2  usage error
   3  the operation failed
   4  --timeout reached (the operation goes on; `kprov wait OPERATION_ID` resumes waiting)
+  130  interrupted while waiting (the operation goes on; `kprov wait OPERATION_ID` resumes)
   5  refused: another operation of that runtime is in progress
 
 Global options may stand before or after the command. Durations are Go-style: 90s, 5m, 1h30m.
@@ -86,6 +87,28 @@ See kprov(1) for every command, option and environment variable.)";
 int report(std::ostream& err, const std::string& message, int code) {
     err << "kprov: error: " << message << '\n';
     return code;
+}
+
+// The options of the operation commands, as the CLI contract lists them.
+void add_operation_options(CLI::App& cmd, const std::string& name, OperationArgs& args) {
+    if (name != "provision")
+        cmd.add_option("RUNTIME_ID", args.runtime_id, "The runtime")->required();
+    if (name == "provision" || name == "upgrade-shoot")
+        cmd.add_option("-f,--file", args.file,
+                       name == "provision" ? "Runtime file (YAML or JSON; - for stdin)"
+                                           : "Upgrade file (YAML or JSON; - for stdin)")
+            ->required();
+    cmd.add_flag("--wait", args.wait,
+                 "Drive the operation to its end in this process, showing progress; exit 0 on "
+                 "success, 3 on failure");
+    cmd.add_option("--timeout", args.timeout,
+                   "With --wait: stop waiting after DUR (exit 4; the operation goes on)");
+    if (name == "provision" || name == "upgrade-shoot")
+        cmd.add_flag("--dry-run", args.dry_run,
+                     "Validate and show what would happen; change nothing");
+    if (name == "deprovision")
+        cmd.add_flag("-y,--yes", args.yes,
+                     "Do not ask for confirmation (required when there is no terminal to ask on)");
 }
 
 // Every problem of an input on its own line, under one heading naming the input.
@@ -159,6 +182,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     bool verbose_version = false;
     bool config_reference = false;
     PlanArgs plan_args;
+    OperationArgs op_args;
+    WaitArgs wait_args;
+    WatchArgs watch_args;
 
     for (const auto& info : k_commands) {
         CLI::App* cmd = app.add_subcommand(info.name, info.summary);
@@ -193,6 +219,41 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
             cmd->callback([&] {
                 action = [&](Context& c) {
                     return cmd_plan(c, plan_args);
+                };
+            });
+        } else if (name == "provision" || name == "deprovision" || name == "upgrade-shoot" ||
+                   name == "hibernate" || name == "wake-up") {
+            add_operation_options(*cmd, name, op_args);
+            cmd->callback([&, name] {
+                action = [&, name](Context& c) {
+                    if (name == "provision")
+                        return cmd_provision(c, op_args);
+                    if (name == "deprovision")
+                        return cmd_deprovision(c, op_args);
+                    if (name == "upgrade-shoot")
+                        return cmd_upgrade_shoot(c, op_args);
+                    if (name == "hibernate")
+                        return cmd_hibernate(c, op_args);
+                    return cmd_wake_up(c, op_args);
+                };
+            });
+        } else if (name == "wait") {
+            cmd->add_option("OPERATION_ID", wait_args.operation_id, "The operation to wait for")
+                ->required();
+            cmd->add_option("--timeout", wait_args.timeout,
+                            "Give up waiting after DUR (exit 4; the operation goes on)");
+            cmd->callback([&] {
+                action = [&](Context& c) {
+                    return cmd_wait(c, wait_args);
+                };
+            });
+        } else if (name == "watch") {
+            cmd->add_option("--workers", watch_args.workers,
+                            "Worker threads (default KPROV_WORKERS, 4)")
+                ->check(CLI::Range(1, 1024));
+            cmd->callback([&] {
+                action = [&](Context& c) {
+                    return cmd_watch(c, watch_args);
                 };
             });
         } else if (name == "migrate") {

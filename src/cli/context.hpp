@@ -59,6 +59,25 @@ struct PlanArgs {
     std::optional<std::string> runtime_id; ///< set: plan an upgrade of this runtime
 };
 
+/// provision, deprovision, upgrade-shoot, hibernate, wake-up.
+struct OperationArgs {
+    std::string runtime_id;             ///< all but provision
+    std::string file;                   ///< -f: provision and upgrade-shoot
+    bool wait = false;                  ///< --wait: drive the operation to its end in-process
+    std::optional<std::string> timeout; ///< --timeout DUR (with --wait)
+    bool dry_run = false;               ///< --dry-run: validate and show, change nothing
+    bool yes = false;                   ///< --yes: deprovision without asking
+};
+
+struct WaitArgs {
+    std::string operation_id;
+    std::optional<std::string> timeout;
+};
+
+struct WatchArgs {
+    std::optional<int> workers; ///< --workers N; default KPROV_WORKERS
+};
+
 // Command implementations (one file each, see commands_*.cpp). Each returns an exit code and
 // may throw kprov::Error, which run() reports.
 int cmd_version(Context& ctx, bool verbose);
@@ -66,5 +85,12 @@ int cmd_config(Context& ctx);
 int cmd_config_reference(Context& ctx);
 int cmd_migrate(Context& ctx);
 int cmd_plan(Context& ctx, const PlanArgs& args);
+int cmd_provision(Context& ctx, const OperationArgs& args);
+int cmd_deprovision(Context& ctx, const OperationArgs& args);
+int cmd_upgrade_shoot(Context& ctx, const OperationArgs& args);
+int cmd_hibernate(Context& ctx, const OperationArgs& args);
+int cmd_wake_up(Context& ctx, const OperationArgs& args);
+int cmd_wait(Context& ctx, const WaitArgs& args);
+int cmd_watch(Context& ctx, const WatchArgs& args);
 
 } // namespace kprov::cli

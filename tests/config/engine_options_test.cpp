@@ -1,5 +1,4 @@
 #include "config/engine_options.hpp"
-
 #include "config_testing.hpp"
 #include "engine/error.hpp"
 
@@ -44,8 +43,8 @@ TEST(EngineOptions, CarrySettingsIntoTheEngine) {
 TEST(EngineOptions, ReadTheMaintenanceWindowFileAndRefuseABrokenOne) {
     testing::TempDir dir;
     Settings s;
-    s.maintenance_window_config_path = dir.write("windows.json",
-        R"({"WestEurope": {"begin": "170000+0000", "end": "180000+0000"}})");
+    s.maintenance_window_config_path = dir.write(
+        "windows.json", R"({"WestEurope": {"begin": "170000+0000", "end": "180000+0000"}})");
     const auto o = shoot_options(s);
     ASSERT_TRUE(o.maintenance_windows);
     EXPECT_EQ(o.maintenance_windows->at("westeurope").begin, "170000+0000");

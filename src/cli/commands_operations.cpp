@@ -1,0 +1,214 @@
+// provision, deprovision, upgrade-shoot, hibernate, wake-up: start an operation through the
+// engine service, print it, and with --wait drive it to its end here.
+
+#include "cli/access.hpp"
+#include "cli/app.hpp"
+#include "cli/context.hpp"
+#include "cli/engine_access.hpp"
+#include "cli/operation_wait.hpp"
+#include "cli/progress.hpp"
+#include "cli/render.hpp"
+#include "cli/runtime_file.hpp"
+#include "config/engine_options.hpp"
+#include "engine/error.hpp"
+#include "engine/runtime_input.hpp"
+#include "engine/shoot_builder.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+namespace kprov::cli {
+namespace {
+
+// Checks the flags that only make sense together; returns the parsed --timeout.
+std::optional<Duration> check_flags(const OperationArgs& args) {
+    if (args.timeout && !args.wait)
+        throw UsageError("--timeout applies to --wait; add --wait or leave --timeout out");
+    if (args.dry_run && args.wait)
+        throw UsageError("--dry-run changes nothing, so there is nothing to --wait for");
+    return parse_timeout(args.timeout);
+}
+
+// Runs `call`, naming `file` as the source of the input problems it reports.
+template <typename Call> auto about_file(const std::string& file, Call call) {
+    try {
+        return call();
+    } catch (ValidationError& e) {
+        if (e.source().empty())
+            e.set_source(file);
+        throw;
+    }
+}
+
+std::string required_tenant(Context& ctx) {
+    const auto& tenant = ctx.config().settings.tenant;
+    if (!tenant || tenant->empty())
+        throw UsageError("provision needs a tenant (global account): give --tenant ID or set "
+                         "KPROV_TENANT");
+    return *tenant;
+}
+
+// What happens after the service started an operation: notes on stderr, then the operation on
+// stdout, or with --wait the operation driven to its end.
+int after_start(Context& ctx, EngineAccess& access, const engine::StartedOperation& started,
+                const OperationArgs& args, std::optional<Duration> timeout) {
+    const auto& op = started.operation;
+    // A rewritten tenant is in the engine's log already.
+    if (!ctx.global().quiet)
+        for (const auto& warning : started.warnings)
+            ctx.err() << "kprov: warning: " << warning << '\n';
+    if (!args.wait) {
+        print_operation(ctx.out(), op, output_format(ctx));
+        return k_exit_ok;
+    }
+    if (!ctx.global().quiet)
+        ctx.err() << engine::to_api(op.type) << " operation " << op.id << " of runtime "
+                  << started.runtime_id << " started\n";
+    return wait_for_operation(ctx, access, op.id, timeout);
+}
+
+// The commands that take a runtime id and nothing else to start their operation.
+using StartCall = std::function<engine::StartedOperation(EngineAccess&, const std::string&,
+                                                         const engine::RequestContext&)>;
+
+int start_on_runtime(Context& ctx, const OperationArgs& args, std::optional<Duration> timeout,
+                     const StartCall& call) {
+    EngineAccess access(ctx);
+    if (args.wait)
+        access.gardener(); // an unusable Gardener kubeconfig is reported before anything starts
+    const auto started = call(access, args.runtime_id, access.request());
+    return after_start(ctx, access, started, args, timeout);
+}
+
+// Whether a question can be asked: stdin and stderr are the process's own terminals.
+bool can_ask(Context& ctx) {
+    return isatty(STDIN_FILENO) == 1 && is_terminal(ctx.err());
+}
+
+bool confirmed(Context& ctx, const std::string& question) {
+    ctx.err() << question << " [y/N] " << std::flush;
+    std::string answer;
+    if (!std::getline(std::cin, answer))
+        return false;
+    std::transform(answer.begin(), answer.end(), answer.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return answer == "y" || answer == "yes";
+}
+
+int provision_dry_run(Context& ctx, const engine::ProvisionInput& input, const std::string& tenant,
+                      const std::string& file) {
+    const auto& settings = ctx.config().settings;
+    const auto conversion = config::conversion_options(settings);
+    const auto runtime = about_file(file, [&] {
+        engine::validate_provision(input, conversion);
+        auto r =
+            engine::to_runtime(input, "<runtime-id>", tenant, settings.sub_account.value_or(""),
+                               SystemClock().now(), conversion);
+        // What the service checks before it writes: that a shoot can be built at all.
+        const auto plan = engine::build_shoot(r, "<operation-id>", config::shoot_options(settings));
+        for (const auto& warning : plan.warnings)
+            ctx.err() << "kprov: warning: " << warning << '\n';
+        return r;
+    });
+    const auto& g = runtime.gardener;
+    const std::string ns = "garden-" + g.project_name;
+    const auto format = output_format(ctx);
+    if (format == OutputFormat::Json || format == OutputFormat::Yaml) {
+        print_document(ctx.out(),
+                       {{"dryRun", true},
+                        {"runtimeName", runtime.name},
+                        {"shootName", g.name},
+                        {"namespace", ns},
+                        {"provider", g.provider},
+                        {"region", g.region},
+                        {"kubernetesVersion", g.kubernetes_version},
+                        {"tenant", runtime.tenant},
+                        {"subAccount", runtime.sub_account_id}},
+                       format);
+    } else if (format == OutputFormat::Name) {
+        ctx.out() << g.name << '\n';
+    } else {
+        print_key_values(
+            ctx.out(), {{"runtime", runtime.name + " (its id is assigned when it is provisioned)"},
+                        {"shoot", g.name + " in " + ns},
+                        {"provider", g.provider},
+                        {"region", g.region},
+                        {"kubernetes", g.kubernetes_version},
+                        {"tenant", runtime.tenant}});
+    }
+    if (!ctx.global().quiet)
+        ctx.err() << "dry run: " << file << " is valid; nothing was written\n";
+    return k_exit_ok;
+}
+
+} // namespace
+
+int cmd_provision(Context& ctx, const OperationArgs& args) {
+    const auto timeout = check_flags(args);
+    const auto input = about_file(
+        args.file, [&] { return engine::parse_provision_input(read_runtime_file(args.file)); });
+    const std::string tenant = required_tenant(ctx);
+    if (args.dry_run)
+        return provision_dry_run(ctx, input, tenant, args.file);
+    EngineAccess access(ctx);
+    if (args.wait)
+        access.gardener(); // as in start_on_runtime
+    const auto started =
+        about_file(args.file, [&] { return access.service().provision(input, access.request()); });
+    return after_start(ctx, access, started, args, timeout);
+}
+
+int cmd_deprovision(Context& ctx, const OperationArgs& args) {
+    const auto timeout = check_flags(args);
+    const bool ask = !args.yes;
+    if (ask && !can_ask(ctx))
+        throw UsageError("deprovision asks for confirmation, and there is no terminal to ask on; "
+                         "add --yes to deprovision runtime " +
+                         args.runtime_id);
+    return start_on_runtime(
+        ctx, args, timeout,
+        [&](EngineAccess& access, const std::string& id, const engine::RequestContext& request) {
+            if (ask) {
+                const auto runtime = find_runtime_or_throw(access.store(), id);
+                if (!confirmed(ctx, "Deprovision runtime " + id + " (shoot " +
+                                        runtime.gardener.name + ")?"))
+                    throw Error("deprovisioning of runtime " + id + " cancelled; nothing changed");
+            }
+            return access.service().deprovision(id, request);
+        });
+}
+
+int cmd_upgrade_shoot(Context& ctx, const OperationArgs& args) {
+    const auto timeout = check_flags(args);
+    if (args.dry_run)
+        return cmd_plan(ctx, PlanArgs{args.file, args.runtime_id});
+    const auto input = about_file(
+        args.file, [&] { return engine::parse_upgrade_input(read_runtime_file(args.file)); });
+    return start_on_runtime(
+        ctx, args, timeout,
+        [&](EngineAccess& access, const std::string& id, const engine::RequestContext& request) {
+            return about_file(args.file,
+                              [&] { return access.service().upgrade_shoot(id, input, request); });
+        });
+}
+
+int cmd_hibernate(Context& ctx, const OperationArgs& args) {
+    return start_on_runtime(
+        ctx, args, check_flags(args),
+        [](EngineAccess& access, const std::string& id, const engine::RequestContext& request) {
+            return access.service().hibernate(id, request);
+        });
+}
+
+int cmd_wake_up(Context& ctx, const OperationArgs& args) {
+    return start_on_runtime(
+        ctx, args, check_flags(args),
+        [](EngineAccess& access, const std::string& id, const engine::RequestContext& request) {
+            return access.service().wake_up(id, request);
+        });
+}
+
+} // namespace kprov::cli

@@ -1,0 +1,162 @@
+// kprov wait OPERATION_ID, and the in-process driving that --wait shares with it.
+
+#include "cli/app.hpp"
+#include "cli/engine_access.hpp"
+#include "cli/operation_wait.hpp"
+#include "cli/progress.hpp"
+#include "cli/render.hpp"
+#include "engine/sleeper.hpp"
+#include "gardener/gardener_client.hpp"
+
+#include <atomic>
+#include <csignal>
+#include <mutex>
+#include <ostream>
+#include <pthread.h>
+#include <spdlog/spdlog.h>
+#include <thread>
+
+namespace kprov::cli {
+namespace {
+
+// An empty handler: SIGURG (ignored by default, so harmless without it) only has to interrupt
+// a blocking poll().
+extern "C" void on_nudge(int) {}
+
+// Wakes the driver whenever the shoot changes in Gardener, so that a stage waiting for
+// Gardener runs again at once instead of at its poll (5 s to 30 s). Without the watch (it
+// failed for good) the stages' polls still get the operation to its end.
+class ShootWaker {
+public:
+    ShootWaker(gardener::GardenerClient& client, const std::string& shoot,
+               engine::SystemSleeper& sleeper) {
+        static std::once_flag installed;
+        std::call_once(installed, [] {
+            struct sigaction action = {};
+            action.sa_handler = on_nudge;
+            sigemptyset(&action.sa_mask);
+            sigaction(SIGURG, &action, nullptr);
+        });
+        m_thread = std::jthread([this, &client, shoot, &sleeper](std::stop_token stop) {
+            gardener::WatchOptions options;
+            options.field_selector = "metadata.name=" + shoot;
+            try {
+                client.kube().watch(
+                    client.shoots_path(), options,
+                    [&sleeper](const gardener::WatchEvent&) { sleeper.wake(); }, stop);
+            } catch (const std::exception& e) {
+                spdlog::debug("watching shoot {} failed; polling instead: {}", shoot, e.what());
+            }
+            m_done = true;
+        });
+    }
+
+    // libcurl looks at a transfer's stop request about once a second, which would end every
+    // wait a second late: signals end its poll() at once, so that it looks now.
+    ~ShootWaker() {
+        m_thread.request_stop();
+        while (!m_done) {
+            pthread_kill(m_thread.native_handle(), SIGURG);
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+    }
+
+    ShootWaker(const ShootWaker&) = delete;
+    ShootWaker& operator=(const ShootWaker&) = delete;
+
+private:
+    std::atomic<bool> m_done{false};
+    std::jthread m_thread;
+};
+
+std::string shoot_of(engine::Store& store, const engine::Operation& op) {
+    const auto runtime = store.find_runtime(op.cluster_id);
+    return runtime ? runtime->gardener.name : std::string();
+}
+
+int report_end(Context& ctx, const engine::DriveResult& result, std::optional<Duration> timeout,
+               bool interrupted) {
+    const engine::Operation& op = result.operation;
+    print_operation(ctx.out(), op, output_format(ctx));
+    if (op.state == engine::OperationState::Succeeded)
+        return k_exit_ok;
+    if (op.state == engine::OperationState::Failed) {
+        const std::string& message =
+            op.last_error.message.empty() ? op.message : op.last_error.message;
+        ctx.err() << "kprov: error: " << engine::to_api(op.type) << " operation " << op.id
+                  << " failed: " << message;
+        if (!op.last_error.reason.empty())
+            ctx.err() << " (reason " << op.last_error.reason << ", component "
+                      << op.last_error.component << ")";
+        ctx.err() << '\n';
+        return k_exit_operation_failed;
+    }
+    if (interrupted) {
+        ctx.err() << "kprov: interrupted: operation " << op.id << " is still in progress at stage "
+                  << op.stage << "; resume waiting with: kprov wait " << op.id << '\n';
+        return k_exit_interrupted;
+    }
+    ctx.err() << "kprov: --timeout " << format_duration(timeout.value_or(Duration::zero()))
+              << " reached at stage " << op.stage << "; the operation goes on: kprov wait " << op.id
+              << '\n';
+    return k_exit_timeout;
+}
+
+} // namespace
+
+std::optional<Duration> parse_timeout(const std::optional<std::string>& text) {
+    if (!text)
+        return std::nullopt;
+    const auto parsed = parse_duration(*text);
+    if (!parsed)
+        throw UsageError("--timeout \"" + *text +
+                         "\" is not a duration (expected a Go duration such as 90s, 5m, 1h30m)");
+    return parsed;
+}
+
+int wait_for_operation(Context& ctx, EngineAccess& access, const std::string& operation_id,
+                       std::optional<Duration> timeout) {
+    const auto op = access.store().find_operation(operation_id);
+    if (!op)
+        throw NotFound("operation \"" + operation_id + "\" not found");
+    engine::SystemSleeper sleeper(access.clock());
+    std::optional<ShootWaker> waker;
+    if (op->state == engine::OperationState::InProgress)
+        if (const std::string shoot = shoot_of(access.store(), *op); !shoot.empty())
+            waker.emplace(access.gardener(), shoot, sleeper);
+
+    const bool show = !ctx.global().quiet;
+    ProgressDisplay progress(ctx.err(), is_terminal(ctx.err()), access.clock());
+    std::stop_source stop;
+    engine::DriveOptions options;
+    options.stop = stop.get_token();
+    if (timeout)
+        options.deadline =
+            access.clock().now() + std::chrono::duration_cast<Timestamp::duration>(*timeout);
+    if (show)
+        options.on_progress = [&progress](const engine::PassResult& pass) {
+            progress.update(pass);
+        };
+
+    engine::DriveResult result;
+    bool interrupted = false;
+    {
+        InterruptScope interrupt(stop, [&progress, show] {
+            if (show)
+                progress.tick();
+        });
+        result = access.executor().drive(operation_id, access.owner(), sleeper, options);
+        interrupted = interrupt.interrupted();
+    }
+    waker.reset();
+    progress.finish();
+    return report_end(ctx, result, timeout, interrupted);
+}
+
+int cmd_wait(Context& ctx, const WaitArgs& args) {
+    const auto timeout = parse_timeout(args.timeout);
+    EngineAccess access(ctx);
+    return wait_for_operation(ctx, access, args.operation_id, timeout);
+}
+
+} // namespace kprov::cli

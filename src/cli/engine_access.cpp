@@ -1,0 +1,166 @@
+#include "cli/engine_access.hpp"
+
+#include "cli/access.hpp"
+#include "config/engine_options.hpp"
+#include "gardener/gardener_client.hpp"
+#include "gardener/operator_bindings.hpp"
+#include "gardener/shoot_port.hpp"
+
+#include <cstdio>
+#include <mutex>
+#include <random>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+namespace kprov::cli {
+namespace {
+
+spdlog::level::level_enum to_spdlog(engine::LogLevel level) {
+    switch (level) {
+    case engine::LogLevel::Debug:
+        return spdlog::level::debug;
+    case engine::LogLevel::Info:
+        return spdlog::level::info;
+    case engine::LogLevel::Warning:
+        return spdlog::level::warn;
+    case engine::LogLevel::Error:
+        break;
+    }
+    return spdlog::level::err;
+}
+
+} // namespace
+
+std::string new_owner_id(std::string_view prefix) {
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0')
+        std::snprintf(host, sizeof host, "unknown");
+    char suffix[16];
+    std::snprintf(suffix, sizeof suffix, "%08x",
+                  static_cast<unsigned>(std::random_device{}() & 0xffffffffU));
+    return std::string(prefix) + "-" + host + "-" + std::to_string(getpid()) + "-" + suffix;
+}
+
+engine::LogLevel log_threshold(Context& ctx) {
+    if (ctx.global().quiet)
+        return engine::LogLevel::Error;
+    if (ctx.global().verbose > 0)
+        return engine::LogLevel::Debug;
+    const std::string& level = ctx.config().settings.log_level;
+    if (level == "trace" || level == "debug")
+        return engine::LogLevel::Debug;
+    if (level == "warn" || level == "warning")
+        return engine::LogLevel::Warning;
+    if (level == "error" || level == "fatal" || level == "panic")
+        return engine::LogLevel::Error;
+    return engine::LogLevel::Info;
+}
+
+LogScope::LogScope(Context& ctx)
+    : m_previous(spdlog::default_logger()) {
+    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(ctx.err(), true);
+    m_logger = std::make_shared<spdlog::logger>("kprov", std::move(sink));
+    m_logger->set_pattern("kprov: %l: %v");
+    m_logger->set_level(to_spdlog(log_threshold(ctx)));
+    spdlog::set_default_logger(m_logger);
+}
+
+LogScope::~LogScope() {
+    spdlog::set_default_logger(m_previous);
+}
+
+engine::LogSink LogScope::sink() const {
+    return [logger = m_logger](engine::LogLevel level, const std::string& message) {
+        logger->log(to_spdlog(level), message);
+    };
+}
+
+// The ShootClient port over a Gardener client opened at the first call.
+class EngineAccess::LazyShoots final : public engine::ShootClient {
+public:
+    explicit LazyShoots(Context& ctx)
+        : m_ctx(ctx) {}
+
+    gardener::GardenerClient& client() { return *port().second; }
+
+    std::optional<engine::ShootState> get(const std::string& name) override {
+        return port().first->get(name);
+    }
+    std::vector<engine::ShootState> list(const std::string& label_selector) override {
+        return port().first->list(label_selector);
+    }
+    engine::ShootState create(const std::string& shoot_json) override {
+        return port().first->create(shoot_json);
+    }
+    engine::ShootState update(const std::string& shoot_json) override {
+        return port().first->update(shoot_json);
+    }
+    engine::ShootState patch(const std::string& name, const std::string& merge_patch) override {
+        return port().first->patch(name, merge_patch);
+    }
+    bool remove(const std::string& name) override { return port().first->remove(name); }
+    std::string admin_kubeconfig(const std::string& name,
+                                 std::chrono::seconds expiration) override {
+        return port().first->admin_kubeconfig(name, expiration);
+    }
+    void put_config_map(const std::string& config_map_json) override {
+        port().first->put_config_map(config_map_json);
+    }
+    void delete_config_map(const std::string& name) override {
+        port().first->delete_config_map(name);
+    }
+
+private:
+    std::pair<engine::ShootClient*, gardener::GardenerClient*> port() {
+        std::lock_guard lock(m_mutex);
+        if (!m_port) {
+            m_client = open_gardener(m_ctx);
+            m_port = std::make_unique<gardener::GardenerShootClient>(m_client);
+        }
+        return {m_port.get(), m_client.get()};
+    }
+
+    Context& m_ctx;
+    std::mutex m_mutex;
+    std::shared_ptr<gardener::GardenerClient> m_client;
+    std::unique_ptr<gardener::GardenerShootClient> m_port;
+};
+
+EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix)
+    : m_ctx(ctx)
+    , m_log(ctx)
+    , m_owner(new_owner_id(owner_prefix))
+    , m_options(config::engine_options(ctx.config().settings)) {
+    m_options.log = m_log.sink();
+    m_store = open_configured_store(ctx);
+    m_shoots = std::make_unique<LazyShoots>(ctx);
+    gardener::ClientOptions cluster_options;
+    cluster_options.qps = ctx.config().settings.gardener_qps;
+    cluster_options.burst = ctx.config().settings.gardener_burst;
+    m_clusters = std::make_unique<gardener::ClusterBindings>(cluster_options);
+    m_service = std::make_unique<engine::EngineService>(*m_store, *m_shoots, m_clock, m_options);
+    m_executor =
+        std::make_unique<engine::Executor>(*m_store, *m_shoots, *m_clusters, m_clock, m_options);
+}
+
+EngineAccess::~EngineAccess() = default;
+
+gardener::GardenerClient& EngineAccess::gardener() {
+    return m_shoots->client();
+}
+
+engine::ShootClient& EngineAccess::shoots() {
+    return *m_shoots;
+}
+
+engine::RuntimeClusterClient& EngineAccess::clusters() {
+    return *m_clusters;
+}
+
+engine::RequestContext EngineAccess::request() const {
+    const auto& settings = m_ctx.config().settings;
+    return {settings.tenant.value_or(""), settings.sub_account.value_or("")};
+}
+
+} // namespace kprov::cli

@@ -1,0 +1,99 @@
+#pragma once
+// The engine as a command uses it: the store, Gardener, the ports over them, the EngineService
+// and the Executor, built from the effective configuration in one place. Shared by the
+// operation commands, `wait` and `watch`.
+
+#include "cli/context.hpp"
+#include "engine/engine_options.hpp"
+#include "engine/executor.hpp"
+#include "engine/service.hpp"
+#include "stores/open_store.hpp"
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace spdlog {
+class logger;
+}
+
+namespace kprov::gardener {
+class GardenerClient;
+class ClusterBindings;
+} // namespace kprov::gardener
+
+namespace kprov::cli {
+
+/// "<prefix>-<hostname>-<pid>-<8 random hex digits>": a lease owner unique to this process run.
+std::string new_owner_id(std::string_view prefix);
+
+/// The log threshold for the configured --log-level (trace, debug, info, warn[ing], error,
+/// fatal, panic): -v lowers it to debug, -q raises it to error.
+engine::LogLevel log_threshold(Context& ctx);
+
+/// While it lives, spdlog's default logger (the Gardener client logs through it) writes to
+/// ctx.err() as "kprov: <level>: <message>" at log_threshold(ctx); the previous default logger
+/// comes back at destruction. Threads that log must end before it does. Not nestable across
+/// threads: one command at a time installs it.
+class LogScope {
+public:
+    explicit LogScope(Context& ctx);
+    ~LogScope();
+    LogScope(const LogScope&) = delete;
+    LogScope& operator=(const LogScope&) = delete;
+
+    /// An engine LogSink writing to the same place; thread-safe, valid while the scope lives.
+    engine::LogSink sink() const;
+
+private:
+    std::shared_ptr<spdlog::logger> m_previous;
+    std::shared_ptr<spdlog::logger> m_logger;
+};
+
+/// Everything an engine command needs. The store is opened at construction (StoreError,
+/// ConfigError); Gardener at its first use, so that a command that needs no Gardener call
+/// (provision without --wait) works with only a store. Members are thread-safe as the engine's
+/// ports are.
+class EngineAccess {
+public:
+    /// `owner_prefix` names the kind of process in lease owners ("cli", "watch", "serve").
+    explicit EngineAccess(Context& ctx, std::string_view owner_prefix = "cli");
+    ~EngineAccess();
+    EngineAccess(const EngineAccess&) = delete;
+    EngineAccess& operator=(const EngineAccess&) = delete;
+
+    stores::StoreBackend& store() { return *m_store; }
+    /// The Gardener client, opened on first call. Throws ConfigError when the Gardener
+    /// kubeconfig cannot be used.
+    gardener::GardenerClient& gardener();
+    /// The ShootClient port; opens Gardener at its first call (ConfigError then).
+    engine::ShootClient& shoots();
+    engine::RuntimeClusterClient& clusters();
+    engine::EngineService& service() { return *m_service; }
+    engine::Executor& executor() { return *m_executor; }
+    const Clock& clock() const { return m_clock; }
+    const engine::EngineOptions& options() const { return m_options; }
+    /// This process's lease owner id (new_owner_id).
+    const std::string& owner() const { return m_owner; }
+    /// The request's tenant and sub-account (--tenant, --sub-account, KPROV_TENANT, ...); empty
+    /// when not given.
+    engine::RequestContext request() const;
+    /// The engine's log sink (LogScope::sink of this access's scope).
+    engine::LogSink log() const { return m_log.sink(); }
+
+private:
+    class LazyShoots;
+
+    Context& m_ctx;
+    LogScope m_log;
+    std::string m_owner;
+    SystemClock m_clock;
+    engine::EngineOptions m_options;
+    std::unique_ptr<stores::StoreBackend> m_store;
+    std::unique_ptr<LazyShoots> m_shoots;
+    std::unique_ptr<gardener::ClusterBindings> m_clusters;
+    std::unique_ptr<engine::EngineService> m_service;
+    std::unique_ptr<engine::Executor> m_executor;
+};
+
+} // namespace kprov::cli

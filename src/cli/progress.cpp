@@ -1,0 +1,172 @@
+#include "cli/progress.hpp"
+
+#include "engine/error.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <fcntl.h>
+#include <iostream>
+#include <poll.h>
+#include <unistd.h>
+
+namespace kprov::cli {
+namespace {
+
+constexpr const char* k_clear_line = "\r\033[2K";
+
+// The write end of the self-pipe, for the signal handler.
+std::atomic<int> g_interrupt_fd{-1};
+
+extern "C" void on_sigint(int) {
+    const int saved = errno;
+    const int fd = g_interrupt_fd.load();
+    if (fd >= 0) {
+        const char c = 'i';
+        [[maybe_unused]] const auto ignored = write(fd, &c, 1);
+    }
+    errno = saved;
+}
+
+} // namespace
+
+bool is_terminal(const std::ostream& err) {
+    return &err == &std::cerr && isatty(STDERR_FILENO) == 1;
+}
+
+std::string format_elapsed(std::chrono::seconds elapsed) {
+    const long long total = std::max<long long>(0, elapsed.count());
+    const long long h = total / 3600, m = total / 60 % 60, s = total % 60;
+    char text[48];
+    if (h > 0)
+        std::snprintf(text, sizeof text, "%lldh%02lldm%02llds", h, m, s);
+    else if (m > 0)
+        std::snprintf(text, sizeof text, "%lldm%02llds", m, s);
+    else
+        std::snprintf(text, sizeof text, "%llds", s);
+    return text;
+}
+
+ProgressDisplay::ProgressDisplay(std::ostream& err, bool terminal, const Clock& clock)
+    : m_err(err)
+    , m_terminal(terminal)
+    , m_clock(clock) {}
+
+std::string ProgressDisplay::line() const {
+    const auto& op = *m_operation;
+    std::string text = op.stage.empty() ? std::string(engine::to_api(op.state)) : op.stage;
+    if (op.state != engine::OperationState::InProgress)
+        text += " (" + std::string(engine::to_api(op.state)) + ")";
+    text += " · " + format_elapsed(std::chrono::duration_cast<std::chrono::seconds>(
+                        m_clock.now() - op.start_timestamp));
+    if (m_gardener_progress)
+        text += " · Gardener " + std::to_string(*m_gardener_progress) + "%";
+    return text;
+}
+
+// Called with m_mutex held.
+void ProgressDisplay::draw() {
+    if (m_terminal) {
+        m_err << k_clear_line << line() << std::flush;
+        m_line_open = true;
+    } else if (m_operation->stage != m_stage_shown) {
+        m_err << line() << '\n' << std::flush;
+    }
+    m_stage_shown = m_operation->stage;
+}
+
+void ProgressDisplay::update(const engine::PassResult& pass) {
+    std::lock_guard lock(m_mutex);
+    const bool stage_changed = m_operation && m_operation->stage != pass.operation.stage;
+    m_operation = pass.operation;
+    if (pass.shoot_operation)
+        m_gardener_progress = pass.shoot_operation->progress;
+    else if (stage_changed)
+        m_gardener_progress.reset(); // a new stage: the old percentage says nothing about it
+    auto note = [&](const std::string& text) {
+        if (m_line_open)
+            m_err << k_clear_line;
+        m_err << text << '\n';
+        m_line_open = false;
+    };
+    const auto& lease = pass.operation.lease;
+    if (pass.outcome == engine::PassOutcome::NotClaimed &&
+        pass.operation.state == engine::OperationState::InProgress && lease && !m_follow_shown) {
+        note("another worker (" + lease->owner + ") drives this operation; following it");
+        m_follow_shown = true;
+    }
+    const std::string& error = pass.outcome == engine::PassOutcome::Waiting
+                                   ? pass.error
+                                   : pass.operation.last_error.message;
+    if (pass.operation.state == engine::OperationState::InProgress && !error.empty() &&
+        error != m_error_shown)
+        note(pass.operation.stage + ": " + error + " (retrying)");
+    m_error_shown = error;
+    draw();
+}
+
+void ProgressDisplay::tick() {
+    std::lock_guard lock(m_mutex);
+    if (m_terminal && m_operation)
+        draw();
+}
+
+void ProgressDisplay::finish() {
+    std::lock_guard lock(m_mutex);
+    if (m_line_open)
+        m_err << '\n' << std::flush;
+    m_line_open = false;
+}
+
+InterruptScope::InterruptScope(std::stop_source stop, std::function<void()> tick)
+    : m_stop(std::move(stop))
+    , m_tick(std::move(tick)) {
+    if (pipe2(m_pipe, O_CLOEXEC) != 0)
+        throw Error("cannot create a pipe for SIGINT handling");
+    fcntl(m_pipe[1], F_SETFL, O_NONBLOCK);
+    g_interrupt_fd.store(m_pipe[1]);
+    struct sigaction action = {};
+    action.sa_handler = on_sigint;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &action, &m_previous);
+    m_thread = std::thread([this] { run(); });
+}
+
+InterruptScope::~InterruptScope() {
+    const char quit = 'q';
+    [[maybe_unused]] const auto ignored = write(m_pipe[1], &quit, 1);
+    m_thread.join();
+    restore();
+    g_interrupt_fd.store(-1);
+    close(m_pipe[0]);
+    close(m_pipe[1]);
+}
+
+void InterruptScope::restore() {
+    std::call_once(m_restored, [this] { sigaction(SIGINT, &m_previous, nullptr); });
+}
+
+void InterruptScope::run() {
+    for (;;) {
+        pollfd p{m_pipe[0], POLLIN, 0};
+        const int ready = poll(&p, 1, 1000);
+        if (ready == 0) {
+            if (m_tick)
+                m_tick();
+            continue;
+        }
+        char c = 0;
+        if (ready < 0 || read(m_pipe[0], &c, 1) != 1) {
+            if (errno == EINTR)
+                continue;
+            return;
+        }
+        if (c == 'q')
+            return;
+        m_interrupted = true;
+        m_stop.request_stop();
+        restore(); // a second SIGINT ends the process as usual
+    }
+}
+
+} // namespace kprov::cli

@@ -1,0 +1,275 @@
+#include "engine/worker_pool.hpp"
+
+#include "engine/error.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace kprov::engine {
+namespace {
+
+constexpr std::uint64_t k_no_pass = std::numeric_limits<std::uint64_t>::max();
+constexpr std::size_t k_min_event_memory = 1024;
+
+std::string describe(const PassResult& r, const std::string& owner) {
+    std::string text = owner + ": operation " + r.operation.id + " (" +
+                       std::string(to_api(r.operation.type)) + " of runtime " +
+                       r.operation.cluster_id + ")";
+    switch (r.outcome) {
+    case PassOutcome::Succeeded:
+        return text + " succeeded";
+    case PassOutcome::Failed:
+        return text + " failed: " + r.operation.message;
+    case PassOutcome::Waiting:
+        return text + " waits at " + r.operation.stage +
+               (r.error.empty() ? std::string() : " after an error: " + r.error);
+    case PassOutcome::LeaseLost:
+        return text + ": lease lost to another worker";
+    case PassOutcome::StoreFailed:
+        return text + ": the store failed: " + r.error;
+    case PassOutcome::NotClaimed:
+        break;
+    }
+    return text + " was not run";
+}
+
+} // namespace
+
+WorkerPool::WorkerPool(Executor& executor, Store& store, const Clock& clock,
+                       WorkerPoolOptions options)
+    : m_executor(executor)
+    , m_store(store)
+    , m_clock(clock)
+    , m_options(std::move(options)) {
+    m_options.workers = std::max(1, m_options.workers);
+    m_pass_since.assign(static_cast<std::size_t>(m_options.workers), k_no_pass);
+}
+
+WorkerPool::~WorkerPool() {
+    stop();
+}
+
+void WorkerPool::start() {
+    if (!m_threads.empty())
+        return;
+    if (m_options.catch_up_on_start)
+        catch_up();
+    for (int i = 0; i < m_options.workers; ++i)
+        m_threads.emplace_back([this, i](std::stop_token stop) { work(stop, i); });
+    log(LogLevel::Info, std::to_string(m_options.workers) + " workers started (" + owner_of(1) +
+                            (m_options.workers > 1 ? " .. " + owner_of(m_options.workers) : "") +
+                            ")");
+}
+
+void WorkerPool::stop() {
+    if (m_threads.empty())
+        return;
+    for (auto& t : m_threads)
+        t.request_stop();
+    m_cv.notify_all();
+    for (auto& t : m_threads)
+        t.join();
+    m_threads.clear();
+    log(LogLevel::Info, "workers stopped");
+}
+
+std::string WorkerPool::owner_of(int worker) const {
+    return m_options.owner_prefix + "-" + std::to_string(worker);
+}
+
+void WorkerPool::work(std::stop_token stop, int index) {
+    const std::string owner = owner_of(index + 1);
+    while (!stop.stop_requested()) {
+        try {
+            switch (run_one(owner, index)) {
+            case Claim::Ran:
+                continue;
+            case Claim::NoneDue:
+                idle(stop, m_options.max_idle);
+                break;
+            case Claim::StoreFailed: // do not hammer a store that just failed
+                idle(stop, m_options.busy_poll);
+                break;
+            }
+        } catch (const std::exception& e) {
+            // A failed claim (StoreError) or a bug: the worker must live on either way, and
+            // not spin.
+            ++m_store_errors;
+            log(LogLevel::Error, owner + ": " + e.what());
+            idle(stop, m_options.busy_poll);
+        }
+    }
+}
+
+void WorkerPool::catch_up() {
+    try {
+        RuntimeFilter filter;
+        filter.state = OperationState::InProgress;
+        std::vector<std::string> runtime_ids;
+        for (const auto& summary : m_store.list_runtimes(filter))
+            runtime_ids.push_back(summary.id);
+        const int touched = m_store.make_due(runtime_ids, m_clock.now());
+        if (touched > 0) {
+            log(LogLevel::Info, std::to_string(touched) + " operations in progress resume now");
+            wake(touched);
+        }
+    } catch (const std::exception& e) {
+        log(LogLevel::Warning, std::string("resuming operations in progress: ") + e.what() +
+                                   "; they run at their scheduled times");
+    }
+}
+
+WorkerPool::Claim WorkerPool::run_one(const std::string& owner, int index) {
+    const auto slot = static_cast<std::size_t>(index);
+    std::uint64_t since = 0;
+    {
+        std::lock_guard lock(m_mutex);
+        since = m_event_sequence;
+        m_pass_since[slot] = since;
+    }
+    struct PassEnd {
+        WorkerPool& pool;
+        std::size_t slot;
+        ~PassEnd() {
+            std::lock_guard lock(pool.m_mutex);
+            pool.m_pass_since[slot] = k_no_pass;
+        }
+    } pass_end{*this, slot};
+
+    const auto results = m_executor.run_due(owner, 1);
+    Claim claim = results.empty() ? Claim::NoneDue : Claim::Ran;
+    for (const auto& r : results) {
+        if (r.outcome != PassOutcome::NotClaimed)
+            ++m_passes;
+        switch (r.outcome) {
+        case PassOutcome::Succeeded:
+            ++m_succeeded;
+            log(LogLevel::Info, describe(r, owner));
+            break;
+        case PassOutcome::Failed:
+            ++m_failed;
+            log(LogLevel::Warning, describe(r, owner));
+            break;
+        case PassOutcome::Waiting:
+            log(LogLevel::Debug, describe(r, owner));
+            redo_if_event_missed(r.operation.cluster_id, since);
+            break;
+        case PassOutcome::LeaseLost:
+            ++m_lease_lost;
+            log(LogLevel::Info, describe(r, owner));
+            break;
+        case PassOutcome::StoreFailed:
+            ++m_store_errors; // the executor logged it
+            claim = Claim::StoreFailed;
+            break;
+        case PassOutcome::NotClaimed:
+            break;
+        }
+    }
+    return claim;
+}
+
+void WorkerPool::idle(std::stop_token stop, std::chrono::milliseconds cap) {
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_wakeups > 0) {
+            --m_wakeups;
+            return;
+        }
+    }
+    auto wait = cap;
+    try {
+        if (const auto next = m_store.next_due()) {
+            const auto now = m_clock.now();
+            // Due but not claimable: someone else's pass holds it, and will schedule it anew.
+            const auto left = *next <= now
+                                  ? m_options.busy_poll
+                                  : std::chrono::ceil<std::chrono::milliseconds>(*next - now);
+            wait = std::min(wait, left);
+        }
+    } catch (const std::exception& e) {
+        log(LogLevel::Warning, std::string("looking for due operations: ") + e.what());
+        wait = std::min(wait, m_options.busy_poll);
+    }
+    std::unique_lock lock(m_mutex);
+    if (m_cv.wait_for(lock, stop, wait, [this] { return m_wakeups > 0; }))
+        --m_wakeups;
+}
+
+void WorkerPool::wake(int workers) {
+    {
+        std::lock_guard lock(m_mutex);
+        m_wakeups = std::min(m_options.workers, m_wakeups + workers);
+    }
+    m_cv.notify_all();
+}
+
+void WorkerPool::notify_due() {
+    wake(m_options.workers);
+}
+
+void WorkerPool::on_shoot_events(const std::vector<ShootEvent>& events) {
+    m_events += events.size();
+    std::vector<std::string> runtime_ids;
+    for (const auto& e : events)
+        if (e.runtime_id && !e.runtime_id->empty())
+            runtime_ids.push_back(*e.runtime_id);
+    std::sort(runtime_ids.begin(), runtime_ids.end());
+    runtime_ids.erase(std::unique(runtime_ids.begin(), runtime_ids.end()), runtime_ids.end());
+    if (runtime_ids.empty())
+        return;
+    {
+        std::lock_guard lock(m_mutex);
+        for (const auto& id : runtime_ids)
+            m_last_event[id] = ++m_event_sequence;
+        forget_old_events();
+    }
+    const int touched = m_store.make_due(runtime_ids, m_clock.now());
+    if (touched > 0)
+        wake(touched);
+}
+
+void WorkerPool::redo_if_event_missed(const std::string& runtime_id, std::uint64_t since) {
+    {
+        std::lock_guard lock(m_mutex);
+        const auto it = m_last_event.find(runtime_id);
+        if (it == m_last_event.end() || it->second <= since)
+            return;
+    }
+    // The event's make_due came before our save, which wrote the stage's own next_run_at over
+    // it: the pass may have read the shoot before the change.
+    try {
+        if (m_store.make_due({runtime_id}, m_clock.now()) > 0)
+            wake(1);
+    } catch (const std::exception& e) {
+        log(LogLevel::Warning, "runtime " + runtime_id + ": " + e.what() +
+                                   "; its operation runs again at its scheduled time");
+    }
+}
+
+// Called with m_mutex held. An event only matters to passes that began before it.
+void WorkerPool::forget_old_events() {
+    if (m_last_event.size() < std::max(k_min_event_memory, m_prune_at))
+        return;
+    const std::uint64_t oldest = *std::min_element(m_pass_since.begin(), m_pass_since.end());
+    std::erase_if(m_last_event, [oldest](const auto& entry) { return entry.second <= oldest; });
+    m_prune_at = 2 * m_last_event.size();
+}
+
+WorkerPoolStats WorkerPool::stats() const {
+    WorkerPoolStats s;
+    s.passes = m_passes;
+    s.succeeded = m_succeeded;
+    s.failed = m_failed;
+    s.lease_lost = m_lease_lost;
+    s.store_errors = m_store_errors;
+    s.events = m_events;
+    return s;
+}
+
+void WorkerPool::log(LogLevel level, const std::string& message) const {
+    if (m_executor.options().log)
+        m_executor.options().log(level, message);
+}
+
+} // namespace kprov::engine

@@ -1,0 +1,77 @@
+#include "gardener/operator_bindings.hpp"
+
+#include "gardener/runtime_cluster_client.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace kprov::gardener {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* k_rbac_group = "rbac.authorization.k8s.io";
+constexpr const char* k_rbac_version = "rbac.authorization.k8s.io/v1";
+constexpr const char* k_l2_role = "l2-operator";
+constexpr const char* k_aggregate_to_l2 = "rbac.authorization.k8s.io/aggregate-to-l2-operator";
+
+json object(const char* kind, const std::string& name, const json& labels) {
+    return {{"apiVersion", k_rbac_version},
+            {"kind", kind},
+            {"metadata", {{"name", name}, {"labels", labels}}}};
+}
+
+json binding(const std::string& name, const char* subject_kind, const std::string& subject,
+             const std::string& cluster_role) {
+    const json labels = {{"app", "kyma"}, {"reconciler.kyma-project.io/managed-by", "reconciler"}};
+    json b = object("ClusterRoleBinding", name, labels);
+    b["subjects"] =
+        json::array({{{"kind", subject_kind}, {"apiGroup", k_rbac_group}, {"name", subject}}});
+    b["roleRef"] = {{"apiGroup", k_rbac_group}, {"kind", "ClusterRole"}, {"name", cluster_role}};
+    return b;
+}
+
+} // namespace
+
+std::vector<json> operator_cluster_roles() {
+    json l2 = object("ClusterRole", k_l2_role, {{"app", "kyma"}});
+    l2["aggregationRule"] = {
+        {"clusterRoleSelectors",
+         json::array({{{"matchLabels", {{"rbac.authorization.k8s.io/aggregate-to-edit", "true"}}}},
+                      {{"matchLabels", {{k_aggregate_to_l2, "true"}}}}})}};
+    json rules =
+        object("ClusterRole", "l2-operator-rules", {{"app", "kyma"}, {k_aggregate_to_l2, "true"}});
+    rules["rules"] = json::array(
+        {{{"apiGroups", {"*"}}, {"resources", {"*"}}, {"verbs", {"get", "list", "watch"}}}});
+    return {l2, rules};
+}
+
+std::vector<json> operator_cluster_role_bindings(const engine::OperatorBindings& bindings) {
+    std::vector<json> out = {
+        binding("l2-operator", "Group", bindings.l2_subject_name, k_l2_role),
+        binding("l3-operator-admin", "Group", bindings.l3_subject_name, "cluster-admin"),
+    };
+    if (bindings.create_for_administrators)
+        for (std::size_t i = 0; i < bindings.administrators.size(); ++i)
+            out.push_back(binding("administrator" + std::to_string(i), "User",
+                                  bindings.administrators[i], "cluster-admin"));
+    return out;
+}
+
+ClusterBindings::ClusterBindings(ClientOptions options)
+    : m_options(std::move(options)) {}
+
+void ClusterBindings::create_operator_bindings(const std::string& kubeconfig,
+                                               const engine::OperatorBindings& bindings) {
+    // Qualified: inside this class the name alone is the engine port it implements.
+    auto cluster = gardener::RuntimeClusterClient::from_kubeconfig(kubeconfig, m_options);
+    cluster.create_namespace("istio-system", json::object());
+    for (const auto& role : operator_cluster_roles())
+        cluster.create_cluster_role(role);
+    // The original deletes and recreates its bindings, so that changed subjects (another L2
+    // group, administrators removed by an upgrade) never linger.
+    cluster.delete_cluster_role_bindings(k_managed_bindings_selector);
+    for (const auto& b : operator_cluster_role_bindings(bindings))
+        cluster.create_cluster_role_binding(b);
+}
+
+} // namespace kprov::gardener

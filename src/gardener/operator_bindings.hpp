@@ -1,0 +1,45 @@
+#pragma once
+// The engine's RuntimeClusterClient port: the operator role bindings that provisioning and
+// upgrades create in a runtime cluster (original-provisioner.md §7.1, stage
+// CreatingBindingsForOperators), written with the cluster's admin kubeconfig.
+
+#include "engine/ports.hpp"
+#include "gardener/kube_client.hpp"
+
+#include <nlohmann/json_fwd.hpp>
+#include <vector>
+
+namespace kprov::gardener {
+
+/// The two cluster roles of §7.1, l2-operator (aggregating) and l2-operator-rules.
+std::vector<nlohmann::json> operator_cluster_roles();
+
+/// The cluster role bindings of §7.1 for `bindings`: l2-operator, l3-operator-admin and, with
+/// create_for_administrators, administrator0..N (one per administrator, in order).
+std::vector<nlohmann::json>
+operator_cluster_role_bindings(const engine::OperatorBindings& bindings);
+
+/// The label selector of the bindings kprov (and the original's reconciler) manages:
+/// "reconciler.kyma-project.io/managed-by=reconciler,app=kyma".
+inline constexpr const char* k_managed_bindings_selector =
+    "reconciler.kyma-project.io/managed-by=reconciler,app=kyma";
+
+/// Thread-safe: every call opens its own connection to the cluster its kubeconfig names.
+/// Errors are KubeError (a RemoteError, component "k8s client - cluster"), or ConfigError for
+/// an unusable kubeconfig.
+class ClusterBindings final : public engine::RuntimeClusterClient {
+public:
+    /// `options` for the runtime clusters' clients (rate limit, timeouts, retries).
+    explicit ClusterBindings(ClientOptions options = {});
+
+    /// In order: namespace istio-system, the cluster roles (each left as it is when it exists),
+    /// one DeleteCollection of the managed bindings, then the bindings (AlreadyExists ignored).
+    /// Running it again yields the same objects.
+    void create_operator_bindings(const std::string& kubeconfig,
+                                  const engine::OperatorBindings& bindings) override;
+
+private:
+    ClientOptions m_options;
+};
+
+} // namespace kprov::gardener

@@ -1,0 +1,133 @@
+#pragma once
+// Running the built binaries as child processes for black-box tests: a command run to its end
+// (output captured), or a long-running one (kprov watch) that a test signals and kills.
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <fcntl.h>
+#include <fstream>
+#include <optional>
+#include <spawn.h>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace kprov::testing {
+
+/// A child process with its stdout and stderr appended to files. Killed (SIGKILL) and reaped at
+/// destruction if still running.
+class ChildProcess {
+public:
+    /// `argv[0]` is the program's path; `env` the whole environment ("NAME=value").
+    ChildProcess(std::vector<std::string> argv, std::vector<std::string> env,
+                 const std::string& out_path, const std::string& err_path) {
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(),
+                                         O_WRONLY | O_CREAT | O_APPEND, 0600);
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(),
+                                         O_WRONLY | O_CREAT | O_APPEND, 0600);
+        std::vector<char*> args, envp;
+        for (auto& a : argv)
+            args.push_back(a.data());
+        args.push_back(nullptr);
+        for (auto& e : env)
+            envp.push_back(e.data());
+        envp.push_back(nullptr);
+        const int rc =
+            posix_spawn(&m_pid, argv[0].c_str(), &actions, nullptr, args.data(), envp.data());
+        posix_spawn_file_actions_destroy(&actions);
+        if (rc != 0)
+            throw std::runtime_error("cannot start " + argv[0]);
+    }
+    ~ChildProcess() {
+        if (m_pid > 0 && !m_status) {
+            ::kill(m_pid, SIGKILL);
+            wait();
+        }
+    }
+    ChildProcess(const ChildProcess&) = delete;
+    ChildProcess& operator=(const ChildProcess&) = delete;
+
+    pid_t pid() const { return m_pid; }
+    void signal(int sig) {
+        if (!m_status)
+            ::kill(m_pid, sig);
+    }
+    /// The exit code, or 128 + the signal that ended it.
+    int wait() {
+        while (!m_status) {
+            int status = 0;
+            if (waitpid(m_pid, &status, 0) == m_pid)
+                m_status = decode(status);
+            else if (errno != EINTR)
+                m_status = -1;
+        }
+        return *m_status;
+    }
+    /// As wait(), but nullopt when it is still running after `limit`.
+    std::optional<int> wait_for(std::chrono::milliseconds limit) {
+        const auto until = std::chrono::steady_clock::now() + limit;
+        while (!m_status) {
+            int status = 0;
+            if (waitpid(m_pid, &status, WNOHANG) == m_pid) {
+                m_status = decode(status);
+                break;
+            }
+            if (std::chrono::steady_clock::now() > until)
+                return std::nullopt;
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        return m_status;
+    }
+
+private:
+    static int decode(int status) {
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+
+    pid_t m_pid = -1;
+    std::optional<int> m_status;
+};
+
+struct ProcessResult {
+    int exit_code = -1;
+    std::string out;
+    std::string err;
+};
+
+inline std::string read_text(const std::string& path) {
+    std::ifstream in(path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+/// Runs the command to its end (killed after `limit`), with stdout and stderr captured through
+/// files in `scratch_dir`.
+inline ProcessResult run_process(const std::vector<std::string>& argv,
+                                 const std::vector<std::string>& env,
+                                 const std::string& scratch_dir,
+                                 std::chrono::milliseconds limit = std::chrono::seconds(30)) {
+    static int counter = 0;
+    const std::string base = scratch_dir + "/run-" + std::to_string(++counter);
+    ProcessResult result;
+    {
+        ChildProcess child(argv, env, base + ".out", base + ".err");
+        const auto code = child.wait_for(limit);
+        result.exit_code = code.value_or(-1);
+    }
+    result.out = read_text(base + ".out");
+    result.err = read_text(base + ".err");
+    std::remove((base + ".out").c_str());
+    std::remove((base + ".err").c_str());
+    return result;
+}
+
+} // namespace kprov::testing

@@ -1,0 +1,558 @@
+// The operation commands (provision, upgrade-shoot, hibernate, wake-up, deprovision, wait)
+// driven in-process through kprov::cli::run against kprov-sim, on SQLite and on PostgreSQL:
+// what the sim's Gardener holds after each step, and what the store recorded.
+
+#include "cli/app.hpp"
+#include "cli/runtime_file.hpp"
+#include "engine/error.hpp"
+#include "gardener/gardener_client.hpp"
+#include "gardener/kubeconfig.hpp"
+#include "gardener/runtime_cluster_client.hpp"
+#include "stores/open_store.hpp"
+#include "support/sim_process.hpp"
+#include "support/skip.hpp"
+#include "support/test_databases.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <sys/wait.h>
+#include <thread>
+
+namespace kprov::cli {
+namespace {
+
+using engine::OperationState;
+using engine::OperationType;
+using nlohmann::json;
+using ::testing::HasSubstr;
+using ::testing::IsSupersetOf;
+using ::testing::UnorderedElementsAre;
+using namespace std::chrono_literals;
+
+const std::string k_examples = KPROV_SOURCE_DIR "/examples/";
+constexpr const char* k_project = "kyma-dev";
+constexpr const char* k_secret_key = "0123456789abcdef0123456789abcdef";
+
+struct Result {
+    int code = -1;
+    std::string out;
+    std::string err;
+};
+
+enum class StoreKind { Sqlite, Postgres };
+
+std::string store_name(const ::testing::TestParamInfo<StoreKind>& info) {
+    return info.param == StoreKind::Sqlite ? "Sqlite" : "Postgres";
+}
+
+void PrintTo(StoreKind kind, std::ostream* os) {
+    *os << (kind == StoreKind::Sqlite ? "SQLite" : "PostgreSQL");
+}
+
+// One simulator for the whole test program: shoots get unique names, and every test resets the
+// durations it may change.
+testing::SimProcess* shared_sim() {
+    static std::unique_ptr<testing::SimProcess> sim = [] {
+        const std::string binary = testing::find_sim_binary();
+        if (binary.empty())
+            return std::unique_ptr<testing::SimProcess>();
+        return std::make_unique<testing::SimProcess>(
+            binary, std::vector<std::string>{"--project", k_project, "--create-seconds", "0.2",
+                                             "--reconcile-seconds", "0.2", "--delete-seconds",
+                                             "0.2", "--hibernate-seconds", "0.2"});
+    }();
+    return sim.get();
+}
+
+const json k_fast_sim = {{"createSeconds", 0.2},
+                         {"reconcileSeconds", 0.2},
+                         {"deleteSeconds", 0.2},
+                         {"hibernateSeconds", 0.2}};
+
+class OperationsBase : public ::testing::Test {
+protected:
+    void open(StoreKind kind) {
+        m_sim = shared_sim();
+        if (m_sim == nullptr)
+            KPROV_SKIP_UNLESS_CI("the kprov-sim binary was not built");
+        for (const char* name : {"KPROV_STORE", "APP_DATABASE_HOST", "APP_DATABSE_HOST",
+                                 "APP_LOG_LEVEL", "KPROV_LOG_LEVEL", "KPROV_SUB_ACCOUNT",
+                                 "APP_OPERATOR_ROLE_BINDING_CREATING_FOR_ADMIN"})
+            unsetenv(name);
+        setenv("HOME", m_dir.path().c_str(), 1);
+        setenv("XDG_CONFIG_HOME", m_dir.file("config").c_str(), 1);
+        setenv("XDG_STATE_HOME", m_dir.file("state").c_str(), 1);
+        setenv("APP_DATABASE_SECRET_KEY", k_secret_key, 1);
+        setenv("KPROV_TENANT", "ga-1", 1);
+
+        m_gardener = std::make_unique<gardener::GardenerClient>(
+            gardener::load_kubeconfig(m_sim->kubeconfig), k_project);
+        sim_post("/sim/settings", k_fast_sim);
+        if (kind == StoreKind::Postgres) {
+            KPROV_FRESH_POSTGRES(db);
+            m_postgres = std::move(db);
+            m_store_url = m_postgres->url();
+            const auto migrated = kprov({"migrate"});
+            ASSERT_EQ(migrated.code, 0) << migrated.err;
+        } else {
+            m_store_url = "sqlite://" + m_dir.file("kprov.db");
+        }
+        stores::OpenOptions options;
+        options.secret_key = k_secret_key;
+        options.schema = stores::SchemaCheck::Migrate;
+        m_store = stores::open_store(m_store_url, options);
+    }
+
+    void TearDown() override {
+        if (m_gardener)
+            sim_post("/sim/settings", k_fast_sim);
+        unsetenv("KPROV_TENANT");
+        unsetenv("APP_DATABASE_SECRET_KEY");
+    }
+
+    // kprov with `args` as given.
+    static Result kprov_raw(const std::vector<std::string>& args) {
+        std::ostringstream out, err;
+        Result r;
+        r.code = run(args, out, err);
+        r.out = out.str();
+        r.err = err.str();
+        return r;
+    }
+
+    // kprov with `args` against this test's store and the simulator.
+    Result kprov(std::vector<std::string> args) const {
+        args.insert(args.end(), {"--store", m_store_url, "--gardener-kubeconfig",
+                                 m_sim->kubeconfig.string(), "--gardener-project", k_project});
+        return kprov_raw(args);
+    }
+
+    json sim_post(const std::string& path, const json& body) {
+        return m_gardener->kube().create(path, body);
+    }
+
+    // A runtime file from examples/<example>.yaml with a shoot name of its own; returns the file
+    // and the shoot name.
+    std::pair<std::string, std::string> runtime_file(const std::string& example) {
+        static int counter = 0;
+        static const std::map<std::string, std::string> k_prefix = {
+            {"aws", "aws"}, {"azure", "az"}, {"gcp", "gcp"}, {"openstack", "os"}};
+        json document = read_runtime_file(k_examples + example + ".yaml");
+        const std::string shoot = k_prefix.at(example) + "-t" + std::to_string(++counter);
+        document["clusterConfig"]["gardenerConfig"]["name"] = shoot;
+        const std::string file = m_dir.file(shoot + ".json");
+        std::ofstream(file) << document.dump();
+        return {file, shoot};
+    }
+
+    std::vector<engine::RuntimeSummary> all_runtimes() {
+        engine::RuntimeFilter filter;
+        filter.include_deleted = true;
+        return m_store->list_runtimes(filter);
+    }
+
+    std::optional<json> shoot(const std::string& name) { return m_gardener->get_shoot(name); }
+
+    engine::Operation stored_operation(const std::string& id) {
+        const auto op = m_store->find_operation(id);
+        if (!op)
+            throw std::runtime_error("operation " + id + " is not in the store");
+        return *op;
+    }
+
+    // The runtime's newest operation: of `type`, Succeeded, its lease released, and its stage
+    // history covering `stages` and ending in Finished.
+    engine::Operation expect_succeeded(const std::string& runtime_id, OperationType type,
+                                       const std::vector<std::string>& stages) {
+        const auto op = m_store->last_operation(runtime_id);
+        EXPECT_TRUE(op.has_value());
+        if (!op)
+            return {};
+        EXPECT_EQ(op->type, type);
+        EXPECT_EQ(op->state, OperationState::Succeeded) << op->message;
+        EXPECT_EQ(op->message, "Operation succeeded");
+        EXPECT_TRUE(op->last_error.empty()) << op->last_error.message;
+        EXPECT_FALSE(op->lease.has_value());
+        EXPECT_TRUE(op->end_timestamp.has_value());
+        const auto transitions = m_store->transitions_of(op->id);
+        std::vector<std::string> seen;
+        for (const auto& t : transitions)
+            seen.push_back(t.to_stage);
+        EXPECT_THAT(seen, IsSupersetOf(stages)) << engine::to_api(type);
+        EXPECT_FALSE(transitions.empty());
+        if (!transitions.empty()) {
+            EXPECT_EQ(transitions.back().to_stage, "Finished");
+            EXPECT_EQ(transitions.back().state, OperationState::Succeeded);
+        }
+        return *op;
+    }
+
+    testing::TempDir m_dir;
+    testing::SimProcess* m_sim = nullptr;
+    std::unique_ptr<testing::PostgresDatabase> m_postgres;
+    std::string m_store_url;
+    std::unique_ptr<stores::StoreBackend> m_store;
+    std::unique_ptr<gardener::GardenerClient> m_gardener;
+};
+
+// --- The whole life of a runtime, per provider and store ---------------------------------------
+
+class Lifecycle : public OperationsBase,
+                  public ::testing::WithParamInterface<std::tuple<StoreKind, std::string>> {
+protected:
+    void SetUp() override { open(std::get<0>(GetParam())); }
+};
+
+TEST_P(Lifecycle, ProvisionUpgradeHibernateWakeUpDeprovision) {
+    const std::string provider = std::get<1>(GetParam());
+    const auto [file, name] = runtime_file(provider);
+
+    // provision --wait
+    auto r = kprov({"provision", "-f", file, "--wait", "-o", "json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json status = json::parse(r.out);
+    const std::string runtime_id = status["runtimeID"];
+    EXPECT_EQ(status["operation"], "Provision");
+    EXPECT_EQ(status["state"], "Succeeded");
+    auto live = shoot(name);
+    ASSERT_TRUE(live.has_value());
+    EXPECT_EQ((*live)["spec"]["provider"]["type"], provider);
+    const json& annotations = (*live)["metadata"]["annotations"];
+    EXPECT_EQ(annotations["kcp.provisioner.kyma-project.io/runtime-id"], runtime_id);
+    EXPECT_EQ(annotations["kcp.provisioner.kyma-project.io/operation-id"], status["id"]);
+    EXPECT_EQ((*live)["metadata"]["labels"]["account"], "ga-1");
+    EXPECT_EQ((*live)["status"]["lastOperation"]["state"], "Succeeded");
+    EXPECT_EQ((*live)["spec"]["kubernetes"]["version"], "1.29.2");
+    expect_succeeded(
+        runtime_id, OperationType::Provision,
+        {"WaitingForClusterDomain", "WaitingForClusterCreation", "CreatingBindingsForOperators"});
+    const auto runtime = m_store->find_runtime(runtime_id);
+    ASSERT_TRUE(runtime.has_value());
+    EXPECT_EQ(runtime->gardener.seed, "sim-seed") << "the seed is learned from the shoot";
+    auto cluster = gardener::RuntimeClusterClient::from_kubeconfig(
+        m_gardener->admin_kubeconfig(name, std::chrono::hours(1)));
+    std::vector<std::string> bindings;
+    const json listed = cluster.list_cluster_role_bindings(
+        "reconciler.kyma-project.io/managed-by=reconciler,app=kyma");
+    for (const auto& item : listed["items"])
+        bindings.push_back(item["metadata"]["name"]);
+    EXPECT_THAT(bindings, UnorderedElementsAre("l2-operator", "l3-operator-admin"));
+
+    // upgrade-shoot --wait
+    r = kprov({"upgrade-shoot", runtime_id, "-f", k_examples + "upgrade.yaml", "--wait"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("UpgradeShoot"));
+    live = shoot(name);
+    ASSERT_TRUE(live.has_value());
+    EXPECT_EQ((*live)["spec"]["kubernetes"]["version"], "1.30.2");
+    EXPECT_EQ((*live)["spec"]["provider"]["workers"][0]["machine"]["type"], "m6i.xlarge");
+    EXPECT_EQ((*live)["spec"]["provider"]["workers"][0]["maximum"], 12);
+    expect_succeeded(runtime_id, OperationType::UpgradeShoot,
+                     {"WaitingForShootNewVersion", "WaitingForShootUpgrade"});
+    EXPECT_EQ(m_store->find_runtime(runtime_id)->gardener.machine_type, "m6i.xlarge");
+
+    // hibernate --wait
+    r = kprov({"hibernate", runtime_id, "--wait"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    live = shoot(name);
+    ASSERT_TRUE(live.has_value());
+    EXPECT_EQ((*live)["spec"]["hibernation"]["enabled"], true);
+    EXPECT_EQ((*live)["status"]["hibernated"], true);
+    expect_succeeded(runtime_id, OperationType::Hibernate, {"WaitForHibernation"});
+
+    // wake-up --wait
+    r = kprov({"wake-up", runtime_id, "--wait"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    live = shoot(name);
+    ASSERT_TRUE(live.has_value());
+    EXPECT_EQ((*live)["spec"]["hibernation"]["enabled"], false);
+    EXPECT_EQ((*live)["status"]["hibernated"], false);
+    expect_succeeded(runtime_id, OperationType::WakeUp, {"WaitForWakeUp"});
+
+    // deprovision --wait --yes
+    r = kprov({"deprovision", runtime_id, "--wait", "--yes", "-o", "name"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_FALSE(shoot(name).has_value());
+    const auto last = expect_succeeded(runtime_id, OperationType::DeprovisionNoInstall,
+                                       {"WaitForClusterDeletion"});
+    EXPECT_EQ(r.out, last.id + "\n");
+    EXPECT_TRUE(m_store->find_runtime(runtime_id)->deleted);
+
+    const auto all = m_store->operations_of(runtime_id);
+    ASSERT_EQ(all.size(), 5U);
+    for (const auto& op : all)
+        EXPECT_EQ(op.state, OperationState::Succeeded) << engine::to_api(op.type);
+}
+
+std::string
+lifecycle_name(const ::testing::TestParamInfo<std::tuple<StoreKind, std::string>>& param) {
+    return std::string(std::get<0>(param.param) == StoreKind::Sqlite ? "Sqlite_" : "Postgres_") +
+           std::get<1>(param.param);
+}
+
+INSTANTIATE_TEST_SUITE_P(Providers, Lifecycle,
+                         ::testing::Combine(::testing::Values(StoreKind::Sqlite,
+                                                              StoreKind::Postgres),
+                                            ::testing::Values("aws", "azure", "gcp", "openstack")),
+                         lifecycle_name);
+
+// --- Waiting, failures, refusals and output, per store -----------------------------------------
+
+class Operations : public OperationsBase, public ::testing::WithParamInterface<StoreKind> {
+protected:
+    void SetUp() override { open(GetParam()); }
+};
+
+TEST_P(Operations, ProvisionWithoutWaitReturnsAtOnceAndWaitFinishesIt) {
+    const auto [file, name] = runtime_file("gcp");
+    // No Gardener call is made: a kubeconfig that does not exist does no harm.
+    auto r = kprov_raw({"provision", "-f", file, "-o", "json", "--store", m_store_url,
+                        "--gardener-kubeconfig", m_dir.file("missing.yaml"), "--gardener-project",
+                        k_project});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json status = json::parse(r.out);
+    EXPECT_EQ(status["state"], "InProgress");
+    EXPECT_EQ(status["message"], "Provisioning started");
+    const std::string op_id = status["id"];
+    EXPECT_EQ(stored_operation(op_id).stage, "CreatingShoot");
+    EXPECT_FALSE(shoot(name).has_value());
+
+    r = kprov({"wait", op_id, "-o", "name"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, op_id + "\n");
+    EXPECT_THAT(r.err, HasSubstr("WaitingForClusterCreation"));
+    EXPECT_TRUE(shoot(name).has_value());
+    expect_succeeded(status["runtimeID"], OperationType::Provision,
+                     {"CreatingBindingsForOperators"});
+
+    // Waiting for an operation that has ended answers at once.
+    r = kprov({"wait", op_id});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("Succeeded"));
+}
+
+TEST_P(Operations, ASecondOperationWhileOneIsInProgressIsRefused) {
+    const auto [file, name] = runtime_file("azure");
+    auto r = kprov({"provision", "-f", file, "-o", "json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json status = json::parse(r.out);
+    const std::string runtime_id = status["runtimeID"];
+
+    r = kprov({"deprovision", runtime_id, "--yes", "--wait"});
+    EXPECT_EQ(r.code, 5) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("cannot start new operation for " + runtime_id +
+                                 " Runtime while previous one is in progress"));
+    EXPECT_EQ(m_store->operations_of(runtime_id).size(), 1U);
+    EXPECT_EQ(kprov({"wait", status["id"]}).code, 0);
+}
+
+TEST_P(Operations, AFailedShootFailsTheOperationWithItsLastError) {
+    sim_post("/sim/shoots/fail-next", {{"codes", {"ERR_INFRA_QUOTA_EXCEEDED"}},
+                                       {"type", "Create"},
+                                       {"state", "Failed"},
+                                       {"description", "quota of CPUs exceeded"}});
+    const auto [file, name] = runtime_file("aws");
+    const auto r = kprov({"provision", "-f", file, "--wait"});
+    EXPECT_EQ(r.code, 3) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("cluster provisioning failed"));
+    EXPECT_THAT(r.err, HasSubstr("ERR_INFRA_QUOTA_EXCEEDED"));
+    EXPECT_THAT(r.out, HasSubstr("Failed"));
+    const auto runtimes = m_store->list_runtimes({});
+    ASSERT_EQ(runtimes.size(), 1U);
+    ASSERT_TRUE(runtimes[0].last_operation.has_value());
+    const auto& op = *runtimes[0].last_operation;
+    EXPECT_EQ(op.state, OperationState::Failed);
+    EXPECT_EQ(op.last_error.reason, "ERR_INFRA_QUOTA_EXCEEDED");
+    EXPECT_EQ(op.last_error.component, "gardener");
+    EXPECT_THAT(op.last_error.message, HasSubstr("cluster provisioning failed"));
+    EXPECT_FALSE(op.lease.has_value());
+}
+
+TEST_P(Operations, TimeoutLeavesTheOperationGoingAndWaitFinishesIt) {
+    sim_post("/sim/settings", {{"createSeconds", 2.5}});
+    const auto [file, name] = runtime_file("openstack");
+    const auto started = std::chrono::steady_clock::now();
+    auto r = kprov({"provision", "-f", file, "--wait", "--timeout", "1s", "-o", "name"});
+    EXPECT_LT(std::chrono::steady_clock::now() - started, 2400ms);
+    ASSERT_EQ(r.code, 4) << r.err;
+    const std::string op_id = r.out.substr(0, r.out.find('\n'));
+    EXPECT_THAT(r.err, HasSubstr("the operation goes on: kprov wait " + op_id));
+    auto op = stored_operation(op_id);
+    EXPECT_EQ(op.state, OperationState::InProgress);
+    EXPECT_EQ(op.stage, "WaitingForClusterCreation");
+    EXPECT_FALSE(op.lease.has_value());
+
+    r = kprov({"wait", op_id, "--timeout", "30s"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(stored_operation(op_id).state, OperationState::Succeeded);
+}
+
+TEST_P(Operations, SigintStopsWaitingAndLeavesTheOperationResumable) {
+    sim_post("/sim/settings", {{"createSeconds", 30}});
+    const auto [file, name] = runtime_file("gcp");
+    Result r;
+    std::thread command([&] { r = kprov({"provision", "-f", file, "--wait", "-o", "name"}); });
+    // Once the operation waits for Gardener, --wait is driving it with its SIGINT handler on.
+    std::optional<engine::Operation> op;
+    for (int i = 0; i < 400 && !op; ++i) {
+        for (const auto& rt : m_store->list_runtimes({}))
+            if (rt.last_operation && rt.last_operation->stage == "WaitingForClusterCreation")
+                op = rt.last_operation;
+        if (!op)
+            std::this_thread::sleep_for(10ms);
+    }
+    if (op)
+        kill(getpid(), SIGINT);
+    command.join();
+    ASSERT_TRUE(op.has_value()) << r.err;
+    EXPECT_EQ(r.code, 130) << r.err;
+    EXPECT_EQ(r.out, op->id + "\n");
+    EXPECT_THAT(r.err, HasSubstr("kprov wait " + op->id));
+    const auto stored = stored_operation(op->id);
+    EXPECT_EQ(stored.state, OperationState::InProgress);
+    EXPECT_FALSE(stored.lease.has_value());
+
+    // Resumable: another wait drives it on.
+    r = kprov({"wait", op->id, "--timeout", "200ms"});
+    EXPECT_EQ(r.code, 4) << r.err;
+    EXPECT_EQ(stored_operation(op->id).state, OperationState::InProgress);
+}
+
+TEST_P(Operations, OutputShapes) {
+    const auto [file, name] = runtime_file("gcp");
+    auto r = kprov({"provision", "-f", file, "--wait", "-o", "json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto status = nlohmann::ordered_json::parse(r.out);
+    std::vector<std::string> keys;
+    for (const auto& [key, value] : status.items())
+        keys.push_back(key);
+    EXPECT_EQ(keys, (std::vector<std::string>{"id", "operation", "state", "message", "runtimeID",
+                                              "compassRuntimeID", "lastError"}));
+    EXPECT_TRUE(status["compassRuntimeID"].is_null());
+    EXPECT_EQ(status["lastError"].dump(), R"({"errMessage":"","reason":"","component":""})");
+    const std::string runtime_id = status["runtimeID"];
+
+    r = kprov({"hibernate", runtime_id, "-o", "yaml"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json yaml = read_runtime_text(r.out, "output");
+    EXPECT_EQ(yaml["operation"], "Hibernate");
+    EXPECT_EQ(yaml["state"], "InProgress");
+    EXPECT_EQ(yaml["runtimeID"], runtime_id);
+    EXPECT_TRUE(yaml["compassRuntimeID"].is_null());
+    const std::string op_id = yaml["id"];
+
+    r = kprov({"wait", op_id});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("runtime    " + runtime_id + "\n"));
+    EXPECT_THAT(r.out, HasSubstr("operation  " + op_id + "\n"));
+    EXPECT_THAT(r.out, HasSubstr("state      Succeeded\n"));
+}
+
+TEST_P(Operations, DeprovisionWithoutATerminalNeedsYes) {
+    const auto [file, name] = runtime_file("aws");
+    auto r = kprov({"provision", "-f", file, "--wait", "-o", "json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string runtime_id = json::parse(r.out)["runtimeID"];
+    r = kprov({"deprovision", runtime_id, "--wait"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_THAT(r.err, HasSubstr("no terminal to ask on; add --yes"));
+    EXPECT_EQ(m_store->operations_of(runtime_id).size(), 1U);
+    EXPECT_TRUE(shoot(name).has_value());
+}
+
+TEST_P(Operations, ProvisionNeedsATenant) {
+    unsetenv("KPROV_TENANT");
+    const auto [file, name] = runtime_file("aws");
+    const auto r = kprov({"provision", "-f", file});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_THAT(r.err, HasSubstr("--tenant"));
+    EXPECT_THAT(r.err, HasSubstr("KPROV_TENANT"));
+    EXPECT_TRUE(all_runtimes().empty());
+    EXPECT_EQ(kprov({"provision", "-f", file, "--tenant", "ga-2", "-o", "name"}).code, 0);
+}
+
+TEST_P(Operations, DryRunsChangeNothing) {
+    const auto [file, name] = runtime_file("azure");
+    auto r = kprov({"provision", "-f", file, "--dry-run"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("billing-azure"));
+    EXPECT_THAT(r.out, HasSubstr(name + " in garden-kyma-dev"));
+    EXPECT_THAT(r.out, HasSubstr("azure"));
+    EXPECT_THAT(r.err, HasSubstr("nothing was written"));
+    EXPECT_TRUE(all_runtimes().empty());
+    EXPECT_FALSE(shoot(name).has_value());
+
+    r = kprov({"provision", "-f", file, "--wait", "-o", "json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string runtime_id = json::parse(r.out)["runtimeID"];
+    r = kprov({"upgrade-shoot", runtime_id, "-f", k_examples + "upgrade.yaml", "--dry-run"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("~ spec.kubernetes.version: \"1.29.2\" -> \"1.30.2\""));
+    EXPECT_EQ(m_store->operations_of(runtime_id).size(), 1U);
+    EXPECT_EQ((*shoot(name))["spec"]["kubernetes"]["version"], "1.29.2");
+}
+
+TEST_P(Operations, UsageErrorsAndUnknownIds) {
+    const auto [file, name] = runtime_file("gcp");
+    auto r = kprov({"provision", "-f", file, "--timeout", "1m"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_THAT(r.err, HasSubstr("--timeout applies to --wait"));
+    r = kprov({"provision", "-f", file, "--wait", "--timeout", "soon"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_THAT(r.err, HasSubstr("\"soon\" is not a duration"));
+    EXPECT_TRUE(all_runtimes().empty());
+    r = kprov({"wait", "no-such-operation"});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_THAT(r.err, HasSubstr("operation \"no-such-operation\" not found"));
+    r = kprov({"hibernate", "no-such-runtime", "--wait"});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_THAT(r.err, HasSubstr("no-such-runtime"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, Operations,
+                         ::testing::Values(StoreKind::Sqlite, StoreKind::Postgres), store_name);
+
+// --- The built binary -------------------------------------------------------------------------
+
+class OperationsBinary : public OperationsBase {
+protected:
+    void SetUp() override { open(StoreKind::Sqlite); }
+};
+
+TEST_F(OperationsBinary, ProvisionWaitPrintsTheOperationStatusAsJson) {
+    const auto [file, name] = runtime_file("aws");
+    const std::string err_file = m_dir.file("stderr.txt");
+    const std::string command = std::string(KPROV_BINARY) + " provision -f " + file +
+                                " --wait -o json --store " + m_store_url +
+                                " --gardener-kubeconfig " + m_sim->kubeconfig.string() +
+                                " --gardener-project " + k_project + " 2>" + err_file;
+    FILE* pipe = popen(command.c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    std::string out;
+    char buffer[4096];
+    for (std::size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+        out.append(buffer, n);
+    const int status = pclose(pipe);
+    std::stringstream err;
+    err << std::ifstream(err_file).rdbuf();
+    ASSERT_TRUE(WIFEXITED(status));
+    ASSERT_EQ(WEXITSTATUS(status), 0) << err.str();
+    const json parsed = json::parse(out);
+    EXPECT_EQ(parsed["state"], "Succeeded");
+    EXPECT_EQ(parsed["operation"], "Provision");
+    EXPECT_THAT(err.str(), HasSubstr("Finished (Succeeded)"));
+    const auto live = shoot(name);
+    ASSERT_TRUE(live.has_value());
+    EXPECT_EQ((*live)["metadata"]["annotations"]["kcp.provisioner.kyma-project.io/runtime-id"],
+              parsed["runtimeID"]);
+}
+
+} // namespace
+} // namespace kprov::cli

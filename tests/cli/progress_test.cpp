@@ -1,0 +1,117 @@
+// The --wait progress display and the operation output formats, without any server.
+
+#include "cli/progress.hpp"
+#include "cli/render.hpp"
+#include "support/fake_clock.hpp"
+#include "support/store_fixtures.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sstream>
+
+namespace kprov::cli {
+namespace {
+
+using engine::OperationState;
+using engine::PassOutcome;
+using ::testing::HasSubstr;
+using namespace std::chrono_literals;
+
+engine::PassResult pass(const std::string& stage, std::optional<int> gardener = std::nullopt,
+                        PassOutcome outcome = PassOutcome::Waiting) {
+    engine::PassResult r;
+    r.outcome = outcome;
+    r.operation =
+        testing::new_operation("rt-1", engine::OperationType::Provision, testing::k_t0, stage);
+    r.operation.id = "op-1";
+    if (gardener)
+        r.shoot_operation =
+            engine::ShootState::LastOperation{"Create", "Processing", "", *gardener};
+    return r;
+}
+
+TEST(ProgressDisplay, OnATerminalRedrawsOneLine) {
+    fakes::FakeClock clock(testing::k_t0 + 5s);
+    std::ostringstream err;
+    ProgressDisplay progress(err, true, clock);
+    progress.update(pass("WaitingForClusterCreation", 40));
+    clock.advance(62s);
+    progress.tick();
+    progress.finish();
+    EXPECT_EQ(err.str(), "\r\033[2KWaitingForClusterCreation · 5s · Gardener 40%"
+                         "\r\033[2KWaitingForClusterCreation · 1m07s · Gardener 40%\n");
+}
+
+TEST(ProgressDisplay, ElsewhereWritesOneLinePerStage) {
+    fakes::FakeClock clock(testing::k_t0 + 2s);
+    std::ostringstream err;
+    ProgressDisplay progress(err, false, clock);
+    progress.update(pass("WaitingForClusterCreation", 20));
+    progress.update(pass("WaitingForClusterCreation", 60));
+    progress.tick();
+    auto failing = pass("CreatingBindingsForOperators");
+    failing.error = "runtime cluster: connection refused";
+    progress.update(failing);
+    progress.update(failing);
+    auto done = pass("Finished", 100, PassOutcome::Succeeded);
+    done.operation.state = OperationState::Succeeded;
+    progress.update(done);
+    progress.finish();
+    EXPECT_EQ(err.str(), "WaitingForClusterCreation · 2s · Gardener 20%\n"
+                         "CreatingBindingsForOperators: runtime cluster: connection refused "
+                         "(retrying)\n"
+                         "CreatingBindingsForOperators · 2s\n"
+                         "Finished (Succeeded) · 2s · Gardener 100%\n");
+}
+
+TEST(ProgressDisplay, SaysWhenAnotherWorkerDrivesTheOperation) {
+    fakes::FakeClock clock(testing::k_t0);
+    std::ostringstream err;
+    ProgressDisplay progress(err, false, clock);
+    auto held = pass("WaitingForClusterCreation", std::nullopt, PassOutcome::NotClaimed);
+    held.operation.lease = engine::Lease{"watch-host-1-abc", testing::k_t0 + 30s};
+    progress.update(held);
+    progress.update(held);
+    EXPECT_EQ(err.str(), "another worker (watch-host-1-abc) drives this operation; following it\n"
+                         "WaitingForClusterCreation · 0s\n");
+}
+
+TEST(ProgressDisplay, FormatsElapsedTime) {
+    EXPECT_EQ(format_elapsed(0s), "0s");
+    EXPECT_EQ(format_elapsed(59s), "59s");
+    EXPECT_EQ(format_elapsed(65s), "1m05s");
+    EXPECT_EQ(format_elapsed(3723s), "1h02m03s");
+}
+
+TEST(Render, OperationStatusHasTheGraphQLFieldsInOrder) {
+    auto op = testing::new_operation("rt-1");
+    op.id = "op-1";
+    op.message = "Provisioning started";
+    EXPECT_EQ(operation_status_json(op).dump(),
+              R"({"id":"op-1","operation":"Provision","state":"InProgress",)"
+              R"("message":"Provisioning started","runtimeID":"rt-1","compassRuntimeID":null,)"
+              R"("lastError":{"errMessage":"","reason":"","component":""}})");
+    op.type = engine::OperationType::DeprovisionNoInstall;
+    op.state = OperationState::Failed;
+    op.last_error = {"boom", "ERR_X", "gardener"};
+    EXPECT_EQ(operation_status_json(op, "rt-1")["compassRuntimeID"], "rt-1");
+    EXPECT_EQ(operation_status_json(op)["operation"], "DeprovisionNoInstall");
+    EXPECT_EQ(operation_status_json(op)["lastError"]["reason"], "ERR_X");
+
+    std::ostringstream table, name, yaml;
+    print_operation(table, op, OutputFormat::Table);
+    EXPECT_EQ(table.str(), "runtime    rt-1\n"
+                           "operation  op-1\n"
+                           "type       DeprovisionNoInstall\n"
+                           "state      Failed\n"
+                           "message    Provisioning started\n"
+                           "error      boom\n");
+    print_operation(name, op, OutputFormat::Name);
+    EXPECT_EQ(name.str(), "op-1\n");
+    print_operation(yaml, op, OutputFormat::Yaml);
+    EXPECT_THAT(yaml.str(), HasSubstr("compassRuntimeID: ~\n"));
+    EXPECT_THAT(yaml.str(), HasSubstr("lastError:\n  errMessage: boom\n"));
+}
+
+} // namespace
+} // namespace kprov::cli
