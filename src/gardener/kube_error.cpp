@@ -1,5 +1,7 @@
 #include "gardener/kube_error.hpp"
 
+#include "engine/stage_error.hpp"
+
 #include <charconv>
 #include <nlohmann/json.hpp>
 
@@ -56,38 +58,11 @@ std::string attempts_note(const ErrorContext& context) {
 } // namespace
 
 std::string default_reason(int status) {
-    switch (status) {
-    case 400:
-        return "BadRequest";
-    case 401:
-        return "Unauthorized";
-    case 403:
-        return "Forbidden";
-    case 404:
-        return "NotFound";
-    case 405:
-        return "MethodNotAllowed";
-    case 406:
-        return "NotAcceptable";
-    case 409:
-        return "Conflict";
-    case 410:
-        return "Expired";
-    case 415:
-        return "UnsupportedMediaType";
-    case 422:
-        return "Invalid";
-    case 429:
-        return "TooManyRequests";
-    case 500:
-        return "InternalError";
-    case 503:
-        return "ServiceUnavailable";
-    case 504:
-        return "Timeout";
-    default:
-        return status >= 500 ? "InternalError" : "Unknown";
-    }
+    // The engine names Kubernetes reasons for its lastError; Status bodies without a reason get
+    // the same names, and a fallback the engine leaves empty.
+    if (auto reason = engine::kubernetes_reason(status); !reason.empty())
+        return reason;
+    return status >= 500 ? "InternalError" : "Unknown";
 }
 
 bool retryable_status(int status, const std::string& reason) {
