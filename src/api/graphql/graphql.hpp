@@ -1,0 +1,102 @@
+#pragma once
+// kprov's GraphQL (June 2018 spec + the October 2021 additions clients send): a schema loaded from
+// SDL, executable documents parsed, validated against the schema and executed against resolvers.
+// Knows nothing of kprov's domain: src/api/ supplies the schema file and the resolvers.
+//
+// Values travel as JSON. A resolver returns the JSON value of its field; for an object type that
+// value is a JSON object whose members the executor reads for the sub-fields that have no resolver
+// of their own (members that the schema does not declare, e.g. "_runtimeID", are never visible
+// to clients, so resolvers can park what a lazy sub-field needs there). An abstract type (union,
+// interface) learns its concrete type from the object's "__typename" member.
+
+#include <any>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kprov::api::graphql {
+
+struct SourceLocation {
+    int line = 0;   // 1-based
+    int column = 0; // 1-based
+};
+
+/// A broken schema file: kprov's own bug or a broken install; names the line and column.
+class SchemaError : public std::runtime_error {
+public:
+    SchemaError(const std::string& message, SourceLocation where);
+    SourceLocation where;
+};
+
+class Schema; // opaque: types, fields, arguments, directives, deprecations, descriptions
+
+/// Parses SDL (type system definitions and extensions). Throws SchemaError.
+std::shared_ptr<const Schema> load_schema(std::string_view sdl);
+
+/// Limits that keep a hostile document from costing more than a normal one.
+struct Limits {
+    std::size_t max_document_bytes = 64 * 1024;
+    std::size_t max_tokens = 10'000;
+    int max_depth = 15;   // nesting of selection sets (fragments expanded)
+    int max_aliases = 30; // aliased fields in the whole document
+};
+
+/// A resolver's failure: the field becomes null (propagated per the spec's non-null rules) and
+/// the response carries {"message", "locations", "path", "extensions"}.
+class FieldError : public std::runtime_error {
+public:
+    explicit FieldError(const std::string& message, nlohmann::json extensions = nullptr);
+    nlohmann::json extensions; // object or null
+};
+
+/// What a resolver is given.
+struct FieldContext {
+    const nlohmann::json& parent;    // the enclosing object's value (null for root fields)
+    const nlohmann::json& arguments; // coerced arguments: an object, defaults applied
+    std::string_view type_name;      // the object type the field belongs to
+    std::string_view field_name;
+    std::any& request; // the caller's per-request state (tenant, headers, ...)
+};
+
+using Resolver = std::function<nlohmann::json(const FieldContext&)>;
+
+/// Resolvers by "Type.field"; a field without one reads parent[field] (null when absent).
+class Resolvers {
+public:
+    void add(std::string type_dot_field, Resolver resolver);
+    const Resolver* find(std::string_view type_name, std::string_view field_name) const;
+
+private:
+    std::vector<std::pair<std::string, Resolver>> entries_;
+};
+
+struct Request {
+    std::string query;
+    std::string operation_name; // empty: the document's only operation
+    nlohmann::json variables = nlohmann::json::object();
+    bool allow_mutations = true; // false for GET requests
+};
+
+struct Response {
+    enum class Outcome {
+        Executed,         // the operation ran (errors may still hold field errors)
+        ParseFailed,      // syntax, or a limit exceeded: no "data"
+        ValidationFailed, // the document does not fit the schema (or variables do not): no "data"
+    };
+    Outcome outcome = Outcome::Executed;
+    /// {"data": ..., "errors": [...]} as the spec lays it out ("errors" only when there are some);
+    /// for ParseFailed/ValidationFailed only "errors", each with extensions.code
+    /// GRAPHQL_PARSE_FAILED / GRAPHQL_VALIDATION_FAILED.
+    nlohmann::json body;
+};
+
+/// Parses, validates and executes one request. Never throws for anything a client sends.
+Response execute(const Schema& schema, const Resolvers& resolvers, const Request& request,
+                 std::any& request_state, const Limits& limits = {});
+
+} // namespace kprov::api::graphql
