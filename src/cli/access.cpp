@@ -6,9 +6,10 @@
 
 namespace kprov::cli {
 
-std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx) {
+std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx, int connections) {
     const auto& settings = ctx.config().settings;
     stores::OpenOptions options;
+    options.pool_size = connections;
     options.secret_key = settings.database.secret_key;
     options.schema = settings.store_url.rfind("sqlite://", 0) == 0 ? stores::SchemaCheck::Migrate
                                                                    : stores::SchemaCheck::Require;

@@ -14,8 +14,9 @@ class GardenerClient;
 namespace kprov::cli {
 
 /// The configured store. A local SQLite store gets its schema on first use; PostgreSQL must be
-/// migrated with `kprov migrate` first (StoreError says so).
-std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx);
+/// migrated with `kprov migrate` first (StoreError says so). `connections`: how many PostgreSQL
+/// connections to keep (one per worker thread, plus the watch and the caller).
+std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx, int connections = 4);
 
 /// A Gardener client for garden-<project>, from APP_GARDENER_KUBECONFIG_PATH (or
 /// --gardener-kubeconfig). Throws ConfigError naming the file when it cannot be used.

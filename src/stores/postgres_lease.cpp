@@ -19,20 +19,21 @@ using engine::Operation;
 
 namespace {
 
-const std::string& claim_due_sql() {
-    // SKIP LOCKED: concurrent claimers pass over each other's rows instead of queueing on them;
-    // a row whose lease was taken meanwhile fails the re-checked WHERE under READ COMMITTED.
-    static const std::string sql =
-        std::string("UPDATE operation AS o SET lease_owner = $1, lease_expires_at = $3, "
-                    "attempts = o.attempts + 1 "
-                    "WHERE o.id IN (SELECT id FROM operation "
-                    "WHERE state = 'IN_PROGRESS' AND next_run_at <= $2 "
-                    "AND (lease_owner IS NULL OR lease_expires_at IS NULL "
-                    "OR lease_expires_at <= $2) "
-                    "ORDER BY next_run_at, id LIMIT $4 FOR UPDATE SKIP LOCKED) "
-                    "RETURNING ") +
-        qualified(k_operation_columns, "o");
-    return sql;
+// Claims up to $4 due operations for $1 with lease expiry $3 at time $2. `fresh` picks only
+// operations no worker has claimed yet (attempts = 0), from their own partial index: a new
+// operation goes first, however many re-checks fell due before it (ARCHITECTURE.md, Engine).
+// SKIP LOCKED: concurrent claimers pass over each other's rows instead of queueing on them; a
+// row whose lease was taken meanwhile fails the re-checked WHERE under READ COMMITTED.
+std::string claim_due_sql(bool fresh) {
+    return std::string("UPDATE operation AS o SET lease_owner = $1, lease_expires_at = $3, "
+                       "attempts = o.attempts + 1 "
+                       "WHERE o.id IN (SELECT id FROM operation "
+                       "WHERE state = 'IN_PROGRESS' AND next_run_at <= $2 ") +
+           (fresh ? "AND attempts = 0 " : "") +
+           "AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= $2) "
+           "ORDER BY next_run_at, id LIMIT $4 FOR UPDATE SKIP LOCKED) "
+           "RETURNING " +
+           qualified(k_operation_columns, "o");
 }
 
 const std::string& claim_sql() {
@@ -64,16 +65,26 @@ std::vector<Operation> PostgresStore::claim_due(const std::string& owner, Timest
                                                 std::chrono::milliseconds ttl, int limit) {
     if (limit <= 0)
         return {};
-    const auto r = m_pool.run([&](pqxx::connection& c) {
-        return write(c, claim_due_sql(),
-                     {owner, format_db_time(now), expiry(now, ttl), std::to_string(limit)});
-    });
+    static const std::string fresh_sql = claim_due_sql(true);
+    static const std::string any_sql = claim_due_sql(false);
     std::vector<Operation> out;
-    for (const auto& row : r)
-        out.push_back(read_operation(PqxxRow(row)));
-    // RETURNING keeps no order.
+    m_pool.run([&](pqxx::connection& c) {
+        out.clear();
+        pqxx::work tx(c);
+        const auto due = [&](const std::string& sql, int n) {
+            for (const auto& row :
+                 exec(tx, sql, {owner, format_db_time(now), expiry(now, ttl), std::to_string(n)}))
+                out.push_back(read_operation(PqxxRow(row)));
+        };
+        due(fresh_sql, limit);
+        if (static_cast<int>(out.size()) < limit)
+            due(any_sql, limit - static_cast<int>(out.size()));
+        tx.commit();
+    });
+    // RETURNING keeps no order: first-time claims first, then by due time.
     std::sort(out.begin(), out.end(), [](const Operation& a, const Operation& b) {
-        return std::tie(a.next_run_at, a.id) < std::tie(b.next_run_at, b.id);
+        return std::make_tuple(a.attempts > 1, a.next_run_at, a.id) <
+               std::make_tuple(b.attempts > 1, b.next_run_at, b.id);
     });
     return out;
 }

@@ -7,6 +7,7 @@
 #include "stores/store_common.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <sqlite3.h>
 
 namespace kprov::stores::sqlite {
@@ -158,16 +159,28 @@ std::vector<Operation> SqliteStore::claim_due(const std::string& owner, Timestam
                                               std::chrono::milliseconds ttl, int limit) {
     if (limit <= 0)
         return {};
+    // Operations no worker has claimed yet go first, from their own partial index, however
+    // many re-checks fell due before them (ARCHITECTURE.md, Engine).
+    const auto due = [&](const char* fresh, int n) {
+        return claim_where(std::string("id IN (SELECT id FROM operation WHERE state = "
+                                       "'IN_PROGRESS' AND next_run_at <= ?3 ") +
+                               fresh +
+                               "AND (lease_owner IS NULL OR lease_expires_at IS NULL "
+                               "OR lease_expires_at <= ?3) ORDER BY next_run_at, rowid LIMIT ?4)",
+                           {std::int64_t{n}}, owner, now, ttl);
+    };
     auto claimed = write([&] {
-        return claim_where("id IN (SELECT id FROM operation WHERE state = 'IN_PROGRESS' "
-                           "AND next_run_at <= ?3 AND (lease_owner IS NULL "
-                           "OR lease_expires_at IS NULL OR lease_expires_at <= ?3) "
-                           "ORDER BY next_run_at, rowid LIMIT ?4)",
-                           {std::int64_t{limit}}, owner, now, ttl);
+        auto out = due("AND attempts = 0 ", limit);
+        if (static_cast<int>(out.size()) < limit) {
+            auto rest = due("", limit - static_cast<int>(out.size()));
+            std::move(rest.begin(), rest.end(), std::back_inserter(out));
+        }
+        return out;
     });
-    // RETURNING gives rows in no particular order.
+    // RETURNING gives rows in no particular order: first-time claims first, then by due time.
     std::stable_sort(claimed.begin(), claimed.end(), [](const Operation& a, const Operation& b) {
-        return a.next_run_at < b.next_run_at;
+        return std::make_pair(a.attempts > 1, a.next_run_at) <
+               std::make_pair(b.attempts > 1, b.next_run_at);
     });
     return claimed;
 }

@@ -5,6 +5,7 @@
 
 #include "engine/error.hpp"
 #include "engine/text.hpp"
+#include "stores/migration_names.hpp"
 #include "stores/open_store.hpp"
 #include "stores/store_common.hpp"
 #include "support/store_fixtures.hpp"
@@ -39,7 +40,10 @@ using engine::OperationState;
 using engine::OperationType;
 using engine::Runtime;
 using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
 using testing::k_t0;
+using testing::migration_names;
+using testing::recorded_names;
 using testing::small_runtime;
 
 Operation provisioning(const std::string& runtime_id) {
@@ -134,11 +138,10 @@ TEST(PostgresMigrate, EmptyDatabaseGetsTheSchemaAndBothVersions) {
 
     const auto report = store->migrate();
     EXPECT_EQ(report.from_version, 0);
-    EXPECT_EQ(report.to_version, 2);
-    EXPECT_THAT(report.applied, ElementsAre("0001_original_schema", "0002_kprov_engine"));
-    EXPECT_EQ(store->schema_version(), 2);
-    EXPECT_THAT(recorded_migrations(db->url()),
-                ElementsAre("1 0001_original_schema", "2 0002_kprov_engine"));
+    EXPECT_EQ(report.to_version, latest_version("postgres"));
+    EXPECT_THAT(report.applied, ElementsAreArray(migration_names("postgres")));
+    EXPECT_EQ(store->schema_version(), latest_version("postgres"));
+    EXPECT_THAT(recorded_migrations(db->url()), ElementsAreArray(recorded_names("postgres")));
     // The original's enum got kprov's value, and the one-in-progress index exists.
     EXPECT_EQ(
         sql(db->url(), "SELECT count(*) FROM pg_enum WHERE enumlabel = 'WAKE_UP'")[0][0].as<int>(),
@@ -156,10 +159,10 @@ TEST(PostgresMigrate, SecondRunIsANoOp) {
     store->insert_runtime(r, provisioning(r.id));
 
     const auto again = store->migrate();
-    EXPECT_EQ(again.from_version, 2);
-    EXPECT_EQ(again.to_version, 2);
+    EXPECT_EQ(again.from_version, latest_version("postgres"));
+    EXPECT_EQ(again.to_version, latest_version("postgres"));
     EXPECT_TRUE(again.applied.empty());
-    EXPECT_EQ(recorded_migrations(db->url()).size(), 2u);
+    EXPECT_EQ(recorded_migrations(db->url()).size(), migrations_for("postgres").size());
     EXPECT_TRUE(store->find_runtime(r.id));
 }
 
@@ -185,12 +188,12 @@ TEST(PostgresMigrate, ConcurrentRunsOnAnEmptyDatabaseApplyOnce) {
     b.join();
     EXPECT_EQ(errors[0], "");
     EXPECT_EQ(errors[1], "");
-    EXPECT_EQ(reports[0].applied.size() + reports[1].applied.size(), 2u);
+    EXPECT_EQ(reports[0].applied.size() + reports[1].applied.size(),
+              migrations_for("postgres").size());
     EXPECT_TRUE(reports[0].applied.empty() || reports[1].applied.empty());
-    EXPECT_EQ(reports[0].to_version, 2);
-    EXPECT_EQ(reports[1].to_version, 2);
-    EXPECT_THAT(recorded_migrations(db->url()),
-                ElementsAre("1 0001_original_schema", "2 0002_kprov_engine"));
+    EXPECT_EQ(reports[0].to_version, latest_version("postgres"));
+    EXPECT_EQ(reports[1].to_version, latest_version("postgres"));
+    EXPECT_THAT(recorded_migrations(db->url()), ElementsAreArray(recorded_names("postgres")));
 }
 
 TEST(PostgresMigrate, AFailingMigrationChangesNothing) {
@@ -222,7 +225,7 @@ TEST(PostgresMigrate, NewerSchemaIsRefused) {
             EXPECT_THAT(e.what(), HasSubstr("newer than this kprov knows"));
         }
     EXPECT_THROW(store->migrate(), StoreError);
-    EXPECT_EQ(recorded_migrations(db->url()).size(), 3u);
+    EXPECT_EQ(recorded_migrations(db->url()).size(), migrations_for("postgres").size() + 1);
 }
 
 TEST(PostgresMigrate, OlderSchemaIsRefusedUnlessMigrating) {
@@ -233,8 +236,10 @@ TEST(PostgresMigrate, OlderSchemaIsRefusedUnlessMigrating) {
     } catch (const StoreError& e) {
         EXPECT_THAT(e.what(), HasSubstr("run `kprov migrate`"));
     }
-    EXPECT_EQ(open_store(db->url(), options(SchemaCheck::Migrate))->schema_version(), 2);
-    EXPECT_EQ(open_store(db->url(), options(SchemaCheck::Require))->schema_version(), 2);
+    EXPECT_EQ(open_store(db->url(), options(SchemaCheck::Migrate))->schema_version(),
+              latest_version("postgres"));
+    EXPECT_EQ(open_store(db->url(), options(SchemaCheck::Require))->schema_version(),
+              latest_version("postgres"));
 }
 
 // --- data ------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 
 #include "engine/error.hpp"
 #include "engine/provider_config.hpp"
+#include "stores/migration_names.hpp"
 #include "stores/open_store.hpp"
 #include "support/store_fixtures.hpp"
 #include "support/test_databases.hpp"
@@ -28,7 +29,10 @@ using engine::OperationState;
 using engine::OperationType;
 using engine::Runtime;
 using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
+using testing::migration_names;
+using testing::recorded_names;
 
 // The key the fixture's legacy ciphertexts were made with (see the fixture's header).
 const std::string k_original_key = "kprov-takeover-test-key-32-bytes";
@@ -294,8 +298,8 @@ protected:
         m_migrated_after = SystemClock().now();
         const auto report = store->migrate();
         EXPECT_EQ(report.from_version, 0);
-        EXPECT_EQ(report.to_version, 2);
-        EXPECT_THAT(report.applied, ElementsAre("0001_original_schema", "0002_kprov_engine"));
+        EXPECT_EQ(report.to_version, latest_version("postgres"));
+        EXPECT_THAT(report.applied, ElementsAreArray(migration_names("postgres")));
         return store;
     }
 
@@ -418,15 +422,15 @@ TEST_F(PostgresTakeover, MigrationOnlyAddsToTheOriginalSchema) {
 TEST_F(PostgresTakeover, SecondMigrateIsANoOp) {
     auto store = take_over();
     const auto again = store->migrate();
-    EXPECT_EQ(again.from_version, 2);
-    EXPECT_EQ(again.to_version, 2);
+    EXPECT_EQ(again.from_version, latest_version("postgres"));
+    EXPECT_EQ(again.to_version, latest_version("postgres"));
     EXPECT_TRUE(again.applied.empty());
 
     OpenOptions options;
     options.secret_key = k_original_key;
     options.schema = SchemaCheck::Require;
     auto serving = open_store(m_db->url(), options);
-    EXPECT_EQ(serving->schema_version(), 2);
+    EXPECT_EQ(serving->schema_version(), latest_version("postgres"));
     expect_same_runtime(*serving->find_runtime(k_gcp), expected_gcp());
 }
 

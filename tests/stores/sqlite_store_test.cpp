@@ -3,6 +3,7 @@
 
 #include "engine/error.hpp"
 #include "stores/cipher.hpp"
+#include "stores/migration_names.hpp"
 #include "stores/open_store.hpp"
 #include "stores/store_common.hpp"
 #include "support/store_fixtures.hpp"
@@ -31,7 +32,11 @@ using engine::OperationState;
 using engine::OperationType;
 using engine::Runtime;
 using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
 using testing::k_t0;
+using testing::migration_names;
+using testing::migration_versions;
+using testing::recorded_names;
 using testing::small_runtime;
 
 Operation provisioning(const std::string& runtime_id, Timestamp start = k_t0) {
@@ -96,10 +101,10 @@ TEST_F(SqliteStoreTest, MigrateOnAnEmptyFileCreatesTheSchemaAndRecordsEachVersio
 
     const auto report = store->migrate();
     EXPECT_EQ(report.from_version, 0);
-    EXPECT_EQ(report.to_version, 2);
-    EXPECT_THAT(report.applied, ElementsAre("0001_original_schema", "0002_kprov_engine"));
-    EXPECT_EQ(store->schema_version(), 2);
-    EXPECT_THAT(recorded_versions(), ElementsAre(1, 2));
+    EXPECT_EQ(report.to_version, latest_version("sqlite"));
+    EXPECT_THAT(report.applied, ElementsAreArray(migration_names("sqlite")));
+    EXPECT_EQ(store->schema_version(), latest_version("sqlite"));
+    EXPECT_THAT(recorded_versions(), ElementsAreArray(migration_versions("sqlite")));
 
     SQLite::Database raw(m_db, SQLite::OPEN_READONLY);
     for (const char* table : {"cluster", "gardener_config", "operation", "operation_transition",
@@ -118,9 +123,9 @@ TEST_F(SqliteStoreTest, SecondMigrateIsANoOp) {
     store->migrate();
     const auto again = store->migrate();
     EXPECT_TRUE(again.applied.empty());
-    EXPECT_EQ(again.from_version, 2);
-    EXPECT_EQ(again.to_version, 2);
-    EXPECT_THAT(recorded_versions(), ElementsAre(1, 2));
+    EXPECT_EQ(again.from_version, latest_version("sqlite"));
+    EXPECT_EQ(again.to_version, latest_version("sqlite"));
+    EXPECT_THAT(recorded_versions(), ElementsAreArray(migration_versions("sqlite")));
 }
 
 TEST_F(SqliteStoreTest, TwoStoresMigratingAtOnceApplyEachMigrationOnce) {
@@ -131,11 +136,11 @@ TEST_F(SqliteStoreTest, TwoStoresMigratingAtOnceApplyEachMigrationOnce) {
     std::thread tb([&] { rb = b->migrate(); });
     ta.join();
     tb.join();
-    EXPECT_EQ(ra.applied.size() + rb.applied.size(), 2u);
+    EXPECT_EQ(ra.applied.size() + rb.applied.size(), migrations_for("sqlite").size());
     EXPECT_TRUE(ra.applied.empty() || rb.applied.empty());
-    EXPECT_EQ(ra.to_version, 2);
-    EXPECT_EQ(rb.to_version, 2);
-    EXPECT_THAT(recorded_versions(), ElementsAre(1, 2));
+    EXPECT_EQ(ra.to_version, latest_version("sqlite"));
+    EXPECT_EQ(rb.to_version, latest_version("sqlite"));
+    EXPECT_THAT(recorded_versions(), ElementsAreArray(migration_versions("sqlite")));
 }
 
 TEST_F(SqliteStoreTest, ANewerSchemaIsRefused) {
@@ -154,7 +159,9 @@ TEST_F(SqliteStoreTest, ANewerSchemaIsRefused) {
     // `kprov migrate` opens without a check; migrate() itself refuses and changes nothing.
     auto store = open(SchemaCheck::None);
     EXPECT_THAT(message_of<StoreError>([&] { store->migrate(); }), HasSubstr("upgrade kprov"));
-    EXPECT_THAT(recorded_versions(), ElementsAre(1, 2, 999));
+    auto with_future = migration_versions("sqlite");
+    with_future.push_back(999);
+    EXPECT_THAT(recorded_versions(), ElementsAreArray(with_future));
 }
 
 TEST_F(SqliteStoreTest, RequireRefusesAnUnmigratedFile) {
@@ -162,14 +169,14 @@ TEST_F(SqliteStoreTest, RequireRefusesAnUnmigratedFile) {
     EXPECT_THAT(message, HasSubstr("version 0"));
     EXPECT_THAT(message, HasSubstr("kprov migrate"));
     open(SchemaCheck::None)->migrate();
-    EXPECT_EQ(open(SchemaCheck::Require)->schema_version(), 2);
+    EXPECT_EQ(open(SchemaCheck::Require)->schema_version(), latest_version("sqlite"));
 }
 
 TEST_F(SqliteStoreTest, CreatesMissingParentDirectories) {
     m_db = m_dir.file("state/kprov/nested/kprov.db");
     auto store = open();
     EXPECT_TRUE(std::filesystem::exists(m_db));
-    EXPECT_EQ(store->schema_version(), 2);
+    EXPECT_EQ(store->schema_version(), latest_version("sqlite"));
 }
 
 TEST_F(SqliteStoreTest, RefusesAnInMemoryDatabase) {
@@ -206,7 +213,7 @@ TEST_F(SqliteStoreTest, MigrationFromVersionOneKeepsDataAndFailsSupersededOperat
                      "', 'WaitingForClusterCreation')");
     }
     auto store = open(SchemaCheck::Migrate);
-    EXPECT_EQ(store->schema_version(), 2);
+    EXPECT_EQ(store->schema_version(), latest_version("sqlite"));
     const auto kept = store->find_operation(newer);
     ASSERT_TRUE(kept);
     EXPECT_EQ(kept->state, OperationState::InProgress);

@@ -389,10 +389,56 @@ TEST_P(StoreContract, ClaimDueLeasesOnlyDueFreeInProgressOperations) {
     EXPECT_EQ(after_expiry[0].lease->owner, "w2");
     EXPECT_EQ(after_expiry[0].attempts, 2);
 
-    // Later work becomes due with time; limit and order are honoured.
-    auto both = m_store->claim_due("w3", k_t0 + 20min, 30s, 1);
-    ASSERT_EQ(both.size(), 1u);
-    EXPECT_EQ(both[0].id, due.id); // due since t0, before `later`
+    // Later work becomes due with time; the limit is honoured, and `later`, never claimed,
+    // goes before `due`'s re-check although that fell due first.
+    auto one = m_store->claim_due("w3", k_t0 + 20min, 30s, 1);
+    ASSERT_EQ(one.size(), 1u);
+    EXPECT_EQ(one[0].id, later.id);
+}
+
+TEST_P(StoreContract, ClaimDueTakesNewOperationsBeforeEarlierReChecks) {
+    // Twenty operations were claimed once and wait for re-checks that are all overdue; a new
+    // operation, due only now, is claimed first, and the re-checks follow by due time.
+    std::vector<std::string> waiting;
+    for (int i = 0; i < 20; ++i) {
+        const Runtime r = minimal_runtime(new_uuid());
+        Operation op =
+            new_operation(r.id, OperationType::Provision, k_t0 + std::chrono::seconds(i));
+        m_store->insert_runtime(r, op);
+        waiting.push_back(op.id);
+    }
+    ASSERT_EQ(m_store->claim_due("w1", k_t0 + 1min, 1s, 100).size(), 20u);
+
+    const Runtime fresh_runtime = minimal_runtime(new_uuid());
+    const Operation fresh = new_operation(fresh_runtime.id, OperationType::Provision, k_t0 + 1h);
+    m_store->insert_runtime(fresh_runtime, fresh);
+
+    const auto first = m_store->claim_due("w2", k_t0 + 1h, 30s, 1);
+    ASSERT_EQ(first.size(), 1u);
+    EXPECT_EQ(first[0].id, fresh.id);
+    EXPECT_EQ(first[0].attempts, 1);
+
+    const auto rest = m_store->claim_due("w2", k_t0 + 1h, 30s, 3);
+    ASSERT_EQ(rest.size(), 3u);
+    for (std::size_t i = 0; i < rest.size(); ++i) {
+        EXPECT_EQ(rest[i].id, waiting[i]);
+        EXPECT_EQ(rest[i].attempts, 2);
+    }
+}
+
+TEST_P(StoreContract, ClaimDueFillsTheBatchWithReChecksAfterNewOperations) {
+    const Runtime old_runtime = minimal_runtime(new_uuid());
+    const Operation old_op = new_operation(old_runtime.id, OperationType::Provision, k_t0);
+    m_store->insert_runtime(old_runtime, old_op);
+    ASSERT_EQ(m_store->claim_due("w1", k_t0, 1s, 10).size(), 1u);
+    const Runtime new_runtime = minimal_runtime(new_uuid());
+    const Operation new_op = new_operation(new_runtime.id, OperationType::Provision, k_t0 + 1min);
+    m_store->insert_runtime(new_runtime, new_op);
+
+    const auto batch = m_store->claim_due("w2", k_t0 + 1min, 30s, 10);
+    ASSERT_EQ(batch.size(), 2u);
+    EXPECT_EQ(batch[0].id, new_op.id);
+    EXPECT_EQ(batch[1].id, old_op.id);
 }
 
 TEST_P(StoreContract, ClaimOneIgnoresDueTimeButRespectsLeases) {

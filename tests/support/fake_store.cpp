@@ -156,8 +156,10 @@ std::vector<Operation> FakeStore::claim_due(const std::string& owner, Timestamp 
         if (op.state == OperationState::InProgress && op.next_run_at <= now &&
             !(op.lease && op.lease->expires_at > now))
             due.push_back(&op);
+    // As the stores: operations no worker has claimed yet first, then by due time.
     std::stable_sort(due.begin(), due.end(), [](const Operation* a, const Operation* b) {
-        return a->next_run_at < b->next_run_at;
+        return std::make_pair(a->attempts > 0, a->next_run_at) <
+               std::make_pair(b->attempts > 0, b->next_run_at);
     });
     std::vector<Operation> out;
     for (auto* op : due) {
