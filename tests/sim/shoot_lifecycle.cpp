@@ -254,6 +254,8 @@ void ShootStore::finish_operation(Record& rec, TimePoint now) {
         return;
     }
     bool hibernated = wants_hibernation(obj);
+    rec.last_succeeded_type = type;
+    rec.last_succeeded_at = now;
     st["lastOperation"] = last_operation(type, "Succeeded", 100,
                                          "Shoot cluster has been successfully reconciled.", now);
     st.erase("lastErrors");

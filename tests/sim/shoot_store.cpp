@@ -468,6 +468,12 @@ Json ShootStore::describe() const {
                 {"type", rec.op->type},        {"started", rfc3339(rec.op->started)},
                 {"seconds", rec.op->seconds},  {"step", rec.op->step},
                 {"inError", rec.op->in_error}, {"willFail", rec.op->fail.has_value()}};
+        if (rec.last_succeeded_at)
+            d["lastSucceeded"] = {
+                {"type", rec.last_succeeded_type},
+                {"atUnixMs", std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 rec.last_succeeded_at->time_since_epoch())
+                                 .count()}};
         out.push_back(d);
     }
     return {{"shoots", out}, {"pendingFailuresForNextShoot", m_next_plans.size()}};

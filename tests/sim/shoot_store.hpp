@@ -115,6 +115,10 @@ private:
         bool hibernation_possible = true;
         std::string hibernation_message;
         std::string cluster_id;
+        /// The type and end time of the last operation that succeeded (GET /sim/shoots shows
+        /// them to the millisecond, so benchmarks can measure how fast a client notices).
+        std::string last_succeeded_type;
+        std::optional<TimePoint> last_succeeded_at;
     };
     using Key = std::pair<std::string, std::string>;
 

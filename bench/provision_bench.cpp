@@ -1,0 +1,320 @@
+// kprov-bench-provision: how fast the engine provisions many runtimes (bench/README.md).
+//
+// Starts kprov-sim (shoots take --create-seconds to create) and `kprov watch` as separate
+// processes, starts N provisionings through the engine service (the code behind
+// `kprov provision`) on the same store, and waits until every operation has ended. Reports wall
+// time, operations per second, the delay between the sim finishing a shoot and kprov marking its
+// operation Succeeded (p50, p99, max), and the requests kprov sent per runtime (/sim/stats).
+
+#include "../tests/cli/child_process.hpp"
+#include "config/engine_options.hpp"
+#include "config/settings.hpp"
+#include "engine/runtime_input.hpp"
+#include "engine/service.hpp"
+#include "engine/time.hpp"
+#include "gardener/gardener_client.hpp"
+#include "gardener/kubeconfig.hpp"
+#include "gardener/shoot_port.hpp"
+#include "stores/open_store.hpp"
+#include "support/sim_process.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <curl/curl.h>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <thread>
+#include <yaml-cpp/yaml.h>
+
+namespace {
+
+using namespace std::chrono_literals;
+using Json = nlohmann::json;
+using kprov::testing::ChildProcess;
+using kprov::testing::SimProcess;
+using SteadyClock = std::chrono::steady_clock;
+
+struct Options {
+    int runtimes = 1000;
+    double qps = 1000; // kprov's client-side limit on Gardener requests (default 20)
+    int workers = 8;
+    double create_seconds = 2;
+    std::string store = "sqlite";
+    std::string kprov = KPROV_BINARY;
+    std::string sim = KPROV_SIM_BINARY;
+    std::string runtime_file = std::string(KPROV_SOURCE_DIR) + "/examples/gcp.yaml";
+    std::string json_out;
+};
+
+constexpr const char* k_project = "kyma-dev";
+constexpr const char* k_secret_key = "0123456789abcdef0123456789abcdef";
+
+std::size_t collect(char* data, std::size_t size, std::size_t n, void* out) {
+    static_cast<std::string*>(out)->append(data, size * n);
+    return size * n;
+}
+
+Json http_get(const std::string& url) {
+    CURL* curl = curl_easy_init();
+    std::string body;
+    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+    const CURLcode rc = curl_easy_perform(curl);
+    curl_easy_cleanup(curl);
+    if (rc != CURLE_OK)
+        throw std::runtime_error("GET " + url + ": " + curl_easy_strerror(rc));
+    return Json::parse(body);
+}
+
+/// The runtime file as JSON, with name `name` for the runtime and its shoot.
+Json runtime_document(const std::string& path, const std::string& name) {
+    // YAML -> JSON through a round trip of the scalars the example uses.
+    const std::function<Json(const YAML::Node&)> to_json = [&](const YAML::Node& n) -> Json {
+        if (n.IsMap()) {
+            Json o = Json::object();
+            for (const auto& kv : n)
+                o[kv.first.as<std::string>()] = to_json(kv.second);
+            return o;
+        }
+        if (n.IsSequence()) {
+            Json a = Json::array();
+            for (const auto& v : n)
+                a.push_back(to_json(v));
+            return a;
+        }
+        if (n.IsNull())
+            return nullptr;
+        const auto text = n.as<std::string>();
+        if (n.Tag() != "!") { // plain scalar: numbers and booleans as such
+            if (text == "true" || text == "false")
+                return text == "true";
+            char* end = nullptr;
+            const long long v = std::strtoll(text.c_str(), &end, 10);
+            if (!text.empty() && *end == '\0')
+                return v;
+        }
+        return text;
+    };
+    Json doc = to_json(YAML::LoadFile(path));
+    doc["runtimeInput"]["name"] = name;
+    doc["clusterConfig"]["gardenerConfig"]["name"] = name;
+    return doc;
+}
+
+double percentile(std::vector<double> v, double p) {
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    const auto i = static_cast<std::size_t>(p * static_cast<double>(v.size() - 1) + 0.5);
+    return v[std::min(i, v.size() - 1)];
+}
+
+std::vector<std::string> kprov_env(const Options& o, const std::string& store_url,
+                                   const std::string& kubeconfig, const std::string& home) {
+    return {"PATH=/usr/bin:/bin",
+            "HOME=" + home,
+            "KPROV_STORE=" + store_url,
+            "APP_DATABASE_SECRET_KEY=" + std::string(k_secret_key),
+            "APP_GARDENER_KUBECONFIG_PATH=" + kubeconfig,
+            "APP_GARDENER_PROJECT=" + std::string(k_project),
+            "KPROV_GARDENER_QPS=" + std::to_string(o.qps),
+            "KPROV_GARDENER_BURST=" + std::to_string(static_cast<int>(o.qps * 2)),
+            "APP_RUNTIME_REGISTRATION_ENABLED=false",
+            "APP_RUNTIME_DEREGISTRATION_ENABLED=false",
+            std::string("KPROV_LOG_LEVEL=") +
+                (std::getenv("KPROV_BENCH_DEBUG") ? "debug" : "warn")};
+}
+
+int run(const Options& o) {
+    SimProcess sim(o.sim, {"--create-seconds", std::to_string(o.create_seconds)});
+    const std::filesystem::path dir = sim.dir.path();
+    std::string store_url;
+    if (o.store == "sqlite") {
+        store_url = "sqlite://" + (dir / "bench.db").string();
+    } else {
+        store_url = o.store; // a postgres:// URL of an empty database
+    }
+    const auto env = kprov_env(o, store_url, sim.kubeconfig.string(), dir.string());
+
+    {
+        ChildProcess migrate({o.kprov, "migrate"}, env, (dir / "migrate.out").string(),
+                             (dir / "migrate.err").string());
+        if (migrate.wait() != 0)
+            throw std::runtime_error("kprov migrate failed: see " + (dir / "migrate.err").string());
+    }
+
+    // The submitting side: the engine service, as `kprov provision` runs it.
+    std::map<std::string, std::string> env_map;
+    for (const auto& e : env)
+        env_map[e.substr(0, e.find('='))] = e.substr(e.find('=') + 1);
+    kprov::config::Sources sources;
+    sources.getenv = [&](const std::string& name) -> std::optional<std::string> {
+        const auto it = env_map.find(name);
+        return it == env_map.end() ? std::nullopt : std::optional(it->second);
+    };
+    const auto effective = kprov::config::load(sources);
+    kprov::stores::OpenOptions store_options;
+    store_options.secret_key = effective.settings.database.secret_key;
+    store_options.schema = kprov::stores::SchemaCheck::Require;
+    auto store = kprov::stores::open_store(store_url, store_options);
+    auto client = std::make_shared<kprov::gardener::GardenerClient>(
+        kprov::gardener::load_kubeconfig(sim.kubeconfig.string()), k_project,
+        kprov::gardener::ClientOptions{});
+    kprov::gardener::GardenerShootClient shoots(client);
+    kprov::SystemClock clock;
+    kprov::engine::EngineService service(*store, shoots, clock,
+                                         kprov::config::engine_options(effective.settings));
+
+    std::vector<kprov::engine::ProvisionInput> inputs;
+    for (int i = 0; i < o.runtimes; ++i) {
+        char name[16];
+        std::snprintf(name, sizeof name, "b%05d", i);
+        inputs.push_back(
+            kprov::engine::parse_provision_input(runtime_document(o.runtime_file, name)));
+    }
+
+    ChildProcess watch({o.kprov, "watch", "--workers", std::to_string(o.workers)}, env,
+                       (dir / "watch.out").string(), (dir / "watch.err").string());
+    std::this_thread::sleep_for(500ms); // let it start its watch and go idle
+
+    const auto t0 = SteadyClock::now();
+    std::map<std::string, std::string> shoot_of; // operation id -> shoot name
+    for (const auto& input : inputs) {
+        const auto started = service.provision(input, {"bench-tenant", ""});
+        shoot_of[started.operation.id] = input.gardener.name;
+    }
+    const double submit_seconds = std::chrono::duration<double>(SteadyClock::now() - t0).count();
+
+    // Until nothing is in progress (or ten minutes pass).
+    int in_progress = 0;
+    do {
+        std::this_thread::sleep_for(20ms);
+        in_progress = 0;
+        for (const auto& [type, n] : store->count_in_progress())
+            in_progress += n;
+    } while (in_progress > 0 && SteadyClock::now() - t0 < 10min);
+    const double wall = std::chrono::duration<double>(SteadyClock::now() - t0).count();
+    watch.signal(SIGTERM);
+    watch.wait();
+
+    // Per operation: end time in the store against the sim's end of the shoot's creation.
+    std::map<std::string, std::int64_t> created_at_ms;
+    const Json sim_shoots = http_get(sim.url + "/sim/shoots");
+    if (std::getenv("KPROV_BENCH_DEBUG"))
+        std::cerr << sim_shoots.dump(1).substr(0, 2000) << "\n";
+    for (const auto& s : sim_shoots["shoots"])
+        if (s.contains("lastSucceeded"))
+            created_at_ms[s["name"].get<std::string>()] = s["lastSucceeded"]["atUnixMs"];
+    int succeeded = 0, failed = 0;
+    std::vector<double> delays_ms;
+    std::map<std::string, std::vector<double>> stage_ms; // time spent in each stage
+    for (const auto& [op_id, shoot] : shoot_of) {
+        const auto transitions = store->transitions_of(op_id);
+        for (std::size_t i = 0; i + 1 < transitions.size(); ++i)
+            stage_ms[transitions[i].to_stage].push_back(
+                std::chrono::duration<double, std::milli>(transitions[i + 1].at - transitions[i].at)
+                    .count());
+        const auto op = store->find_operation(op_id);
+        if (!op || op->state != kprov::engine::OperationState::Succeeded) {
+            ++failed;
+            continue;
+        }
+        ++succeeded;
+        const auto it = created_at_ms.find(shoot);
+        if (it == created_at_ms.end() || !op->end_timestamp)
+            continue;
+        const auto end_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                op->end_timestamp->time_since_epoch())
+                                .count();
+        delays_ms.push_back(static_cast<double>(end_ms - it->second));
+    }
+    Json stages = Json::object();
+    for (const auto& [stage, v] : stage_ms)
+        stages[stage] = {{"p50", percentile(v, 0.5)}, {"p99", percentile(v, 0.99)}};
+
+    if (std::getenv("KPROV_BENCH_DEBUG"))
+        std::filesystem::copy_file(dir / "watch.err", "/tmp/kprov-bench-watch.err",
+                                   std::filesystem::copy_options::overwrite_existing);
+    const Json stats = http_get(sim.url + "/sim/stats");
+    std::int64_t gardener = 0, watches = 0, clusters = 0, other = 0;
+    Json by_path = Json::object();
+    for (const auto& [key, n] : stats["requests"].items()) {
+        const std::int64_t count = n.get<std::int64_t>();
+        by_path[key] = static_cast<double>(count) / o.runtimes;
+        if (key.rfind("WATCH ", 0) == 0)
+            watches += count;
+        else if (key.find("/apis/core.gardener.cloud/") != std::string::npos &&
+                 key != "GET /apis/core.gardener.cloud/v1beta1/namespaces/{namespace}/shoots")
+            gardener += count; // the watch's own lists excluded, like its streams
+        else if (key.find("/clusters/") != std::string::npos)
+            clusters += count;
+        else
+            other += count;
+    }
+
+    Json report = {
+        {"runtimes", o.runtimes},
+        {"workers", o.workers},
+        {"gardenerQps", o.qps},
+        {"store", o.store == "sqlite" ? "sqlite" : "postgres"},
+        {"createSeconds", o.create_seconds},
+        {"succeeded", succeeded},
+        {"failed", failed},
+        {"submitSeconds", submit_seconds},
+        {"wallSeconds", wall},
+        {"operationsPerSecond", succeeded / wall},
+        {"detectionDelayMs",
+         {{"p50", percentile(delays_ms, 0.5)},
+          {"p99", percentile(delays_ms, 0.99)},
+          {"max", percentile(delays_ms, 1.0)},
+          {"samples", delays_ms.size()}}},
+        {"stageMs", stages},
+        {"gardenerRequestsPerRuntime", static_cast<double>(gardener) / o.runtimes},
+        {"runtimeClusterRequestsPerRuntime", static_cast<double>(clusters) / o.runtimes},
+        {"watchStreams", watches},
+        {"otherRequests", other},
+        {"requestsPerRuntimeByPath", by_path},
+    };
+    std::cout << report.dump(2) << "\n";
+    if (!o.json_out.empty())
+        std::ofstream(o.json_out) << report.dump(2) << "\n";
+    if (failed > 0)
+        std::cerr << "kprov-bench-provision: " << failed << " operations did not succeed; see "
+                  << (dir / "watch.err").string() << "\n";
+    return failed == 0 ? 0 : 1;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    Options o;
+    CLI::App app{"Provisions many runtimes through kprov watch against kprov-sim and reports "
+                 "throughput, detection delay and requests per runtime"};
+    app.add_option("-n,--runtimes", o.runtimes, "How many runtimes")->check(CLI::Range(1, 100000));
+    app.add_option("--workers", o.workers, "kprov watch --workers")->check(CLI::Range(1, 256));
+    app.add_option("--qps", o.qps,
+                   "kprov's client-side rate limit on Gardener requests (KPROV_GARDENER_QPS; "
+                   "burst twice that)");
+    app.add_option("--create-seconds", o.create_seconds, "The sim's shoot creation time");
+    app.add_option("--store", o.store,
+                   "sqlite (a new file), or a postgres:// URL of an empty "
+                   "database");
+    app.add_option("--kprov", o.kprov, "The kprov binary");
+    app.add_option("--sim", o.sim, "The kprov-sim binary");
+    app.add_option("-f,--file", o.runtime_file, "The runtime file each runtime copies");
+    app.add_option("--json", o.json_out, "Also write the report to this file");
+    CLI11_PARSE(app, argc, argv);
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    try {
+        return run(o);
+    } catch (const std::exception& e) {
+        std::cerr << "kprov-bench-provision: " << e.what() << "\n";
+        return 1;
+    }
+}

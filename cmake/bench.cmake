@@ -1,0 +1,17 @@
+# Benchmarks (bench/README.md). Built with the tests (they reuse the test helpers that start
+# kprov-sim and child processes); run by hand or by bench/*.sh.
+if(KPROV_BUILD_TESTS AND TARGET kprov-sim)
+  # kprov-bench-provision: the engine's throughput and detection delay against kprov-sim.
+  add_executable(kprov-bench-provision bench/provision_bench.cpp)
+  target_link_libraries(kprov-bench-provision PRIVATE kprov_engine kprov_config kprov_stores
+    kprov_gardener kprov_test_support kprov_warnings CLI11::CLI11 CURL::libcurl
+    nlohmann_json::nlohmann_json yaml-cpp)
+  target_compile_definitions(kprov-bench-provision PRIVATE
+    KPROV_SOURCE_DIR="${PROJECT_SOURCE_DIR}" KPROV_BINARY="$<TARGET_FILE:kprov>"
+    KPROV_SIM_BINARY="$<TARGET_FILE:kprov-sim>")
+  add_dependencies(kprov-bench-provision kprov kprov-sim)
+endif()
+
+# kprov-bench-seed: a store of many runtimes for bench/list_status.sh (list and status at scale).
+add_executable(kprov-bench-seed bench/list_status_seed.cpp)
+target_link_libraries(kprov-bench-seed PRIVATE kprov_engine kprov_stores kprov_warnings)
