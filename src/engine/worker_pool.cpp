@@ -56,6 +56,7 @@ void WorkerPool::start() {
         catch_up();
     for (int i = 0; i < m_options.workers; ++i)
         m_threads.emplace_back([this, i](std::stop_token stop) { work(stop, i); });
+    m_threads.emplace_back([this](std::stop_token stop) { flush_events(stop); });
     log(LogLevel::Info, std::to_string(m_options.workers) + " workers started (" + owner_of(1) +
                             (m_options.workers > 1 ? " .. " + owner_of(m_options.workers) : "") +
                             ")");
@@ -67,6 +68,7 @@ void WorkerPool::stop() {
     for (auto& t : m_threads)
         t.request_stop();
     m_cv.notify_all();
+    m_flush_cv.notify_all();
     for (auto& t : m_threads)
         t.join();
     m_threads.clear();
@@ -210,23 +212,47 @@ void WorkerPool::notify_due() {
 
 void WorkerPool::on_shoot_events(const std::vector<ShootEvent>& events) {
     m_events += events.size();
-    std::vector<std::string> runtime_ids;
-    for (const auto& e : events)
-        if (e.runtime_id && !e.runtime_id->empty())
-            runtime_ids.push_back(*e.runtime_id);
-    std::sort(runtime_ids.begin(), runtime_ids.end());
-    runtime_ids.erase(std::unique(runtime_ids.begin(), runtime_ids.end()), runtime_ids.end());
-    if (runtime_ids.empty())
-        return;
+    bool queued = false;
     {
         std::lock_guard lock(m_mutex);
-        for (const auto& id : runtime_ids)
-            m_last_event[id] = ++m_event_sequence;
-        forget_old_events();
+        for (const auto& e : events) {
+            if (!e.runtime_id || e.runtime_id->empty())
+                continue;
+            m_last_event[*e.runtime_id] = ++m_event_sequence;
+            m_pending_due.insert(*e.runtime_id);
+            queued = true;
+        }
+        if (queued)
+            forget_old_events();
     }
-    const int touched = m_store.make_due(runtime_ids, m_clock.now());
-    if (touched > 0)
-        wake(touched);
+    if (queued)
+        m_flush_cv.notify_one();
+}
+
+void WorkerPool::flush_events(std::stop_token stop) {
+    for (;;) {
+        std::vector<std::string> runtime_ids;
+        {
+            std::unique_lock lock(m_mutex);
+            m_flush_cv.wait(lock, stop, [this] { return !m_pending_due.empty(); });
+            if (stop.stop_requested())
+                return; // what is left is made due by the next start's catch-up
+            runtime_ids.assign(m_pending_due.begin(), m_pending_due.end());
+            m_pending_due.clear();
+        }
+        try {
+            const int touched = m_store.make_due(runtime_ids, m_clock.now());
+            if (touched > 0)
+                wake(touched);
+        } catch (const std::exception& e) {
+            ++m_store_errors;
+            log(LogLevel::Warning, std::string("making operations due after shoot events: ") +
+                                       e.what() + "; trying again");
+            std::unique_lock lock(m_mutex);
+            m_pending_due.insert(runtime_ids.begin(), runtime_ids.end());
+            m_flush_cv.wait_for(lock, stop, m_options.busy_poll, [] { return false; });
+        }
+    }
 }
 
 void WorkerPool::redo_if_event_missed(const std::string& runtime_id, std::uint64_t since) {

@@ -9,9 +9,12 @@
 // every idle thread can take the next due operation, and the store hands them out soonest due
 // first, so a new operation (due at its start) is never behind re-checks scheduled after it.
 //
-// A shoot event makes the operations of its runtime due at once (Store::make_due). An event
-// that arrives while this process runs a pass of that runtime's operation would be overwritten
-// by the pass's own next_run_at; the pool makes such an operation due again after the pass.
+// A shoot event makes the operations of its runtime due at once (Store::make_due). The watch
+// only hands events over: one flusher thread writes them in batches, so a burst of events (a
+// thousand shoots finishing together) costs a few store writes, and the watch never waits for
+// the store and never falls behind its stream. An event that arrives while this process runs a
+// pass of that runtime's operation would be overwritten by the pass's own next_run_at; the pool
+// makes such an operation due again after the pass.
 //
 // Thread-safe: notify_due and on_shoot_events may be called from any thread.
 
@@ -27,6 +30,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace kprov::engine {
@@ -78,9 +82,10 @@ public:
     /// Wakes every idle worker to look for due operations now (an operation was started).
     void notify_due();
 
-    /// Makes the operations of the events' runtimes due now and wakes workers. Events without
-    /// a runtime id (shoots kprov did not create) are ignored: those operations poll. Throws
-    /// StoreError when make_due fails (the watch then lists again later, so nothing is lost).
+    /// Queues the events' runtimes for the flusher, which makes their operations due and wakes
+    /// workers; returns at once. Events without a runtime id (shoots kprov did not create) are
+    /// ignored: those operations poll. A failed make_due is retried after `busy_poll`. Before
+    /// start(), events wait for it (start() makes every operation due anyway).
     void on_shoot_events(const std::vector<ShootEvent>& events);
 
     WorkerPoolStats stats() const;
@@ -90,6 +95,8 @@ public:
 
 private:
     void work(std::stop_token stop, int index);
+    /// The flusher: makes the queued runtimes' operations due, many in one store write.
+    void flush_events(std::stop_token stop);
     void catch_up();
     enum class Claim { Ran, NoneDue, StoreFailed };
     /// Claims one due operation and runs a pass of it.
@@ -117,7 +124,10 @@ private:
     std::size_t m_prune_at = 0; ///< m_last_event is pruned when it grows to this size
     /// Per worker, the event sequence when its pass began; UINT64_MAX when it runs none.
     std::vector<std::uint64_t> m_pass_since;
-    std::vector<std::jthread> m_threads;
+    /// Runtimes with shoot events not yet written by the flusher.
+    std::unordered_set<std::string> m_pending_due;
+    std::condition_variable_any m_flush_cv;
+    std::vector<std::jthread> m_threads; ///< the workers, then the flusher
 
     std::atomic<std::uint64_t> m_passes{0}, m_succeeded{0}, m_failed{0}, m_lease_lost{0},
         m_store_errors{0}, m_events{0};
