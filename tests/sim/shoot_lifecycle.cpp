@@ -40,10 +40,6 @@ long long generation_of(const Json& obj) {
     return obj["metadata"].value("generation", 1LL);
 }
 
-long long observed_of(const Json& obj) {
-    return obj["status"].value("observedGeneration", 0LL);
-}
-
 bool wants_hibernation(const Json& obj) {
     Json::json_pointer p("/spec/hibernation/enabled");
     return obj.contains(p) && obj.at(p).is_boolean() && obj.at(p).get<bool>();
@@ -65,9 +61,11 @@ Json last_operation(const std::string& type, const std::string& state, int progr
 } // namespace
 
 void ShootStore::advance(TimePoint now) {
+    // Only the shoots with a transition due (a step may remove its shoot, so not in the loop).
     std::vector<Key> keys;
     for (const auto& [key, rec] : m_shoots)
-        keys.push_back(key);
+        if (const auto d = due(rec); d && *d <= now)
+            keys.push_back(key);
     for (const auto& key : keys) {
         // Each step is one write; a bound keeps a bug from spinning forever.
         for (int i = 0; i < 32; ++i) {
@@ -89,7 +87,7 @@ std::optional<TimePoint> ShootStore::next_due() const {
 }
 
 std::optional<TimePoint> ShootStore::due(const Record& rec) const {
-    if (!rec.scheduled || generation_of(rec.obj) > observed_of(rec.obj))
+    if (!rec.scheduled || rec.generation > rec.observed_generation)
         return TimePoint::min();
     if (!rec.op)
         return std::nullopt;
@@ -107,7 +105,7 @@ bool ShootStore::step(Record& rec, TimePoint now) {
         schedule(rec, now);
         return true;
     }
-    if (generation_of(rec.obj) > observed_of(rec.obj)) {
+    if (rec.generation > rec.observed_generation) {
         start_operation(rec, now);
         return true;
     }

@@ -119,6 +119,9 @@ void ShootStore::commit(Record& rec, Json obj, const std::string& event) {
     std::uint64_t rv = m_next_rv();
     obj["metadata"]["resourceVersion"] = std::to_string(rv);
     rec.obj = std::move(obj);
+    rec.generation = rec.obj["metadata"].value("generation", 1LL);
+    rec.observed_generation =
+        rec.obj.contains("status") ? rec.obj["status"].value("observedGeneration", 0LL) : 0LL;
     m_hub.publish(event, rec.obj, rv);
 }
 

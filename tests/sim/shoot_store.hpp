@@ -119,6 +119,10 @@ private:
         /// them to the millisecond, so benchmarks can measure how fast a client notices).
         std::string last_succeeded_type;
         std::optional<TimePoint> last_succeeded_at;
+        /// metadata.generation and status.observedGeneration of `obj`, kept by commit(): the
+        /// lifecycle looks at them for every shoot on every tick.
+        long long generation = 1;
+        long long observed_generation = 0;
     };
     using Key = std::pair<std::string, std::string>;
 
