@@ -27,6 +27,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
 #include <yaml-cpp/yaml.h>
@@ -43,6 +44,7 @@ struct Options {
     int runtimes = 1000;
     double qps = 1000; // kprov's client-side limit on Gardener requests (default 20)
     int workers = 8;
+    int submitters = 4; // threads starting provisionings, as concurrent API requests would
     double create_seconds = 2;
     std::string store = "sqlite";
     std::string kprov = KPROV_BINARY;
@@ -185,9 +187,18 @@ int run(const Options& o) {
 
     const auto t0 = SteadyClock::now();
     std::map<std::string, std::string> shoot_of; // operation id -> shoot name
-    for (const auto& input : inputs) {
-        const auto started = service.provision(input, {"bench-tenant", ""});
-        shoot_of[started.operation.id] = input.gardener.name;
+    {
+        std::mutex mutex;
+        std::vector<std::jthread> submitters;
+        for (int t = 0; t < o.submitters; ++t)
+            submitters.emplace_back([&, t] {
+                for (std::size_t i = static_cast<std::size_t>(t); i < inputs.size();
+                     i += static_cast<std::size_t>(o.submitters)) {
+                    const auto started = service.provision(inputs[i], {"bench-tenant", ""});
+                    std::lock_guard lock(mutex);
+                    shoot_of[started.operation.id] = inputs[i].gardener.name;
+                }
+            });
     }
     const double submit_seconds = std::chrono::duration<double>(SteadyClock::now() - t0).count();
 
@@ -262,6 +273,7 @@ int run(const Options& o) {
         {"runtimes", o.runtimes},
         {"workers", o.workers},
         {"gardenerQps", o.qps},
+        {"submitters", o.submitters},
         {"store", o.store == "sqlite" ? "sqlite" : "postgres"},
         {"createSeconds", o.create_seconds},
         {"succeeded", succeeded},
@@ -298,6 +310,8 @@ int main(int argc, char** argv) {
                  "throughput, detection delay and requests per runtime"};
     app.add_option("-n,--runtimes", o.runtimes, "How many runtimes")->check(CLI::Range(1, 100000));
     app.add_option("--workers", o.workers, "kprov watch --workers")->check(CLI::Range(1, 256));
+    app.add_option("--submitters", o.submitters, "Threads starting the provisionings")
+        ->check(CLI::Range(1, 64));
     app.add_option("--qps", o.qps,
                    "kprov's client-side rate limit on Gardener requests (KPROV_GARDENER_QPS; "
                    "burst twice that)");

@@ -3,6 +3,7 @@
 
 #include "cli/app.hpp"
 
+#include "cli/cli_model.hpp"
 #include "cli/context.hpp"
 #include "engine/error.hpp"
 #include "engine/text.hpp"
@@ -12,6 +13,7 @@
 #include <functional>
 #include <optional>
 #include <ostream>
+#include <sstream>
 
 namespace kprov::cli {
 namespace {
@@ -47,25 +49,33 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
     app.add_option("--store", g.store,
                    "State store URL: sqlite:///abs/path.db, sqlite://relative.db or "
                    "postgres://user:pw@host:port/db (env KPROV_STORE)")
+        ->type_name("URL")
         ->group("Global options");
     app.add_option("--config", g.config_file,
                    "Config file (default $XDG_CONFIG_HOME/kprov/config.yaml)")
+        ->type_name("FILE")
         ->group("Global options");
     app.add_option("--gardener-kubeconfig", g.gardener_kubeconfig,
                    "Kubeconfig of the Gardener API (env APP_GARDENER_KUBECONFIG_PATH)")
+        ->type_name("PATH")
         ->group("Global options");
     app.add_option("--gardener-project", g.gardener_project,
                    "Gardener project; shoots live in garden-<project> (env APP_GARDENER_PROJECT)")
+        ->type_name("NAME")
         ->group("Global options");
     app.add_option("--tenant", g.tenant, "Tenant (global account) of the request")
+        ->type_name("ID")
         ->group("Global options");
     app.add_option("--sub-account", g.sub_account, "Sub-account of the request")
+        ->type_name("ID")
         ->group("Global options");
     app.add_option("-o,--output", g.output, "Output format: table, wide, json, yaml or name")
         ->check(CLI::IsMember({"table", "wide", "json", "yaml", "name"}))
+        ->type_name("FORMAT")
         ->group("Global options");
     app.add_option("--log-level", g.log_level,
                    "Log level: trace, debug, info, warn, error (env APP_LOG_LEVEL)")
+        ->type_name("LEVEL")
         ->group("Global options");
     app.add_flag("-q,--quiet", g.quiet, "Print results only: no progress, no logs")
         ->group("Global options");
@@ -78,8 +88,8 @@ const char* k_footer = R"(Exit status:
   2  usage error
   3  the operation failed
   4  --timeout reached (the operation goes on; `kprov wait OPERATION_ID` resumes waiting)
-  130  interrupted while waiting (the operation goes on; `kprov wait OPERATION_ID` resumes)
   5  refused: another operation of that runtime is in progress
+  130  interrupted while waiting (the operation goes on; `kprov wait OPERATION_ID` resumes)
 
 Global options may stand before or after the command. Durations are Go-style: 90s, 5m, 1h30m.
 See kprov(1) for every command, option and environment variable.)";
@@ -97,12 +107,14 @@ void add_operation_options(CLI::App& cmd, const std::string& name, OperationArgs
         cmd.add_option("-f,--file", args.file,
                        name == "provision" ? "Runtime file (YAML or JSON; - for stdin)"
                                            : "Upgrade file (YAML or JSON; - for stdin)")
+            ->type_name("FILE")
             ->required();
     cmd.add_flag("--wait", args.wait,
                  "Drive the operation to its end in this process, showing progress; exit 0 on "
                  "success, 3 on failure");
     cmd.add_option("--timeout", args.timeout,
-                   "With --wait: stop waiting after DUR (exit 4; the operation goes on)");
+                   "Stop waiting after DUR, with --wait (exit 4; the operation goes on)")
+        ->type_name("DUR");
     if (name == "provision" || name == "upgrade-shoot")
         cmd.add_flag("--dry-run", args.dry_run,
                      "Validate and show what would happen; change nothing");
@@ -164,20 +176,12 @@ std::optional<int> refuse_unknown_command(const std::vector<std::string>& args, 
     return report(err, message + " (see kprov --help)", k_exit_usage);
 }
 
-} // namespace
+const char* k_description = "kprov provisions, upgrades, hibernates and deprovisions Kubernetes "
+                            "clusters (runtimes) through Gardener.";
 
-int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-    CLI::App app{"kprov provisions, upgrades, hibernates and deprovisions Kubernetes clusters "
-                 "(runtimes) through Gardener.",
-                 "kprov"};
-    app.footer(k_footer);
-    app.require_subcommand(1);
-    app.fallthrough();
-    app.set_help_all_flag("--help-all", "Show help for every command");
-
+// What parsing a command line fills in.
+struct Parsed {
     GlobalOptions global;
-    add_global_options(app, global);
-
     std::function<int(Context&)> action;
     bool verbose_version = false;
     bool config_reference = false;
@@ -185,6 +189,100 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     OperationArgs op_args;
     WaitArgs wait_args;
     WatchArgs watch_args;
+    ReadArgs read_args;
+    std::string shell;
+};
+
+// The value of a global option given as "--name VALUE" or "--name=VALUE", if any.
+std::optional<std::string> global_value(const std::vector<std::string>& args,
+                                        const std::string& name) {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == name && i + 1 < args.size())
+            return args[i + 1];
+        if (args[i].rfind(name + "=", 0) == 0)
+            return args[i].substr(name.size() + 1);
+    }
+    return std::nullopt;
+}
+
+// `kprov [--store URL] [--config FILE] __complete runtime|operation [PREFIX]`, for the
+// completion scripts: never an error message, which would land in the user's prompt.
+int complete_ids(const std::vector<std::string>& args, std::ostream& out) {
+    std::vector<std::string> words;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--store" || args[i] == "--config") {
+            ++i;
+            continue;
+        }
+        if (!args[i].empty() && args[i][0] != '-')
+            words.push_back(args[i]);
+    }
+    if (words.size() < 2)
+        return k_exit_usage;
+    GlobalOptions global;
+    global.store = global_value(args, "--store");
+    global.config_file = global_value(args, "--config");
+    global.quiet = true;
+    std::ostringstream ignored;
+    Context ctx(global, out, ignored);
+    try {
+        return cmd_complete_ids(ctx, words[1], words.size() > 2 ? words[2] : std::string());
+    } catch (const std::exception&) {
+        return k_exit_ok;
+    }
+}
+
+// CLI11's "The following arguments were not expected: ...", with the closest option of the
+// command for a mistyped one.
+std::string unexpected_arguments(const std::vector<std::string>& args, const std::string& what) {
+    const auto word = command_word(args);
+    const CliModel model = cli_model();
+    std::vector<std::string> known;
+    auto add_names = [&known](const std::vector<OptionModel>& options) {
+        for (const auto& option : options)
+            if (!option.positional)
+                known.insert(known.end(), option.names.begin(), option.names.end());
+    };
+    add_names(model.global);
+    for (const auto& command : model.commands)
+        if (word && command.name == *word)
+            add_names(command.options);
+    for (const auto& arg : args) {
+        if (arg == "--")
+            break;
+        if (arg.size() < 2 || arg[0] != '-')
+            continue;
+        const std::string name = arg.substr(0, arg.find('='));
+        if (std::find(known.begin(), known.end(), name) != known.end())
+            continue;
+        std::string message = "unknown option \"" + name + "\"";
+        if (word)
+            message += " for \"kprov " + *word + "\"";
+        if (const auto match = closest_match(name, known))
+            message += "; did you mean \"" + *match + "\"?";
+        return message;
+    }
+    return what;
+}
+
+// Registers every command and option on `app`; parsing fills `p` (and sets p.action).
+void build_app(CLI::App& app, Parsed& p) {
+    app.footer(k_footer);
+    app.require_subcommand(1);
+    app.fallthrough();
+    app.set_help_all_flag("--help-all", "Show help for every command");
+
+    GlobalOptions& global = p.global;
+    add_global_options(app, global);
+
+    auto& action = p.action;
+    bool& verbose_version = p.verbose_version;
+    bool& config_reference = p.config_reference;
+    PlanArgs& plan_args = p.plan_args;
+    OperationArgs& op_args = p.op_args;
+    WaitArgs& wait_args = p.wait_args;
+    WatchArgs& watch_args = p.watch_args;
+    ReadArgs& read_args = p.read_args;
 
     for (const auto& info : k_commands) {
         CLI::App* cmd = app.add_subcommand(info.name, info.summary);
@@ -209,6 +307,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
             cmd->add_option("-f,--file", plan_args.file,
                             "Runtime file (YAML or JSON ProvisionRuntimeInput; - for stdin), or "
                             "with RUNTIME_ID an upgrade file (UpgradeShootInput)")
+                ->type_name("FILE")
                 ->required();
             cmd->add_option("RUNTIME_ID", plan_args.runtime_id,
                             "Plan an upgrade of this runtime instead of a provisioning");
@@ -241,7 +340,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
             cmd->add_option("OPERATION_ID", wait_args.operation_id, "The operation to wait for")
                 ->required();
             cmd->add_option("--timeout", wait_args.timeout,
-                            "Give up waiting after DUR (exit 4; the operation goes on)");
+                            "Give up waiting after DUR (exit 4; the operation goes on)")
+                ->type_name("DUR");
             cmd->callback([&] {
                 action = [&](Context& c) {
                     return cmd_wait(c, wait_args);
@@ -250,10 +350,29 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         } else if (name == "watch") {
             cmd->add_option("--workers", watch_args.workers,
                             "Worker threads (default KPROV_WORKERS, 4)")
+                ->type_name("N")
                 ->check(CLI::Range(1, 1024));
             cmd->callback([&] {
                 action = [&](Context& c) {
                     return cmd_watch(c, watch_args);
+                };
+            });
+        } else if (name == "serve") {
+            auto serve_args = std::make_shared<ServeArgs>();
+            cmd->add_option("--workers", serve_args->workers,
+                            "Worker threads (default KPROV_WORKERS, 4)")
+                ->check(CLI::Range(1, 1024));
+            cmd->add_option("--address", serve_args->address,
+                            "API listen address host:port (default APP_ADDRESS, "
+                            "127.0.0.1:3000; port 0 picks a free one)");
+            cmd->add_option("--metrics-address", serve_args->metrics_address,
+                            "Metrics listen address host:port (default APP_METRICS_ADDRESS, "
+                            "127.0.0.1:9000)");
+            cmd->footer("Prints the API and metrics URLs on stdout once listening; logs go to "
+                        "stderr. Stops gracefully on SIGINT or SIGTERM.");
+            cmd->callback([&, serve_args] {
+                action = [serve_args](Context& c) {
+                    return cmd_serve(c, *serve_args);
                 };
             });
         } else if (name == "migrate") {
@@ -262,18 +381,74 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                     return cmd_migrate(c);
                 };
             });
-        } else {
-            cmd->allow_extras();
+        } else if (name == "status" || name == "history" || name == "kubeconfig") {
+            cmd->add_option("RUNTIME_ID", read_args.id, "The runtime id")->required();
+            if (name == "kubeconfig")
+                cmd->add_option("--expiration", read_args.expiration,
+                                "How long the kubeconfig stays valid, DUR (default 8h, at "
+                                "least 10m)")
+                    ->type_name("DUR");
             cmd->callback([&, name] {
-                action = [name](Context& c) {
-                    return report(c.err(),
-                                  "command \"" + name +
-                                      "\" is not built yet in this version of kprov",
-                                  k_exit_error);
+                action = [&, name](Context& c) {
+                    if (name == "status")
+                        return cmd_status(c, read_args);
+                    if (name == "history")
+                        return cmd_history(c, read_args);
+                    return cmd_kubeconfig(c, read_args);
+                };
+            });
+        } else if (name == "operation") {
+            cmd->add_option("OPERATION_ID", read_args.id, "The operation id")->required();
+            cmd->callback([&] {
+                action = [&](Context& c) {
+                    return cmd_operation(c, read_args);
+                };
+            });
+        } else if (name == "list") {
+            cmd->add_option("--state", read_args.state,
+                            "Only runtimes whose last operation is in state S: InProgress, "
+                            "Succeeded or Failed")
+                ->type_name("S");
+            cmd->add_flag("-a,--all", read_args.all, "Include deprovisioned (deleted) runtimes");
+            cmd->add_option("-l,--selector", read_args.selectors,
+                            "Only runtimes with label KEY=VALUE (repeatable: all must match)")
+                ->type_name("KEY=VALUE")
+                ->allow_extra_args(false);
+            cmd->add_option("--limit", read_args.limit,
+                            "Show at most N runtimes, newest first (default 100; 0: all)")
+                ->type_name("N")
+                ->check(CLI::NonNegativeNumber);
+            cmd->callback([&] {
+                action = [&](Context& c) {
+                    return cmd_list(c, read_args);
+                };
+            });
+        } else if (name == "completion") {
+            cmd->add_option("SHELL", p.shell, "bash, zsh or fish")
+                ->required()
+                ->check(CLI::IsMember(completion_shells()));
+            cmd->footer("bash: source <(kprov completion bash); zsh: kprov completion zsh > "
+                        "\"${fpath[1]}/_kprov\"; fish: kprov completion fish > "
+                        "~/.config/fish/completions/kprov.fish");
+            cmd->callback([&] {
+                action = [&](Context& c) {
+                    return cmd_completion(c, p.shell);
                 };
             });
         }
     }
+}
+
+} // namespace
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    if (command_word(args) == "__complete")
+        return complete_ids(args, out);
+    CLI::App app{k_description, "kprov"};
+    Parsed parsed;
+    build_app(app, parsed);
+    GlobalOptions& global = parsed.global;
+    auto& action = parsed.action;
 
     if (const auto refused = refuse_unknown_command(args, err))
         return *refused;
@@ -284,6 +459,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         return app.exit(e, out, err);
     } catch (const CLI::CallForAllHelp& e) {
         return app.exit(e, out, err);
+    } catch (const CLI::ExtrasError& e) {
+        return report(err, unexpected_arguments(args, e.what()) + " (see kprov --help)",
+                      k_exit_usage);
     } catch (const CLI::ParseError& e) {
         return report(err, std::string(e.what()) + " (see kprov --help)", k_exit_usage);
     }
@@ -302,6 +480,85 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     } catch (const std::exception& e) {
         return report(err, std::string("internal error: ") + e.what(), k_exit_error);
     }
+}
+
+namespace {
+
+// What the shells should offer for the values of options and positionals, by name.
+struct ValueHint {
+    const char* name;
+    ValueKind kind;
+    std::vector<std::string> choices;
+};
+
+const std::vector<ValueHint>& value_hints() {
+    static const std::vector<ValueHint> k_hints = {
+        {"--output", ValueKind::Choice, {"table", "wide", "json", "yaml", "name"}},
+        {"--log-level", ValueKind::Choice, {"trace", "debug", "info", "warn", "error"}},
+        {"--state", ValueKind::Choice, {"InProgress", "Succeeded", "Failed"}},
+        {"SHELL", ValueKind::Choice, completion_shells()},
+        {"--config", ValueKind::File, {}},
+        {"--gardener-kubeconfig", ValueKind::File, {}},
+        {"--file", ValueKind::File, {}},
+        {"RUNTIME_ID", ValueKind::RuntimeId, {}},
+        {"OPERATION_ID", ValueKind::OperationId, {}},
+    };
+    return k_hints;
+}
+
+OptionModel option_model(const CLI::Option& option) {
+    OptionModel m;
+    m.positional =
+        option.get_positional() && option.get_lnames().empty() && option.get_snames().empty();
+    if (m.positional) {
+        m.names.push_back(option.get_name());
+    } else {
+        for (const auto& s : option.get_snames())
+            m.names.push_back("-" + s);
+        for (const auto& l : option.get_lnames())
+            m.names.push_back("--" + l);
+    }
+    m.required = option.get_required();
+    m.description = option.get_description();
+    if (m.positional || option.get_expected_max() > 0) {
+        m.value = ValueKind::Text;
+        m.value_name = m.positional ? option.get_name() : option.get_type_name();
+        m.value_name = m.value_name.substr(0, m.value_name.find(':')); // "TEXT:{a,b}"
+    }
+    for (const auto& hint : value_hints())
+        if (std::find(m.names.begin(), m.names.end(), hint.name) != m.names.end()) {
+            m.value = hint.kind;
+            m.choices = hint.choices;
+        }
+    return m;
+}
+
+std::vector<OptionModel> options_of(const CLI::App& app) {
+    std::vector<OptionModel> out;
+    for (const CLI::Option* option : app.get_options())
+        out.push_back(option_model(*option));
+    return out;
+}
+
+} // namespace
+
+CliModel cli_model() {
+    CLI::App app{k_description, "kprov"};
+    Parsed parsed;
+    build_app(app, parsed);
+    CliModel model;
+    model.global = options_of(app);
+    for (const auto& info : k_commands) {
+        const CLI::App* cmd = app.get_subcommand(info.name);
+        CommandModel command{info.name, info.summary, {}};
+        for (auto& option : options_of(*cmd))
+            // --help and --help-all are global; CLI11 registers them again on every command.
+            if (option.names != std::vector<std::string>{"-h", "--help"} &&
+                option.names != std::vector<std::string>{"--help-all"})
+                command.options.push_back(std::move(option));
+        model.commands.push_back(std::move(command));
+    }
+    return model;
 }
 
 } // namespace kprov::cli

@@ -2,6 +2,7 @@
 
 #include "cli/app.hpp"
 #include "cli/context.hpp"
+#include "cli/render.hpp"
 #include "stores/open_store.hpp"
 #include "version.hpp"
 
@@ -41,7 +42,21 @@ int cmd_version(Context& ctx, bool verbose) {
 }
 
 int cmd_config(Context& ctx) {
-    print_config(ctx);
+    const auto format = output_format(ctx);
+    if (format != OutputFormat::Json && format != OutputFormat::Yaml) {
+        print_config(ctx);
+        return k_exit_ok;
+    }
+    // Secrets are "***" in the entries already.
+    nlohmann::ordered_json settings = nlohmann::ordered_json::array();
+    for (const auto& e : ctx.config().entries)
+        settings.push_back({{"key", e.key},
+                            {"env", e.env},
+                            {"value", e.value},
+                            {"origin", config::to_string(e.origin)},
+                            {"source", e.source},
+                            {"secret", e.secret}});
+    print_document(ctx.out(), settings, format);
     return k_exit_ok;
 }
 

@@ -8,20 +8,12 @@
 #include "engine/sleeper.hpp"
 #include "gardener/gardener_client.hpp"
 
-#include <atomic>
-#include <csignal>
-#include <mutex>
 #include <ostream>
-#include <pthread.h>
 #include <spdlog/spdlog.h>
 #include <thread>
 
 namespace kprov::cli {
 namespace {
-
-// An empty handler: SIGURG (ignored by default, so harmless without it) only has to interrupt
-// a blocking poll().
-extern "C" void on_nudge(int) {}
 
 // Wakes the driver whenever the shoot changes in Gardener, so that a stage waiting for
 // Gardener runs again at once instead of at its poll (5 s to 30 s). Without the watch (it
@@ -30,14 +22,7 @@ class ShootWaker {
 public:
     ShootWaker(gardener::GardenerClient& client, const std::string& shoot,
                engine::SystemSleeper& sleeper) {
-        static std::once_flag installed;
-        std::call_once(installed, [] {
-            struct sigaction action = {};
-            action.sa_handler = on_nudge;
-            sigemptyset(&action.sa_mask);
-            sigaction(SIGURG, &action, nullptr);
-        });
-        m_thread = std::jthread([this, &client, shoot, &sleeper](std::stop_token stop) {
+        m_thread = std::jthread([&client, shoot, &sleeper](std::stop_token stop) {
             gardener::WatchOptions options;
             options.field_selector = "metadata.name=" + shoot;
             try {
@@ -47,25 +32,16 @@ public:
             } catch (const std::exception& e) {
                 spdlog::debug("watching shoot {} failed; polling instead: {}", shoot, e.what());
             }
-            m_done = true;
         });
     }
 
-    // libcurl looks at a transfer's stop request about once a second, which would end every
-    // wait a second late: signals end its poll() at once, so that it looks now.
-    ~ShootWaker() {
-        m_thread.request_stop();
-        while (!m_done) {
-            pthread_kill(m_thread.native_handle(), SIGURG);
-            std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        }
-    }
+    // The watch's transfer wakes at the stop request (HttpRequest::stop), so joining is quick.
+    ~ShootWaker() = default;
 
     ShootWaker(const ShootWaker&) = delete;
     ShootWaker& operator=(const ShootWaker&) = delete;
 
 private:
-    std::atomic<bool> m_done{false};
     std::jthread m_thread;
 };
 

@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace kprov::cli {
 
@@ -78,6 +79,22 @@ struct WatchArgs {
     std::optional<int> workers; ///< --workers N; default KPROV_WORKERS
 };
 
+struct ServeArgs {
+    std::optional<int> workers;                 ///< --workers N; default KPROV_WORKERS
+    std::optional<std::string> address;         ///< --address; default APP_ADDRESS
+    std::optional<std::string> metrics_address; ///< --metrics-address; APP_METRICS_ADDRESS
+};
+
+/// status, operation, history, kubeconfig: one id. list: the filters.
+struct ReadArgs {
+    std::string id;                        ///< RUNTIME_ID or OPERATION_ID
+    std::optional<std::string> state;      ///< list --state S
+    bool all = false;                      ///< list --all: soft-deleted runtimes too
+    std::vector<std::string> selectors;    ///< list -l key=value (repeatable)
+    std::optional<int> limit;              ///< list --limit N (0: all)
+    std::optional<std::string> expiration; ///< kubeconfig --expiration DUR
+};
+
 // Command implementations (one file each, see commands_*.cpp). Each returns an exit code and
 // may throw kprov::Error, which run() reports.
 int cmd_version(Context& ctx, bool verbose);
@@ -92,5 +109,15 @@ int cmd_hibernate(Context& ctx, const OperationArgs& args);
 int cmd_wake_up(Context& ctx, const OperationArgs& args);
 int cmd_wait(Context& ctx, const WaitArgs& args);
 int cmd_watch(Context& ctx, const WatchArgs& args);
+int cmd_status(Context& ctx, const ReadArgs& args);
+int cmd_operation(Context& ctx, const ReadArgs& args);
+int cmd_list(Context& ctx, const ReadArgs& args);
+int cmd_history(Context& ctx, const ReadArgs& args);
+int cmd_kubeconfig(Context& ctx, const ReadArgs& args);
+int cmd_completion(Context& ctx, const std::string& shell);
+/// The hidden `kprov __complete runtime|operation PREFIX` the completion scripts call: ids
+/// from the store, one per line; nothing (and exit 0) when the store cannot be read.
+int cmd_complete_ids(Context& ctx, const std::string& kind, const std::string& prefix);
+int cmd_serve(Context& ctx, const ServeArgs& args);
 
 } // namespace kprov::cli

@@ -2,6 +2,7 @@
 
 #include "cli/access.hpp"
 #include "config/engine_options.hpp"
+#include "director/open_director.hpp"
 #include "gardener/gardener_client.hpp"
 #include "gardener/operator_bindings.hpp"
 #include "gardener/shoot_port.hpp"
@@ -127,13 +128,20 @@ private:
     std::unique_ptr<gardener::GardenerShootClient> m_port;
 };
 
-EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix)
+EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int store_connections)
     : m_ctx(ctx)
     , m_log(ctx)
     , m_owner(new_owner_id(owner_prefix))
     , m_options(config::engine_options(ctx.config().settings)) {
     m_options.log = m_log.sink();
-    m_store = open_configured_store(ctx);
+    std::string director_warning;
+    m_director = director::open_director(ctx.config(), director_warning);
+    // A one-shot command would repeat it at every call; daemons say it once, loudly.
+    if (!director_warning.empty())
+        spdlog::log(owner_prefix == "cli" ? spdlog::level::debug : spdlog::level::warn, "{}",
+                    director_warning);
+    m_options.director = director::director_options(ctx.config().settings, m_director.get());
+    m_store = open_configured_store(ctx, store_connections);
     m_shoots = std::make_unique<LazyShoots>(ctx);
     gardener::ClientOptions cluster_options;
     cluster_options.qps = ctx.config().settings.gardener_qps;

@@ -57,7 +57,9 @@ private:
 class EngineAccess {
 public:
     /// `owner_prefix` names the kind of process in lease owners ("cli", "watch", "serve").
-    explicit EngineAccess(Context& ctx, std::string_view owner_prefix = "cli");
+    /// `store_connections`: PostgreSQL connections to keep (see open_configured_store).
+    explicit EngineAccess(Context& ctx, std::string_view owner_prefix = "cli",
+                          int store_connections = 4);
     ~EngineAccess();
     EngineAccess(const EngineAccess&) = delete;
     EngineAccess& operator=(const EngineAccess&) = delete;
@@ -92,6 +94,7 @@ private:
     std::unique_ptr<stores::StoreBackend> m_store;
     std::unique_ptr<LazyShoots> m_shoots;
     std::unique_ptr<gardener::ClusterBindings> m_clusters;
+    std::unique_ptr<engine::Director> m_director; ///< null when Director is off
     std::unique_ptr<engine::EngineService> m_service;
     std::unique_ptr<engine::Executor> m_executor;
 };

@@ -3,8 +3,12 @@
 #include "cli/yaml_output.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <iomanip>
+#include <iostream>
 #include <ostream>
+#include <string_view>
+#include <unistd.h>
 #include <utility>
 #include <vector>
 
@@ -21,6 +25,69 @@ void print_key_values(std::ostream& out,
         out << std::left << std::setw(static_cast<int>(width) + 2) << key << value << '\n';
 }
 
+bool use_colour(const std::ostream& out) {
+    if (&out != &std::cout || isatty(STDOUT_FILENO) != 1)
+        return false;
+    const char* no_colour = std::getenv("NO_COLOR");
+    const char* term = std::getenv("TERM");
+    return (no_colour == nullptr || *no_colour == '\0') &&
+           (term == nullptr || std::string_view(term) != "dumb");
+}
+
+std::string coloured(const std::string& text, engine::OperationState state, bool colour) {
+    if (!colour)
+        return text;
+    const char* code = state == engine::OperationState::Succeeded ? "32"
+                       : state == engine::OperationState::Failed  ? "31"
+                                                                  : "33";
+    return std::string("\033[") + code + "m" + text + "\033[0m";
+}
+
+std::string relative_time(Timestamp t, Timestamp now) {
+    using namespace std::chrono;
+    const auto delta = duration_cast<seconds>(now - t).count();
+    const long long magnitude = delta < 0 ? -delta : delta;
+    std::string amount;
+    if (magnitude < 2)
+        return "just now";
+    if (magnitude < 60)
+        amount = std::to_string(magnitude) + "s";
+    else if (magnitude < 3600)
+        amount = std::to_string(magnitude / 60) + "m";
+    else if (magnitude < 48 * 3600)
+        amount = std::to_string(magnitude / 3600) + "h";
+    else
+        amount = std::to_string(magnitude / 86400) + "d";
+    return delta < 0 ? "in " + amount : amount + " ago";
+}
+
+void print_table(std::ostream& out, const std::vector<std::string>& headers,
+                 const std::vector<std::vector<Cell>>& rows, bool colour,
+                 const std::string& indent) {
+    std::vector<std::size_t> widths(headers.size(), 0);
+    for (std::size_t i = 0; i < headers.size(); ++i)
+        widths[i] = headers[i].size();
+    for (const auto& row : rows)
+        for (std::size_t i = 0; i < row.size() && i < widths.size(); ++i)
+            widths[i] = std::max(widths[i], row[i].text.size());
+    auto line = [&](const std::vector<Cell>& cells) {
+        std::string text = indent;
+        for (std::size_t i = 0; i < cells.size(); ++i) {
+            const Cell& cell = cells[i];
+            text += cell.state ? coloured(cell.text, *cell.state, colour) : cell.text;
+            if (i + 1 < cells.size())
+                text += std::string(widths[i] - cell.text.size() + 3, ' ');
+        }
+        out << text << '\n';
+    };
+    std::vector<Cell> header_cells;
+    for (const auto& header : headers)
+        header_cells.push_back({header});
+    line(header_cells);
+    for (const auto& row : rows)
+        line(row);
+}
+
 OutputFormat output_format(const Context& ctx) {
     const auto& format = ctx.global().output;
     if (!format || *format == "table")
@@ -32,21 +99,6 @@ OutputFormat output_format(const Context& ctx) {
     if (*format == "yaml")
         return OutputFormat::Yaml;
     return OutputFormat::Name;
-}
-
-Json operation_status_json(const engine::Operation& op,
-                           const std::optional<std::string>& compass_runtime_id) {
-    Json status;
-    status["id"] = op.id;
-    status["operation"] = engine::to_api(op.type);
-    status["state"] = engine::to_api(op.state);
-    status["message"] = op.message;
-    status["runtimeID"] = op.cluster_id;
-    status["compassRuntimeID"] = compass_runtime_id ? Json(*compass_runtime_id) : Json(nullptr);
-    status["lastError"] = {{"errMessage", op.last_error.message},
-                           {"reason", op.last_error.reason},
-                           {"component", op.last_error.component}};
-    return status;
 }
 
 void print_document(std::ostream& out, const Json& document, OutputFormat format) {
@@ -74,15 +126,16 @@ void print_operation(std::ostream& out, const engine::Operation& op, OutputForma
         {"runtime", op.cluster_id},
         {"operation", op.id},
         {"type", std::string(engine::to_api(op.type))},
-        {"state", std::string(engine::to_api(op.state))},
+        {"state", coloured(std::string(engine::to_api(op.state)), op.state, use_colour(out))},
         {"message", op.message},
     };
     if (!op.last_error.empty())
         rows.emplace_back("error", op.last_error.message);
     if (format == OutputFormat::Wide) {
         rows.emplace_back("stage", op.stage);
-        rows.emplace_back("started", format_rfc3339(op.start_timestamp));
-        rows.emplace_back("ended", op.end_timestamp ? format_rfc3339(*op.end_timestamp) : "");
+        const Timestamp now = SystemClock().now();
+        rows.emplace_back("started", relative_time(op.start_timestamp, now));
+        rows.emplace_back("ended", op.end_timestamp ? relative_time(*op.end_timestamp, now) : "");
     }
     print_key_values(out, rows);
 }

@@ -4,6 +4,7 @@
 
 #include "cli/context.hpp"
 #include "engine/model.hpp"
+#include "engine/status_json.hpp"
 
 #include <iosfwd>
 #include <nlohmann/json.hpp>
@@ -19,13 +20,8 @@ enum class OutputFormat { Table, Wide, Json, Yaml, Name };
 /// The -o flag; Table when it is not given.
 OutputFormat output_format(const Context& ctx);
 
-/// The GraphQL OperationStatus of `op`: id, operation ("Provision", "DeprovisionNoInstall",
-/// ...), state ("InProgress", "Succeeded", "Failed"), message, runtimeID, compassRuntimeID
-/// (null when not given: registration is off) and lastError, always an object
-/// {errMessage, reason, component} with empty strings when there is no error.
-nlohmann::ordered_json
-operation_status_json(const engine::Operation& op,
-                      const std::optional<std::string>& compass_runtime_id = {});
+/// The GraphQL OperationStatus of an operation (engine/status_json.hpp); here for the commands.
+using engine::operation_status_json;
 
 /// `document` as indented JSON (Json) or a YAML document (Yaml), ending in a newline. Other
 /// formats are the caller's.
@@ -34,6 +30,31 @@ void print_document(std::ostream& out, const nlohmann::ordered_json& document, O
 /// Rows of "key  value", the keys padded to one width (the table format of single records).
 void print_key_values(std::ostream& out,
                       const std::vector<std::pair<std::string, std::string>>& rows);
+
+/// Whether to colour what goes to `out`: only std::cout on a terminal, never with NO_COLOR set
+/// (to anything but "") or TERM=dumb (https://no-color.org).
+bool use_colour(const std::ostream& out);
+
+/// `text` in the colour of `state` (InProgress yellow, Succeeded green, Failed red) when
+/// `colour`, else `text` itself.
+std::string coloured(const std::string& text, engine::OperationState state, bool colour);
+
+/// How long before `now` `t` was, as tables show it: "just now", "42s ago", "3m ago",
+/// "5h ago", "12d ago"; "in 3m" for a time in the future.
+std::string relative_time(Timestamp t, Timestamp now);
+
+/// A table cell: its text, and the state whose colour it takes (none: plain).
+struct Cell {
+    std::string text;
+    std::optional<engine::OperationState> state = std::nullopt;
+};
+
+/// Rows under upper-case `headers`, columns padded to their widest cell (colour codes do not
+/// count), separated by three spaces; the last column is not padded. `indent` prefixes every
+/// line.
+void print_table(std::ostream& out, const std::vector<std::string>& headers,
+                 const std::vector<std::vector<Cell>>& rows, bool colour,
+                 const std::string& indent = "");
 
 /// One operation: -o json/yaml its OperationStatus, -o name its id, table one "key  value"
 /// line each for runtime, operation, type, state, message and (when set) error; wide adds

@@ -1,5 +1,6 @@
 // DEPROVISION / DEPROVISION_NO_INSTALL (original-provisioner.md §2.4, §4.7).
 
+#include "engine/registration.hpp"
 #include "engine/shoot_builder.hpp"
 #include "engine/stages.hpp"
 
@@ -55,8 +56,10 @@ StageResult wait_for_cluster_deletion(StageContext& context) {
             throw from_remote(e, k_component_gardener_client, true);
         }
     }
-    // Extension point: with Director deregistration enabled the original unregisters the
-    // runtime here (when Director still knows it). kprov registers nothing yet.
+    // Before the soft delete is written: a crash in between unregisters nothing twice, since
+    // a runtime Director no longer knows is skipped.
+    if (context.options().director.deregisters())
+        unregister_from_director(context);
     context.change().soft_delete = true;
     return go_to(k_stage_finished);
 }

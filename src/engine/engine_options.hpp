@@ -54,6 +54,25 @@ enum class LogLevel { Debug, Info, Warning, Error };
 /// rewrite, a store failure). May be called from several threads at once.
 using LogSink = std::function<void(LogLevel, const std::string&)>;
 
+/// Compass Director (original-provisioner.md §6, APP_RUNTIME_(DE)REGISTRATION_ENABLED). kprov
+/// calls Director only through `port`, and only for what is enabled.
+struct DirectorOptions {
+    /// Runtime ids come from registerRuntime; WaitingForClusterDomain labels the runtime and
+    /// sets PROVISIONING; ConnectRuntimeAgent follows CreatingBindingsForOperators; failed
+    /// provisionings and upgrades set FAILED; answers carry compassRuntimeID.
+    bool registration_enabled = false;
+    /// The end of deprovisioning unregisters the runtime; failed deprovisionings set FAILED.
+    bool deregistration_enabled = false;
+    /// Null: no Director calls, whatever the flags say (the caller refuses that combination).
+    Director* port = nullptr;
+    /// A stage whose Director call still fails after this many consecutive failed passes fails
+    /// the operation (component "compass director") instead of retrying until its timeout.
+    int max_failed_passes = 8;
+
+    bool registers() const { return registration_enabled && port != nullptr; }
+    bool deregisters() const { return deregistration_enabled && port != nullptr; }
+};
+
 struct EngineOptions {
     ConversionOptions conversion;
     ShootOptions shoot;
@@ -62,6 +81,7 @@ struct EngineOptions {
     /// APP_OPERATOR_ROLE_BINDING_*: subject names and whether administrators get bindings; the
     /// administrators themselves come from the runtime.
     OperatorBindings operator_bindings;
+    DirectorOptions director;
     /// The adminkubeconfig expiration (the original's 8 h).
     std::chrono::seconds admin_kubeconfig_expiration{std::chrono::hours(8)};
     /// How long a claimed operation stays leased without renewal. The executor renews it

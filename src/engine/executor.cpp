@@ -1,5 +1,7 @@
 #include "engine/executor.hpp"
 
+#include "engine/registration.hpp"
+
 #include <algorithm>
 #include <random>
 
@@ -27,6 +29,7 @@ public:
         , m_now(executor.m_clock.now()) {
         if (claimed.lease && claimed.lease->owner == owner)
             m_lease_expires = claimed.lease->expires_at;
+        m_memory.failed_passes = executor.failed_passes(claimed);
     }
 
     PassResult run() {
@@ -52,6 +55,7 @@ public:
 
 private:
     PassResult run_stages(const StageTable& table, const Runtime& runtime) {
+        m_runtime = &runtime;
         for (;;) {
             m_now = m_ex.m_clock.now();
             if (m_op.stage == k_stage_finished) // e.g. the original crashed between its writes
@@ -144,7 +148,10 @@ private:
         m_transitions.push_back(
             {m_op.id, m_op.stage, m_op.stage, OperationState::Failed, e.what(), m_now});
         m_ex.forget_failures(m_op.id);
-        return save(PassOutcome::Failed, e.what());
+        PassResult saved = save(PassOutcome::Failed, e.what());
+        if (saved.outcome == PassOutcome::Failed && m_runtime)
+            report_failed_to_director(m_ex.m_options, m_op, *m_runtime);
+        return saved;
     }
 
     PassResult retry(const StageError& e) {
@@ -204,6 +211,7 @@ private:
     std::optional<Timestamp> m_lease_expires;
     std::vector<StageTransition> m_transitions;
     PassMemory m_memory;
+    const Runtime* m_runtime = nullptr; ///< once loaded
 };
 
 Executor::Executor(Store& store, ShootClient& shoots, RuntimeClusterClient& clusters,
@@ -289,6 +297,14 @@ int Executor::count_failure(const Operation& op) {
     // Not counted yet but the stored operation carries an error: its last pass failed too.
     const auto it = m_failures.try_emplace(op.id, op.last_error.empty() ? 0 : 1).first;
     return ++it->second;
+}
+
+int Executor::failed_passes(const Operation& op) {
+    std::lock_guard lock(m_mutex);
+    const auto it = m_failures.find(op.id);
+    if (it != m_failures.end())
+        return it->second;
+    return op.last_error.empty() ? 0 : 1;
 }
 
 void Executor::forget_failures(const std::string& operation_id) {

@@ -15,6 +15,8 @@
 //     Finished records "Provisioning steps finished", then SUCCEEDED "Operation succeeded";
 //  4. a recoverable error keeps the stage and retries after a capped exponential backoff; a
 //     non-recoverable one fails the operation (message = error text, end_timestamp);
+//     A failed operation is reported to Director (FAILED) after the save when Director
+//     registration is on (registration.hpp);
 //  5. one save_progress writes it all (lastError set from this pass's error, cleared after a
 //     clean pass) and releases the lease. LeaseLost means another worker owns the operation
 //     now: the pass ends and writes nothing.
@@ -117,6 +119,8 @@ private:
     Duration retry_delay(int failures);
     /// Counts a failed pass of the operation; returns the count of consecutive ones.
     int count_failure(const Operation& op);
+    /// The count of consecutive failed passes so far, without counting one more.
+    int failed_passes(const Operation& op);
     void forget_failures(const std::string& operation_id);
     void log(LogLevel level, const std::string& message) const;
 

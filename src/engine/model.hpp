@@ -237,6 +237,7 @@ struct RuntimeSummary {
     Timestamp creation_timestamp;
     bool deleted = false;
     std::optional<Operation> last_operation;
+    std::string labels_json = "{}"; ///< filled by Store::query_runtimes only
 };
 
 /// A new random UUID v4 in canonical lower-case text. Thread-safe.

@@ -10,6 +10,7 @@
 // and, as reason, the Kubernetes StatusReason its http_status stands for (NotFound, Conflict,
 // Invalid, Forbidden, ...; "" when no answer arrived), as the original did (§1.7).
 
+#include "engine/error.hpp"
 #include "engine/model.hpp"
 
 #include <chrono>
@@ -107,6 +108,16 @@ struct OperatorBindings {
     std::vector<std::string> administrators;
 };
 
+/// What ConnectRuntimeAgent writes into the Secret compass-agent-configuration
+/// (original-provisioner.md §2.3): CONNECTOR_URL, RUNTIME_ID, TENANT, TOKEN. Holds a token:
+/// never log it.
+struct AgentConfiguration {
+    std::string connector_url;
+    std::string runtime_id;
+    std::string tenant;
+    std::string token;
+};
+
 /// A runtime cluster, reached with an admin kubeconfig. Thread-safe, as ShootClient.
 class RuntimeClusterClient {
 public:
@@ -115,6 +126,87 @@ public:
     /// bindings and creates the L2/L3 (and per-administrator) bindings; idempotent.
     virtual void create_operator_bindings(const std::string& kubeconfig,
                                           const OperatorBindings& bindings) = 0;
+    /// Creates the namespaces istio-system and kyma-system when absent and creates or replaces
+    /// the Secret compass-agent-configuration in kyma-system; idempotent.
+    virtual void configure_runtime_agent(const std::string& kubeconfig,
+                                         const AgentConfiguration& agent) = 0;
+};
+
+// --- Compass Director (original-provisioner.md §6) -------------------------------------------
+
+/// The components Director failures are reported under (lastError.component).
+inline constexpr const char* k_component_director = "compass director";
+inline constexpr const char* k_component_director_oauth = "mps oauth2";
+
+/// A failed Director call. reason() is Director's error type ("NotFound", "NotUnique",
+/// "InvalidData", "TenantNotFound", ...; "" when the failure carried none: no answer, an HTTP
+/// error, an OAuth failure); component() is k_component_director or k_component_director_oauth;
+/// director_code() is extensions.error_code (0 when absent). http_status() is the HTTP status
+/// of the answer (200 for GraphQL errors, 0 for no answer). retryable() is true for
+/// connection failures, 5xx, 429 and Director's Internal/Unknown codes (10, 11).
+class DirectorError : public RemoteError {
+public:
+    DirectorError(std::string message, int http_status, bool retryable, std::string reason,
+                  std::string component, int director_code = 0)
+        : RemoteError(std::move(message), http_status, retryable)
+        , m_reason(std::move(reason))
+        , m_component(std::move(component))
+        , m_director_code(director_code) {}
+    const std::string& reason() const { return m_reason; }
+    const std::string& component() const { return m_component; }
+    int director_code() const { return m_director_code; }
+
+private:
+    std::string m_reason;
+    std::string m_component;
+    int m_director_code;
+};
+
+/// Runtime status conditions kprov sends (§6.3).
+enum class DirectorStatusCondition { Provisioning, Failed };
+
+/// What registerRuntime and updateRuntime send.
+struct DirectorRuntimeInput {
+    std::string name;
+    std::string description;
+    std::string labels_json = "{}"; ///< a JSON object
+    std::optional<DirectorStatusCondition> status_condition;
+};
+
+/// A runtime as Director's runtime(id) returns it.
+struct DirectorRuntime {
+    std::string id;
+    std::string name;
+    std::string description;
+    std::string labels_json = "{}"; ///< a JSON object
+};
+
+/// requestOneTimeTokenForRuntime's answer. Holds a token: never log it.
+struct OneTimeToken {
+    std::string token;
+    std::string connector_url;
+};
+
+/// Compass Director's runtime calls, each with the `Tenant` header `tenant`. Implementations
+/// authenticate themselves (OAuth2 client credentials), retry transient failures a few times
+/// and then throw DirectorError. Thread-safe.
+class Director {
+public:
+    virtual ~Director() = default;
+    /// registerRuntime; returns the new runtime's id.
+    virtual std::string register_runtime(const DirectorRuntimeInput& input,
+                                         const std::string& tenant) = 0;
+    /// runtime(id); nullopt when Director answers null or TenantNotFound (it does not exist).
+    virtual std::optional<DirectorRuntime> runtime(const std::string& id,
+                                                   const std::string& tenant) = 0;
+    /// updateRuntime (name, description and labels replace Director's).
+    virtual void update_runtime(const std::string& id, const DirectorRuntimeInput& input,
+                                const std::string& tenant) = 0;
+    /// requestOneTimeTokenForRuntime.
+    virtual OneTimeToken request_one_time_token(const std::string& id,
+                                                const std::string& tenant) = 0;
+    /// unregisterRuntime. Throws DirectorError reason NotFound when Director does not know it.
+    virtual void unregister_runtime(const std::string& id, const std::string& tenant) = 0;
 };
 
 } // namespace kprov::engine

@@ -1,5 +1,6 @@
 // PROVISION (original-provisioner.md §2.3), starting with kprov's CreatingShoot.
 
+#include "engine/registration.hpp"
 #include "engine/shoot_builder.hpp"
 #include "engine/stages.hpp"
 
@@ -51,15 +52,26 @@ StageResult creating_shoot(StageContext& context) {
     }
 }
 
+// The original unregistered a runtime whose shoot could not be created ("a failed start"):
+// nothing else will ever use that Director runtime.
+StageResult creating_shoot_or_unregister(StageContext& context) {
+    try {
+        return creating_shoot(context);
+    } catch (const StageError& e) {
+        if (!e.is_recoverable() && context.options().director.registers())
+            unregister_quietly(context.options(), context.runtime().id, context.runtime().tenant);
+        throw;
+    }
+}
+
 StageResult waiting_for_cluster_domain(StageContext& context) {
     const auto shoot = context.shoot();
     if (!shoot)
         throw shoot_not_found(context.shoot_name());
     if (!shoot->dns_domain || shoot->dns_domain->empty())
         return wait_in(k_stage_waiting_for_cluster_domain, 5s);
-    // Extension point: with Director registration enabled, the original updates the Director
-    // runtime's labels (gardenerClusterName, gardenerClusterDomain) here. kprov registers
-    // nothing yet.
+    if (context.options().director.registers())
+        label_runtime_in_director(context, *shoot->dns_domain);
     return go_to(k_stage_waiting_for_cluster_creation);
 }
 
@@ -95,10 +107,17 @@ StageResult waiting_for_cluster_creation(StageContext& context) {
     return wait_in(k_stage_waiting_for_cluster_creation, 20s); // Processing, Pending, Error, ...
 }
 
-StageResult creating_bindings_then_finish(StageContext& context) {
-    // Extension point: with Director registration enabled the original goes on with
-    // ConnectRuntimeAgent (agent configuration); kprov registers nothing yet.
-    return create_bindings_for_operators(context, k_stage_finished);
+StageResult creating_bindings_then_agent(StageContext& context) {
+    return create_bindings_for_operators(context, context.options().director.registers()
+                                                      ? k_stage_connect_runtime_agent
+                                                      : k_stage_finished);
+}
+
+StageResult connect_runtime_agent_if_registering(StageContext& context) {
+    // Registration was turned off while the operation waited here: nothing to connect to.
+    if (!context.options().director.registers())
+        return go_to(k_stage_finished);
+    return connect_runtime_agent(context);
 }
 
 } // namespace
@@ -106,13 +125,14 @@ StageResult creating_bindings_then_finish(StageContext& context) {
 StageTable provision_stages(const EngineOptions& options) {
     const auto& t = options.timeouts;
     return StageTable({
-        {std::string(k_stage_creating_shoot), t.shoot_creation, creating_shoot},
+        {std::string(k_stage_creating_shoot), t.shoot_creation, creating_shoot_or_unregister},
         {std::string(k_stage_waiting_for_cluster_domain), t.cluster_domains,
          waiting_for_cluster_domain},
         {std::string(k_stage_waiting_for_cluster_creation), t.cluster_creation,
          waiting_for_cluster_creation},
-        {std::string(k_stage_creating_bindings), t.bindings_creation,
-         creating_bindings_then_finish},
+        {std::string(k_stage_creating_bindings), t.bindings_creation, creating_bindings_then_agent},
+        {std::string(k_stage_connect_runtime_agent), t.agent_configuration,
+         connect_runtime_agent_if_registering},
     });
 }
 

@@ -4,8 +4,10 @@
 
 #include "engine/error.hpp"
 #include "engine/runtime_input.hpp"
+#include "engine/text.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <nlohmann/json.hpp>
 
@@ -134,9 +136,14 @@ void check_provider_contents(const std::string& path, const ProviderInput& input
 void check_provider_choice(const GardenerConfigInput& g, Problems& problems) {
     const auto type = provider_type_of(g.provider);
     if (!type) {
-        problems.add(k_gardener + ".provider",
-                     "must be one of aws, azure (or az), gcp, openstack, got " +
-                         in_quotes(g.provider));
+        std::string message =
+            "must be one of aws, azure (or az), gcp, openstack, got " + in_quotes(g.provider);
+        std::string lower = g.provider;
+        std::transform(lower.begin(), lower.end(), lower.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        if (const auto match = closest_match(lower, {"aws", "azure", "gcp", "openstack"}))
+            message += "; did you mean \"" + *match + "\"?";
+        problems.add(k_gardener + ".provider", message);
         return;
     }
     std::string_view needed;

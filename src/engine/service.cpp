@@ -1,5 +1,6 @@
 #include "engine/service.hpp"
 
+#include "engine/registration.hpp"
 #include "engine/shoot_builder.hpp"
 #include "engine/shoot_upgrade.hpp"
 #include "engine/stages.hpp"
@@ -19,15 +20,30 @@ StartedOperation EngineService::provision(const ProvisionInput& input,
                                           const RequestContext& context) {
     validate_provision(input, m_options.conversion);
     const Timestamp now = m_clock.now();
-    const Runtime runtime = to_runtime(input, new_uuid(), context.tenant, context.sub_account, now,
-                                       m_options.conversion);
-    const Operation op = new_operation(runtime.id, OperationType::Provision, k_stage_creating_shoot,
-                                       k_message_provisioning_started, now);
-    // CreatingShoot builds the shoot again; building it now refuses, before anything is
-    // written, a runtime no shoot can be made of.
+    Runtime runtime = to_runtime(input, new_uuid(), context.tenant, context.sub_account, now,
+                                 m_options.conversion);
+    Operation op = new_operation(runtime.id, OperationType::Provision, k_stage_creating_shoot,
+                                 k_message_provisioning_started, now);
+    // CreatingShoot builds the shoot again; building it now refuses, before Director or the
+    // store is written to, a runtime no shoot can be made of.
     ShootPlan plan = build_shoot(runtime, op.id, m_options.shoot);
-    m_store.insert_runtime(runtime, op);
-    return {runtime.id, op, std::nullopt, std::move(plan.warnings)};
+    // With registration, Director names the runtime (§2.3 step 1); a registered runtime that
+    // cannot be stored is unregistered again (step 5).
+    const bool registers = m_options.director.registers();
+    if (registers) {
+        runtime.id = register_runtime(*m_options.director.port, runtime.name, runtime.description,
+                                      runtime.labels_json, runtime.tenant);
+        op.cluster_id = runtime.id;
+    }
+    try {
+        m_store.insert_runtime(runtime, op);
+    } catch (...) {
+        if (registers)
+            unregister_quietly(m_options, runtime.id, runtime.tenant);
+        throw;
+    }
+    return {runtime.id, op, std::nullopt, std::move(plan.warnings),
+            compass_runtime_id(m_options, runtime.id)};
 }
 
 StartedOperation EngineService::deprovision(const std::string& runtime_id,
@@ -148,7 +164,8 @@ StartedOperation EngineService::start(const Runtime& runtime, const Operation& o
                                       const RequestContext& context,
                                       const RuntimeUpgrade* upgrade) {
     m_store.insert_operation(op, upgrade); // OperationInProgress: the database decides
-    StartedOperation started{runtime.id, op, std::nullopt, {}};
+    StartedOperation started{
+        runtime.id, op, std::nullopt, {}, compass_runtime_id(m_options, runtime.id)};
     // The original rewrote the tenant before anything else; kprov does it once the operation
     // is accepted, so that a refused request changes nothing.
     if (!context.tenant.empty() && context.tenant != runtime.tenant) {

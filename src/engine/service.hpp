@@ -44,6 +44,8 @@ struct StartedOperation {
     std::optional<TenantChange> tenant_change;
     /// Things an operator should know that did not stop the request (ShootPlan::warnings).
     std::vector<std::string> warnings;
+    /// compassRuntimeID: the runtime id while Director registration is on (registration.hpp).
+    std::optional<std::string> compass_runtime_id;
 };
 
 /// With EngineOptions::tenant_strict: the request's tenant is not the runtime's (403).
@@ -63,10 +65,12 @@ class EngineService {
 public:
     EngineService(Store& store, ShootClient& shoots, const Clock& clock, EngineOptions options);
 
-    /// Validates `input` (ValidationError with every problem), turns it into a new runtime
-    /// with a random id, checks that a shoot can be built from it, and writes the runtime,
-    /// its config and a PROVISION operation at CreatingShoot ("Provisioning started") in one
-    /// store transaction. Makes no Gardener call.
+    /// Validates `input` (ValidationError with every problem), turns it into a new runtime,
+    /// checks that a shoot can be built from it, and writes the runtime, its config and a
+    /// PROVISION operation at CreatingShoot ("Provisioning started") in one store
+    /// transaction. Makes no Gardener call. The runtime id is random, or with Director
+    /// registration on the id Director's registerRuntime returns (DirectorError "Failed to
+    /// register Runtime, ..." when it fails; a failed store write unregisters it again).
     StartedOperation provision(const ProvisionInput& input, const RequestContext& context);
 
     /// Starts DEPROVISION_NO_INSTALL. Reads the shoot: gone -> the operation starts at

@@ -22,7 +22,8 @@
 //
 // Tables (each ends at Finished):
 //   PROVISION, PROVISION_NO_INSTALL: CreatingShoot -> WaitingForClusterDomain ->
-//       WaitingForClusterCreation -> CreatingBindingsForOperators -> Finished
+//       WaitingForClusterCreation -> CreatingBindingsForOperators [-> ConnectRuntimeAgent, with
+//       Director registration] -> Finished
 //   DEPROVISION, DEPROVISION_NO_INSTALL: DeprovisionCluster -> WaitForClusterDeletion -> Finished
 //       (an operation may start at either)
 //   UPGRADE_SHOOT: UpgradingShoot -> WaitingForShootNewVersion -> WaitingForShootUpgrade ->
@@ -94,6 +95,8 @@ struct PassMemory {
     std::optional<ShootState> shoot;
     std::optional<std::string> admin_kubeconfig; ///< requested in this pass
     RuntimeChange change;                        ///< written with the pass's progress
+    /// Passes of this operation that failed in a row before this one (the executor's count).
+    int failed_passes = 0;
 };
 
 /// What a stage may use. Stages do no I/O except through the ports given here.
@@ -111,6 +114,8 @@ public:
     const EngineOptions& options() const { return m_options; }
     Timestamp now() const { return m_now; }
     RuntimeChange& change() { return m_memory.change; }
+    /// Passes of this operation that failed in a row before this one.
+    int failed_passes() const { return m_memory.failed_passes; }
 
     /// The shoot as this pass last saw it, else read_shoot().
     std::optional<ShootState> shoot();

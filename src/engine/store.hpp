@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kprov::engine {
@@ -22,6 +23,20 @@ struct RuntimeFilter {
     std::optional<OperationState> state; ///< only runtimes whose last operation is in this state
     bool include_deleted = false;        ///< soft-deleted runtimes are hidden unless set
 };
+
+/// What `query_runtimes` returns: list_runtimes narrowed by labels and cut at a limit.
+struct RuntimeQuery {
+    RuntimeFilter filter;
+    /// Only runtimes whose labels hold every key = value (labels_match).
+    std::vector<std::pair<std::string, std::string>> labels;
+    std::size_t limit = 0; ///< at most this many runtimes; 0: no limit
+};
+
+/// Whether `labels_json` (a runtime's labels, a JSON object) holds every key = value of
+/// `wanted`: a string label matches its text, any other its compact JSON text ("true", "3").
+/// Labels that are not a JSON object match only an empty `wanted`.
+bool labels_match(const std::string& labels_json,
+                  const std::vector<std::pair<std::string, std::string>>& wanted);
 
 /// What an upgrade changes on the runtime, written in the same transaction as its operation.
 struct RuntimeUpgrade {
@@ -68,6 +83,17 @@ public:
     virtual std::vector<StageTransition> transitions_of(const std::string& operation_id) = 0;
     /// Runtimes, newest first, with their last operation.
     virtual std::vector<RuntimeSummary> list_runtimes(const RuntimeFilter& filter) = 0;
+    /// The runtimes of list_runtimes(query.filter) that match query.labels, newest first, at
+    /// most query.limit of them, each with its labels_json. The default filters list_runtimes
+    /// (slow at scale); the stores answer from their indexes and stop at the limit.
+    virtual std::vector<RuntimeSummary> query_runtimes(const RuntimeQuery& query);
+    /// Ids of runtimes (soft-deleted ones too) that start with `prefix`, in id order, at most
+    /// `limit`: "did you mean" for ids given by prefix, and shell completion.
+    virtual std::vector<std::string> runtime_ids_with_prefix(const std::string& prefix,
+                                                             std::size_t limit);
+    /// Ids of operations that start with `prefix`, in id order, at most `limit`.
+    virtual std::vector<std::string> operation_ids_with_prefix(const std::string& prefix,
+                                                               std::size_t limit);
     /// In-progress operations counted by type (for metrics); types with none are absent.
     virtual std::map<OperationType, int> count_in_progress() = 0;
 

@@ -6,6 +6,7 @@
 #include <curl/curl.h>
 #include <exception>
 #include <mutex>
+#include <stop_token>
 #include <vector>
 
 namespace kprov::gardener {
@@ -137,6 +138,45 @@ TransportError to_error(CURLcode code, CURL* handle, const char* detail) {
     default:
         return TransportError(Kind::Io, sent, message);
     }
+}
+
+// curl_easy_perform looks at a stop request only in its progress callback, about once a
+// second. A multi handle's poll can be woken from another thread (curl_multi_wakeup), so a stop
+// request ends the transfer at once.
+CURLcode perform_stoppable(CURL* handle, Transfer& transfer) {
+    const std::stop_token& stop = transfer.request->stop;
+    CURLM* multi = curl_multi_init();
+    if (multi == nullptr)
+        return curl_easy_perform(handle);
+    curl_multi_add_handle(multi, handle);
+    CURLcode code = CURLE_OK;
+    {
+        // Declared after `multi` and gone before its cleanup: the destructor waits for a wake-up
+        // running on another thread.
+        std::stop_callback wake(stop, [multi] { curl_multi_wakeup(multi); });
+        int running = 1;
+        while (running > 0) {
+            if (stop.stop_requested()) {
+                transfer.stopped = true;
+                break;
+            }
+            if (curl_multi_perform(multi, &running) != CURLM_OK) {
+                code = CURLE_RECV_ERROR;
+                break;
+            }
+            if (running > 0 && curl_multi_poll(multi, nullptr, 0, 1000, nullptr) != CURLM_OK) {
+                code = CURLE_RECV_ERROR;
+                break;
+            }
+        }
+        int queued = 0;
+        while (CURLMsg* message = curl_multi_info_read(multi, &queued))
+            if (message->msg == CURLMSG_DONE && message->easy_handle == handle)
+                code = message->data.result;
+    }
+    curl_multi_remove_handle(multi, handle);
+    curl_multi_cleanup(multi);
+    return code;
 }
 
 } // namespace
@@ -296,7 +336,8 @@ HttpResponse CurlTransport::perform(const HttpRequest& request) {
     transfer.request = &request;
     std::array<char, CURL_ERROR_SIZE> error_buffer{};
     m_impl->configure(handle, request, transfer, error_buffer.data(), headers);
-    const CURLcode code = curl_easy_perform(handle);
+    const CURLcode code = request.stop.stop_possible() ? perform_stoppable(handle, transfer)
+                                                       : curl_easy_perform(handle);
     if (transfer.error)
         std::rethrow_exception(transfer.error);
     transfer.response.status = static_cast<int>(response_code(handle));

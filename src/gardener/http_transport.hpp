@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <stdexcept>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -32,6 +33,9 @@ struct HttpRequest {
     std::function<bool(std::string_view)> on_body;
     /// Polled about once a second (and whenever data arrives); true ends the exchange quietly.
     std::function<bool()> should_stop;
+    /// A stop request ends the exchange quietly at once (no polling delay): the transport wakes
+    /// the transfer from another thread. Unset (no stop source) by default.
+    std::stop_token stop;
 };
 
 struct HttpResponse {

@@ -94,6 +94,13 @@ struct WatchOptions {
     std::string field_selector;
 };
 
+/// Told about every request try of every KubeClient in the process: the client's label
+/// ("gardener", "runtime cluster"), the verb and the HTTP status (0: no answer). For metrics
+/// (kprov serve). Thread-safe; an empty observer turns it off.
+using RequestObserver =
+    std::function<void(const std::string& label, const std::string& method, int status)>;
+void set_request_observer(RequestObserver observer);
+
 /// Talks to one Kubernetes API server. Thread-safe: share one instance between threads.
 ///
 /// Paths are absolute API paths such as "/api/v1/namespaces/x/configmaps/y". Every method

@@ -114,6 +114,7 @@ StreamOutcome stream(KubeClient::Impl& impl, const std::string& path, const Watc
     request.should_stop = [&] {
         return stop.stop_requested();
     };
+    request.stop = stop;
     const auto started = impl.clock->now();
     try {
         const HttpResponse response = impl.transport->perform(request);

@@ -1,5 +1,7 @@
 #include "gardener/operator_bindings.hpp"
 
+#include "gardener/base64.hpp"
+#include "gardener/kube_error.hpp"
 #include "gardener/runtime_cluster_client.hpp"
 
 #include <nlohmann/json.hpp>
@@ -57,6 +59,18 @@ std::vector<json> operator_cluster_role_bindings(const engine::OperatorBindings&
     return out;
 }
 
+json agent_configuration_secret(const engine::AgentConfiguration& agent) {
+    return {{"apiVersion", "v1"},
+            {"kind", "Secret"},
+            {"type", "Opaque"},
+            {"metadata", {{"name", k_agent_secret}, {"namespace", k_agent_namespace}}},
+            {"data",
+             {{"CONNECTOR_URL", base64_encode(agent.connector_url)},
+              {"RUNTIME_ID", base64_encode(agent.runtime_id)},
+              {"TENANT", base64_encode(agent.tenant)},
+              {"TOKEN", base64_encode(agent.token)}}}};
+}
+
 ClusterBindings::ClusterBindings(ClientOptions options)
     : m_options(std::move(options)) {}
 
@@ -72,6 +86,34 @@ void ClusterBindings::create_operator_bindings(const std::string& kubeconfig,
     cluster.delete_cluster_role_bindings(k_managed_bindings_selector);
     for (const auto& b : operator_cluster_role_bindings(bindings))
         cluster.create_cluster_role_binding(b);
+}
+
+void ClusterBindings::configure_runtime_agent(const std::string& kubeconfig,
+                                              const engine::AgentConfiguration& agent) {
+    auto cluster = gardener::RuntimeClusterClient::from_kubeconfig(kubeconfig, m_options);
+    cluster.create_namespace("istio-system", json::object());
+    cluster.create_namespace(k_agent_namespace, json::object());
+    const json secret = agent_configuration_secret(agent);
+    // A conflict means someone wrote the secret between our read and our write: read again.
+    for (int attempt = 1; attempt <= 3; ++attempt) {
+        if (cluster.create_secret(k_agent_namespace, secret))
+            return;
+        const auto existing = cluster.get_secret(k_agent_namespace, k_agent_secret);
+        if (!existing)
+            continue; // deleted meanwhile: create it again
+        json updated = secret;
+        updated["metadata"]["resourceVersion"] =
+            existing->at("metadata").value("resourceVersion", std::string());
+        try {
+            cluster.update_secret(k_agent_namespace, updated);
+            return;
+        } catch (const KubeError& e) {
+            if (!e.is_conflict())
+                throw;
+        }
+    }
+    throw Error(std::string("runtime cluster: the Secret ") + k_agent_namespace + "/" +
+                k_agent_secret + " kept changing while kprov wrote it; try again");
 }
 
 } // namespace kprov::gardener

@@ -24,6 +24,14 @@ operator_cluster_role_bindings(const engine::OperatorBindings& bindings);
 inline constexpr const char* k_managed_bindings_selector =
     "reconciler.kyma-project.io/managed-by=reconciler,app=kyma";
 
+/// Where ConnectRuntimeAgent puts the Runtime Agent's configuration (original §2.3).
+inline constexpr const char* k_agent_namespace = "kyma-system";
+inline constexpr const char* k_agent_secret = "compass-agent-configuration";
+
+/// The Secret compass-agent-configuration for `agent` (data CONNECTOR_URL, RUNTIME_ID, TENANT,
+/// TOKEN, base64 encoded).
+nlohmann::json agent_configuration_secret(const engine::AgentConfiguration& agent);
+
 /// Thread-safe: every call opens its own connection to the cluster its kubeconfig names.
 /// Errors are KubeError (a RemoteError, component "k8s client - cluster"), or ConfigError for
 /// an unusable kubeconfig.
@@ -37,6 +45,11 @@ public:
     /// Running it again yields the same objects.
     void create_operator_bindings(const std::string& kubeconfig,
                                   const engine::OperatorBindings& bindings) override;
+
+    /// Namespaces istio-system and kyma-system (when absent), then the Secret
+    /// compass-agent-configuration in kyma-system: created, or its data replaced when it exists.
+    void configure_runtime_agent(const std::string& kubeconfig,
+                                 const engine::AgentConfiguration& agent) override;
 
 private:
     ClientOptions m_options;

@@ -206,6 +206,84 @@ std::vector<RuntimeSummary> PostgresStore::list_runtimes(const engine::RuntimeFi
     return out;
 }
 
+std::vector<RuntimeSummary> PostgresStore::query_runtimes(const engine::RuntimeQuery& query) {
+    // list_runtimes' query with the labels in front and a LIMIT the cluster_creation index
+    // serves. Labels are matched here, as in every store (engine::labels_match), so without a
+    // LIMIT then.
+    static const std::string sql =
+        "SELECT c.labels::text, c.id, c.runtime_name, g.name, g.provider, g.region, c.tenant, "
+        "c.creation_timestamp, c.deleted, last.* FROM cluster c "
+        "LEFT JOIN gardener_config g ON g.cluster_id = c.id "
+        "LEFT JOIN LATERAL (" +
+        operation_select() +
+        "WHERE o.cluster_id = c.id ORDER BY o.start_timestamp DESC, o.id DESC LIMIT 1"
+        ") last ON true "
+        "WHERE ($1::boolean OR c.deleted IS NOT TRUE) "
+        "AND ($2::text IS NULL OR last.state::text = $2::text) "
+        "ORDER BY c.creation_timestamp DESC, c.id DESC LIMIT $3::bigint";
+    const auto& filter = query.filter;
+    const std::optional<std::string> state =
+        filter.state ? std::optional<std::string>(engine::to_db(*filter.state)) : std::nullopt;
+    const std::optional<std::string> limit = query.labels.empty() && query.limit > 0
+                                                 ? std::optional(std::to_string(query.limit))
+                                                 : std::nullopt;
+    const auto r = m_pool.run([&](pqxx::connection& c) {
+        return pg::query(c, sql, {filter.include_deleted ? "true" : "false", state, limit});
+    });
+    std::vector<RuntimeSummary> out;
+    for (const auto& result_row : r) {
+        if (query.limit > 0 && out.size() >= query.limit)
+            break;
+        const PqxxRow row(result_row);
+        std::string labels = row.text_or_empty(0);
+        if (!engine::labels_match(labels, query.labels))
+            continue;
+        out.push_back(read_summary(row, 1));
+        out.back().labels_json = std::move(labels);
+    }
+    return out;
+}
+
+namespace {
+
+// LIKE's wildcards and escape character in `text` escaped, for a prefix match.
+std::string like_prefix(const std::string& text) {
+    std::string out;
+    for (char ch : text) {
+        if (ch == '%' || ch == '_' || ch == '\\')
+            out += '\\';
+        out += ch;
+    }
+    return out + '%';
+}
+
+} // namespace
+
+std::vector<std::string> PostgresStore::ids_with_prefix(const std::string& table,
+                                                        const std::string& prefix,
+                                                        std::size_t limit) {
+    const auto r = m_pool.run([&](pqxx::connection& c) {
+        return pg::query(c,
+                         "SELECT id::text FROM " + table +
+                             " WHERE id::text LIKE $1 ORDER BY id::text LIMIT $2::bigint",
+                         {like_prefix(prefix), std::to_string(limit)});
+    });
+    std::vector<std::string> out;
+    for (const auto& row : r)
+        out.push_back(row[0].c_str());
+    return out;
+}
+
+std::vector<std::string> PostgresStore::runtime_ids_with_prefix(const std::string& prefix,
+                                                                std::size_t limit) {
+    return ids_with_prefix("cluster", prefix, limit);
+}
+
+std::vector<std::string> PostgresStore::operation_ids_with_prefix(const std::string& prefix,
+                                                                  std::size_t limit) {
+    return ids_with_prefix("operation", prefix, limit);
+}
+
 std::map<OperationType, int> PostgresStore::count_in_progress() {
     const auto r = m_pool.run([&](pqxx::connection& c) {
         return query(c,

@@ -39,6 +39,11 @@ public:
     std::vector<engine::Operation> operations_of(const std::string& runtime_id) override;
     std::vector<engine::StageTransition> transitions_of(const std::string& operation_id) override;
     std::vector<engine::RuntimeSummary> list_runtimes(const engine::RuntimeFilter& filter) override;
+    std::vector<engine::RuntimeSummary> query_runtimes(const engine::RuntimeQuery& query) override;
+    std::vector<std::string> runtime_ids_with_prefix(const std::string& prefix,
+                                                     std::size_t limit) override;
+    std::vector<std::string> operation_ids_with_prefix(const std::string& prefix,
+                                                       std::size_t limit) override;
     std::map<engine::OperationType, int> count_in_progress() override;
 
     // Running operations (postgres_lease.cpp)
@@ -57,6 +62,9 @@ public:
     std::optional<Timestamp> next_due() override;
 
 private:
+    /// Ids of `table` that start with `prefix` (LIKE, its wildcards escaped), in id order.
+    std::vector<std::string> ids_with_prefix(const std::string& table, const std::string& prefix,
+                                             std::size_t limit);
     void insert_new_operation(pqxx::transaction_base& tx, const engine::Operation& op);
     void insert_gardener_config(pqxx::transaction_base& tx, const std::string& cluster_id,
                                 const engine::GardenerConfig& g);

@@ -7,6 +7,7 @@
 #include "stores/backends.hpp"
 #include "stores/store_common.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 
@@ -159,14 +160,13 @@ MigrationReport SqliteStore::migrate() {
                 throw StoreError("sqlite " + m_path + ": migration " + m.name +
                                  " failed: " + e.what());
             }
-            prepare(*m_db,
-                    "INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)",
-                    {std::int64_t{m.version}, m.name, format_db_time(SystemClock().now())})
+            cached("INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)",
+                   {std::int64_t{m.version}, m.name, format_db_time(SystemClock().now())})
                 .exec();
             report.applied.push_back(m.name);
             report.to_version = m.version;
         }
-        auto check = prepare(*m_db, "PRAGMA foreign_key_check");
+        auto check = cached("PRAGMA foreign_key_check");
         if (check.executeStep())
             throw StoreError("sqlite " + m_path + ": migration left a row of table " +
                              check.getColumn(0).getString() +
@@ -174,6 +174,25 @@ MigrationReport SqliteStore::migrate() {
         tx.commit();
         return report;
     });
+}
+
+CachedStatement SqliteStore::cached(const std::string& sql, const std::vector<DbValue>& params) {
+    const auto bind = [&params](SQLite::Statement& statement) {
+        for (std::size_t i = 0; i < params.size(); ++i)
+            bind_value(statement, static_cast<int>(i + 1), params[i]);
+    };
+    Prepared& slot = m_statements[sql];
+    if (slot.in_use) { // the same SQL nested: a statement of its own
+        auto own = std::make_unique<SQLite::Statement>(*m_db, sql);
+        bind(*own);
+        return CachedStatement(std::move(own));
+    }
+    if (!slot.statement)
+        slot.statement = std::make_unique<SQLite::Statement>(*m_db, sql);
+    else
+        slot.statement->clearBindings();
+    bind(*slot.statement);
+    return CachedStatement(*slot.statement, &slot.in_use);
 }
 
 int SqliteStore::schema_version() {
@@ -184,9 +203,9 @@ int SqliteStore::schema_version() {
 
 std::vector<Operation> SqliteStore::select_operations(const std::string& where_and_order,
                                                       const std::vector<DbValue>& params) {
-    auto st = prepare(
-        *m_db, "SELECT " + std::string(k_operation_columns) + " FROM operation " + where_and_order,
-        params);
+    auto st =
+        cached("SELECT " + std::string(k_operation_columns) + " FROM operation " + where_and_order,
+               params);
     std::vector<Operation> out;
     while (st.executeStep())
         out.push_back(read_operation(SqliteRow(st)));
@@ -194,30 +213,26 @@ std::vector<Operation> SqliteStore::select_operations(const std::string& where_a
 }
 
 void SqliteStore::read_gardener_children(engine::GardenerConfig& g) {
-    auto oidc = prepare(*m_db,
-                        "SELECT id, " + std::string(k_oidc_columns) +
-                            " FROM oidc_config WHERE gardener_config_id = ? ORDER BY rowid LIMIT 1",
-                        {g.id});
+    auto oidc = cached("SELECT id, " + std::string(k_oidc_columns) +
+                           " FROM oidc_config WHERE gardener_config_id = ? ORDER BY rowid LIMIT 1",
+                       {g.id});
     if (oidc.executeStep()) {
         engine::OidcConfig o = read_oidc_config(SqliteRow(oidc), 1);
-        auto algs = prepare(*m_db,
-                            "SELECT algorithm FROM signing_algorithms WHERE oidc_config_id = ? "
-                            "ORDER BY rowid",
-                            {oidc.getColumn(0).getString()});
+        auto algs = cached("SELECT algorithm FROM signing_algorithms WHERE oidc_config_id = ? "
+                           "ORDER BY rowid",
+                           {oidc.getColumn(0).getString()});
         while (algs.executeStep())
             o.signing_algs.push_back(algs.getColumn(0).getString());
         g.oidc = std::move(o);
     }
-    auto dns = prepare(*m_db,
-                       "SELECT id, domain FROM dns_config WHERE gardener_config_id = ? "
-                       "ORDER BY rowid LIMIT 1",
-                       {g.id});
+    auto dns = cached("SELECT id, domain FROM dns_config WHERE gardener_config_id = ? "
+                      "ORDER BY rowid LIMIT 1",
+                      {g.id});
     if (dns.executeStep()) {
         engine::DnsConfig d{dns.getColumn(1).getString(), {}};
-        auto providers = prepare(*m_db,
-                                 "SELECT " + std::string(k_dns_provider_columns) +
-                                     " FROM dns_providers WHERE dns_config_id = ? ORDER BY rowid",
-                                 {dns.getColumn(0).getString()});
+        auto providers = cached("SELECT " + std::string(k_dns_provider_columns) +
+                                    " FROM dns_providers WHERE dns_config_id = ? ORDER BY rowid",
+                                {dns.getColumn(0).getString()});
         while (providers.executeStep())
             d.providers.push_back(read_dns_provider(SqliteRow(providers)));
         g.dns = std::move(d);
@@ -226,12 +241,11 @@ void SqliteStore::read_gardener_children(engine::GardenerConfig& g) {
 
 std::optional<engine::Runtime> SqliteStore::find_runtime(const std::string& runtime_id) {
     return read([&]() -> std::optional<engine::Runtime> {
-        auto st = prepare(*m_db,
-                          "SELECT " + qualified(k_cluster_columns, "c") + ", " +
-                              qualified(k_gardener_columns, "g") +
-                              " FROM cluster c LEFT JOIN gardener_config g ON g.cluster_id = c.id"
-                              " WHERE c.id = ?",
-                          {runtime_id});
+        auto st = cached("SELECT " + qualified(k_cluster_columns, "c") + ", " +
+                             qualified(k_gardener_columns, "g") +
+                             " FROM cluster c LEFT JOIN gardener_config g ON g.cluster_id = c.id"
+                             " WHERE c.id = ?",
+                         {runtime_id});
         if (!st.executeStep())
             return std::nullopt;
         const SqliteRow row(st);
@@ -240,10 +254,9 @@ std::optional<engine::Runtime> SqliteStore::find_runtime(const std::string& runt
             r.gardener = read_gardener_config(row, k_cluster_column_count);
             read_gardener_children(r.gardener);
         }
-        auto admins = prepare(*m_db,
-                              "SELECT user_id, is_user_id_encrypted FROM cluster_administrator "
-                              "WHERE cluster_id = ? ORDER BY rowid",
-                              {runtime_id});
+        auto admins = cached("SELECT user_id, is_user_id_encrypted FROM cluster_administrator "
+                             "WHERE cluster_id = ? ORDER BY rowid",
+                             {runtime_id});
         while (admins.executeStep()) {
             const SqliteRow admin(admins);
             r.administrators.push_back(read_secret(m_cipher, admin.text(0),
@@ -282,10 +295,9 @@ std::vector<Operation> SqliteStore::operations_of(const std::string& runtime_id)
 
 std::vector<engine::StageTransition> SqliteStore::transitions_of(const std::string& operation_id) {
     return locked([&] {
-        auto st = prepare(*m_db,
-                          "SELECT " + std::string(k_transition_columns) +
-                              " FROM operation_transition WHERE operation_id = ? ORDER BY id",
-                          {operation_id});
+        auto st = cached("SELECT " + std::string(k_transition_columns) +
+                             " FROM operation_transition WHERE operation_id = ? ORDER BY id",
+                         {operation_id});
         std::vector<engine::StageTransition> out;
         while (st.executeStep())
             out.push_back(read_transition(SqliteRow(st)));
@@ -307,7 +319,7 @@ SqliteStore::list_runtimes(const engine::RuntimeFilter& filter) {
         " ORDER BY c.creation_timestamp DESC, c.rowid DESC";
     const DbValue state = filter.state ? DbValue(std::string(to_db(*filter.state))) : DbValue();
     return locked([&] {
-        auto st = prepare(*m_db, sql, {filter.include_deleted, state});
+        auto st = cached(sql, {filter.include_deleted, state});
         std::vector<engine::RuntimeSummary> out;
         while (st.executeStep())
             out.push_back(read_summary(SqliteRow(st)));
@@ -315,10 +327,80 @@ SqliteStore::list_runtimes(const engine::RuntimeFilter& filter) {
     });
 }
 
+std::vector<engine::RuntimeSummary> SqliteStore::query_runtimes(const engine::RuntimeQuery& query) {
+    // list_runtimes' query with the labels in front; the cluster_creation index serves the
+    // order, so the scan stops at the limit. Labels are matched here, while stepping, so a
+    // label filter also stops as soon as it has enough.
+    const std::string sql =
+        "SELECT c.labels, " + std::string(k_summary_columns) + ", " +
+        qualified(k_operation_columns, "o") +
+        " FROM cluster c"
+        " LEFT JOIN gardener_config g ON g.cluster_id = c.id"
+        " LEFT JOIN operation o ON o.rowid = (SELECT rowid FROM operation"
+        "   WHERE cluster_id = c.id ORDER BY start_timestamp DESC, rowid DESC LIMIT 1)"
+        " WHERE (?1 OR COALESCE(c.deleted, 0) = 0) AND (?2 IS NULL OR o.state = ?2)"
+        "   AND (?4 IS NULL OR instr(c.labels, ?4) > 0)"
+        " ORDER BY c.creation_timestamp DESC, c.rowid DESC LIMIT ?3";
+    const auto& filter = query.filter;
+    // A cheap necessary condition, so that SQLite skips most rows before their last operation is
+    // looked up: a value of printable ASCII without '"', '\\' and '/' appears as is in any JSON
+    // text of the labels (other characters may be written escaped).
+    DbValue contains;
+    if (!query.labels.empty()) {
+        const std::string& value = query.labels.front().second;
+        if (!value.empty() && std::none_of(value.begin(), value.end(), [](unsigned char c) {
+                return c == '"' || c == '\\' || c == '/' || c < 0x20 || c > 0x7e;
+            }))
+            contains = value;
+    }
+    const DbValue state = filter.state ? DbValue(std::string(to_db(*filter.state))) : DbValue();
+    const std::int64_t sql_limit =
+        query.labels.empty() && query.limit > 0 ? static_cast<std::int64_t>(query.limit) : -1;
+    return locked([&] {
+        auto st = cached(sql, {filter.include_deleted, state, sql_limit, contains});
+        std::vector<engine::RuntimeSummary> out;
+        while ((query.limit == 0 || out.size() < query.limit) && st.executeStep()) {
+            const SqliteRow row(st);
+            std::string labels = row.text_or_empty(0);
+            if (!engine::labels_match(labels, query.labels))
+                continue;
+            out.push_back(read_summary(row, 1));
+            out.back().labels_json = std::move(labels);
+        }
+        return out;
+    });
+}
+
+namespace {
+
+// Ids in [prefix, prefix + 0xFF): a range the primary key's index answers.
+std::vector<std::string> ids_with_prefix(SQLite::Database& db, const std::string& table,
+                                         const std::string& prefix, std::size_t limit) {
+    auto st =
+        prepare(db, "SELECT id FROM " + table + " WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT ?3",
+                {prefix, prefix + '\xff', static_cast<std::int64_t>(limit)});
+    std::vector<std::string> out;
+    while (st.executeStep())
+        out.push_back(st.getColumn(0).getString());
+    return out;
+}
+
+} // namespace
+
+std::vector<std::string> SqliteStore::runtime_ids_with_prefix(const std::string& prefix,
+                                                              std::size_t limit) {
+    return locked([&] { return ids_with_prefix(*m_db, "cluster", prefix, limit); });
+}
+
+std::vector<std::string> SqliteStore::operation_ids_with_prefix(const std::string& prefix,
+                                                                std::size_t limit) {
+    return locked([&] { return ids_with_prefix(*m_db, "operation", prefix, limit); });
+}
+
 std::map<engine::OperationType, int> SqliteStore::count_in_progress() {
     return locked([&] {
-        auto st = prepare(*m_db, "SELECT type, COUNT(*) FROM operation "
-                                 "WHERE state = 'IN_PROGRESS' GROUP BY type");
+        auto st = cached("SELECT type, COUNT(*) FROM operation "
+                         "WHERE state = 'IN_PROGRESS' GROUP BY type");
         std::map<engine::OperationType, int> out;
         while (st.executeStep()) {
             const std::string type = st.getColumn(0).getString();
@@ -334,8 +416,8 @@ std::map<engine::OperationType, int> SqliteStore::count_in_progress() {
 
 std::optional<Timestamp> SqliteStore::next_due() {
     return locked([&] {
-        auto st = prepare(*m_db, "SELECT MIN(next_run_at) FROM operation "
-                                 "WHERE state = 'IN_PROGRESS'");
+        auto st = cached("SELECT MIN(next_run_at) FROM operation "
+                         "WHERE state = 'IN_PROGRESS'");
         st.executeStep();
         return SqliteRow(st).optional_time(0, "operation.next_run_at");
     });

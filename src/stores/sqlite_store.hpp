@@ -20,9 +20,13 @@
 #include <mutex>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace kprov::stores::sqlite {
+
+class CachedStatement;
 
 class SqliteStore final : public StoreBackend {
 public:
@@ -40,6 +44,11 @@ public:
     std::vector<engine::Operation> operations_of(const std::string& runtime_id) override;
     std::vector<engine::StageTransition> transitions_of(const std::string& operation_id) override;
     std::vector<engine::RuntimeSummary> list_runtimes(const engine::RuntimeFilter& filter) override;
+    std::vector<engine::RuntimeSummary> query_runtimes(const engine::RuntimeQuery& query) override;
+    std::vector<std::string> runtime_ids_with_prefix(const std::string& prefix,
+                                                     std::size_t limit) override;
+    std::vector<std::string> operation_ids_with_prefix(const std::string& prefix,
+                                                       std::size_t limit) override;
     std::map<engine::OperationType, int> count_in_progress() override;
     std::vector<engine::Operation> claim_due(const std::string& owner, Timestamp now,
                                              std::chrono::milliseconds ttl, int limit) override;
@@ -73,6 +82,11 @@ private:
 
     [[noreturn]] void fail(const SQLite::Exception& e) const;
 
+    /// `sql` prepared once per connection and kept (preparing cost more than running the
+    /// store's small indexed queries), with `params` bound to ?1, ?2, ... Expects the
+    /// connection to be held.
+    CachedStatement cached(const std::string& sql, const std::vector<DbValue>& params = {});
+
     // Helpers that expect the connection to be held (sqlite_store_writes.cpp).
     void insert_gardener_config(const std::string& cluster_id, const engine::GardenerConfig& g);
     void insert_gardener_children(const std::string& gardener_id, const engine::GardenerConfig& g);
@@ -94,6 +108,48 @@ private:
     SecretCipher m_cipher;
     std::mutex m_mutex;
     std::unique_ptr<SQLite::Database> m_db;
+    struct Prepared {
+        std::unique_ptr<SQLite::Statement> statement;
+        bool in_use = false;
+    };
+    /// By SQL text; declared after m_db, so destroyed before the connection closes.
+    std::unordered_map<std::string, Prepared> m_statements;
+};
+
+/// A prepared statement from a store's cache (SqliteStore::cached), bound for one use. Reset when
+/// the handle goes, so that a finished read keeps no snapshot open. A statement already in use
+/// (the same SQL nested) is prepared afresh and owned by its handle instead.
+class CachedStatement {
+public:
+    CachedStatement(SQLite::Statement& statement, bool* in_use)
+        : m_statement(&statement)
+        , m_in_use(in_use) {
+        *m_in_use = true;
+    }
+    explicit CachedStatement(std::unique_ptr<SQLite::Statement> own)
+        : m_own(std::move(own))
+        , m_statement(m_own.get()) {}
+    CachedStatement(CachedStatement&& other) noexcept
+        : m_own(std::move(other.m_own))
+        , m_statement(std::exchange(other.m_statement, nullptr))
+        , m_in_use(std::exchange(other.m_in_use, nullptr)) {}
+    CachedStatement& operator=(CachedStatement&&) = delete;
+    ~CachedStatement() {
+        if (m_statement != nullptr)
+            m_statement->tryReset();
+        if (m_in_use != nullptr)
+            *m_in_use = false;
+    }
+
+    bool executeStep() { return m_statement->executeStep(); }
+    int exec() { return m_statement->exec(); }
+    SQLite::Column getColumn(int index) const { return m_statement->getColumn(index); }
+    operator const SQLite::Statement&() const { return *m_statement; }
+
+private:
+    std::unique_ptr<SQLite::Statement> m_own;
+    SQLite::Statement* m_statement = nullptr;
+    bool* m_in_use = nullptr;
 };
 
 /// A SQLiteCpp result row as a RowView (valid until the statement steps again).

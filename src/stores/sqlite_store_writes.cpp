@@ -91,16 +91,15 @@ void SqliteStore::insert_runtime(const engine::Runtime& runtime, const Operation
 
 void SqliteStore::apply_upgrade(const std::string& cluster_id,
                                 const engine::RuntimeUpgrade& upgrade) {
-    auto current =
-        prepare(*m_db, "SELECT id FROM gardener_config WHERE cluster_id = ?", {cluster_id});
+    auto current = cached("SELECT id FROM gardener_config WHERE cluster_id = ?", {cluster_id});
     if (!current.executeStep()) {
         insert_gardener_config(cluster_id, upgrade.gardener); // a legacy row without config
     } else {
         // The row keeps its id (oidc_config shares it); everything else is replaced.
         const std::string gardener_id = current.getColumn(0).getString();
         const auto values = gardener_values(upgrade.gardener);
-        prepare(*m_db, "UPDATE gardener_config SET " + assignments(values) + " WHERE id = ?",
-                parameters(values, {gardener_id}))
+        cached("UPDATE gardener_config SET " + assignments(values) + " WHERE id = ?",
+               parameters(values, {gardener_id}))
             .exec();
         // Explicit child deletes: correct even on a connection without foreign key cascades.
         for (const char* sql : {"DELETE FROM signing_algorithms WHERE oidc_config_id IN "
@@ -109,10 +108,10 @@ void SqliteStore::apply_upgrade(const std::string& cluster_id,
                                 "DELETE FROM dns_providers WHERE dns_config_id IN "
                                 "(SELECT id FROM dns_config WHERE gardener_config_id = ?)",
                                 "DELETE FROM dns_config WHERE gardener_config_id = ?"})
-            prepare(*m_db, sql, {gardener_id}).exec();
+            cached(sql, {gardener_id}).exec();
         insert_gardener_children(gardener_id, upgrade.gardener);
     }
-    prepare(*m_db, "DELETE FROM cluster_administrator WHERE cluster_id = ?", {cluster_id}).exec();
+    cached("DELETE FROM cluster_administrator WHERE cluster_id = ?", {cluster_id}).exec();
     insert_administrators(cluster_id, upgrade.administrators);
 }
 
@@ -129,8 +128,7 @@ void SqliteStore::insert_operation(const Operation& op, const engine::RuntimeUpg
 
 void SqliteStore::set_tenant(const std::string& runtime_id, const std::string& tenant) {
     write([&] {
-        if (prepare(*m_db, "UPDATE cluster SET tenant = ? WHERE id = ?", {tenant, runtime_id})
-                .exec() == 0)
+        if (cached("UPDATE cluster SET tenant = ? WHERE id = ?", {tenant, runtime_id}).exec() == 0)
             throw NotFound("runtime " + runtime_id + " does not exist");
     });
 }
@@ -144,11 +142,10 @@ std::vector<Operation> SqliteStore::claim_where(const std::string& condition,
     // ?1 owner, ?2 expiry, ?3 now; the condition's own parameters follow from ?4.
     std::vector<DbValue> all = {owner, lease_expiry(now, ttl), format_db_time(now)};
     all.insert(all.end(), params.begin(), params.end());
-    auto st = prepare(*m_db,
-                      "UPDATE operation SET lease_owner = ?1, lease_expires_at = ?2, "
-                      "attempts = attempts + 1 WHERE " +
-                          condition + " RETURNING " + std::string(k_operation_columns),
-                      all);
+    auto st = cached("UPDATE operation SET lease_owner = ?1, lease_expires_at = ?2, "
+                     "attempts = attempts + 1 WHERE " +
+                         condition + " RETURNING " + std::string(k_operation_columns),
+                     all);
     std::vector<Operation> out;
     while (st.executeStep())
         out.push_back(read_operation(SqliteRow(st)));
@@ -202,20 +199,18 @@ std::optional<Operation> SqliteStore::claim(const std::string& operation_id,
 bool SqliteStore::renew(const std::string& operation_id, const std::string& owner, Timestamp now,
                         std::chrono::milliseconds ttl) {
     return write([&] {
-        return prepare(*m_db,
-                       "UPDATE operation SET lease_expires_at = ? WHERE id = ? "
-                       "AND lease_owner = ? AND lease_expires_at > ?",
-                       {lease_expiry(now, ttl), operation_id, owner, format_db_time(now)})
+        return cached("UPDATE operation SET lease_expires_at = ? WHERE id = ? "
+                      "AND lease_owner = ? AND lease_expires_at > ?",
+                      {lease_expiry(now, ttl), operation_id, owner, format_db_time(now)})
                    .exec() == 1;
     });
 }
 
 void SqliteStore::release(const std::string& operation_id, const std::string& owner) {
     write([&] {
-        prepare(*m_db,
-                "UPDATE operation SET lease_owner = NULL, lease_expires_at = NULL "
-                "WHERE id = ? AND lease_owner = ?",
-                {operation_id, owner})
+        cached("UPDATE operation SET lease_owner = NULL, lease_expires_at = NULL "
+               "WHERE id = ? AND lease_owner = ?",
+               {operation_id, owner})
             .exec();
     });
 }
@@ -232,11 +227,10 @@ void SqliteStore::save_progress(const Operation& op, const std::string& owner, T
         std::string set = assignments(values);
         if (release)
             set += ", lease_owner = NULL, lease_expires_at = NULL";
-        auto fenced = prepare(*m_db,
-                              "UPDATE operation SET " + set +
-                                  " WHERE id = ? AND lease_owner = ? AND lease_expires_at > ?"
-                                  " RETURNING cluster_id",
-                              parameters(values, {op.id, owner, format_db_time(now)}));
+        auto fenced = cached("UPDATE operation SET " + set +
+                                 " WHERE id = ? AND lease_owner = ? AND lease_expires_at > ?"
+                                 " RETURNING cluster_id",
+                             parameters(values, {op.id, owner, format_db_time(now)}));
         if (!fenced.executeStep())
             throw LeaseLost("operation " + op.id + ": " + owner +
                             " no longer holds its lease; the progress was not written");
@@ -247,8 +241,8 @@ void SqliteStore::save_progress(const Operation& op, const std::string& owner, T
         for (const auto& t : transitions)
             insert_row(*m_db, "operation_transition", transition_values(op.id, t));
         if (change.seed)
-            prepare(*m_db, "UPDATE gardener_config SET seed = ? WHERE cluster_id = ?",
-                    {*change.seed, cluster_id})
+            cached("UPDATE gardener_config SET seed = ? WHERE cluster_id = ?",
+                   {*change.seed, cluster_id})
                 .exec();
         if (change.kubeconfig)
             prepare(
@@ -257,7 +251,7 @@ void SqliteStore::save_progress(const Operation& op, const std::string& owner, T
                 {m_cipher.encrypt(*change.kubeconfig, kubeconfig_context(cluster_id)), cluster_id})
                 .exec();
         if (change.soft_delete)
-            prepare(*m_db, "UPDATE cluster SET deleted = 1 WHERE id = ?", {cluster_id}).exec();
+            cached("UPDATE cluster SET deleted = 1 WHERE id = ?", {cluster_id}).exec();
     });
 }
 

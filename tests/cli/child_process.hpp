@@ -102,6 +102,19 @@ struct ProcessResult {
     std::string err;
 };
 
+/// This process's environment without kprov's and the original's settings (KPROV_*, APP_*) and
+/// the XDG directories, for a child that gets only the test's own.
+inline std::vector<std::string> environment_without_settings() {
+    std::vector<std::string> env;
+    for (char** e = environ; *e; ++e) {
+        const std::string entry = *e;
+        if (entry.rfind("KPROV_", 0) != 0 && entry.rfind("APP_", 0) != 0 &&
+            entry.rfind("XDG_", 0) != 0)
+            env.push_back(entry);
+    }
+    return env;
+}
+
 inline std::string read_text(const std::string& path) {
     std::ifstream in(path);
     std::ostringstream text;

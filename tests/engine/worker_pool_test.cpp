@@ -124,6 +124,7 @@ private:
 class ThreadedClusters final : public RuntimeClusterClient {
 public:
     void create_operator_bindings(const std::string&, const OperatorBindings&) override { ++calls; }
+    void configure_runtime_agent(const std::string&, const AgentConfiguration&) override {}
     std::atomic<int> calls{0};
 };
 
@@ -222,10 +223,9 @@ TEST_F(WorkerPoolTest, AShootEventMakesItsWaitingOperationDueAtOnce) {
         gardener.succeed(runtime(op.runtime_id).gardener.name);
     // An event without a runtime id (a shoot kprov did not create) changes nothing.
     workers->on_shoot_events({{"foreign", std::nullopt, false}});
-    const auto started = std::chrono::steady_clock::now();
     workers->on_shoot_events({{"s0", ops[0].runtime_id, false}});
+    // The clock stands still: only the event can have made it due.
     ASSERT_TRUE(eventually([&] { return all_succeeded({ops[0]}); }, 2s));
-    EXPECT_LT(std::chrono::steady_clock::now() - started, 1s);
     // The other runtime had no event: it waits for its poll.
     std::this_thread::sleep_for(100ms);
     EXPECT_EQ(operation(ops[1].operation.id).stage, "WaitingForClusterCreation");

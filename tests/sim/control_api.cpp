@@ -57,15 +57,15 @@ Json apply_settings(Services& s, const Json& j) {
 }
 
 Json index() {
-    return {
-        {"endpoints",
-         Json::array(
-             {"GET /sim/stats", "POST /sim/stats/reset", "GET /sim/faults", "POST /sim/faults",
-              "DELETE /sim/faults", "GET /sim/settings", "POST /sim/settings", "GET /sim/shoots",
-              "POST /sim/shoots/{namespace}/{name}/fail", "POST /sim/shoots/fail-next",
-              "POST /sim/shoots/{namespace}/{name}/hibernation-possible", "POST /sim/watch/drop",
-              "POST /sim/watch/compact", "GET /sim/watch", "GET /sim/clusters", "GET /sim/director",
-              "POST /sim/director/errors", "POST /sim/director/reset"})}};
+    return {{"endpoints",
+             Json::array({"GET /sim/stats", "POST /sim/stats/reset", "GET /sim/faults",
+                          "POST /sim/faults", "DELETE /sim/faults", "GET /sim/settings",
+                          "POST /sim/settings", "GET /sim/shoots",
+                          "POST /sim/shoots/{namespace}/{name}/fail", "POST /sim/shoots/fail-next",
+                          "POST /sim/shoots/{namespace}/{name}/hibernation-possible",
+                          "POST /sim/watch/drop", "POST /sim/watch/compact", "GET /sim/watch",
+                          "GET /sim/clusters", "GET /sim/director", "GET /sim/director/calls",
+                          "POST /sim/director/errors", "POST /sim/director/reset"})}};
 }
 
 ApiResponse not_found_path(const ApiRequest& req) {
@@ -159,6 +159,8 @@ ApiResponse handle_control(Services& s, const ApiRequest& req) {
     }
     if (is("GET", {"director"}))
         return ApiResponse::json(200, s.director.to_json());
+    if (is("GET", {"director", "calls"}))
+        return ApiResponse::json(200, s.director.calls_json());
     if (is("POST", {"director", "errors"})) {
         Json j = body_or_empty(req);
         s.director.inject_error(json_field(j, "operation", std::string()),

@@ -90,6 +90,18 @@ Director::Director(DirectorOptions opts)
     : m_opts(std::move(opts)) {}
 
 ApiResponse Director::token(const ApiRequest& req) {
+    ApiResponse out = issue_token(req);
+    std::string auth = req.header("authorization");
+    std::string id = form_value(req.body, "client_id");
+    if (auth.rfind("Basic ", 0) == 0)
+        if (auto decoded = base64_decode(auth.substr(6)))
+            id = decoded->substr(0, decoded->find(':'));
+    std::lock_guard lock(m_mu);
+    record({{"kind", "token"}, {"clientId", id}, {"status", out.status}});
+    return out;
+}
+
+ApiResponse Director::issue_token(const ApiRequest& req) {
     if (req.method != "POST")
         return oauth_error(405, "invalid_request", "use POST");
     std::string id, secret;
@@ -166,7 +178,16 @@ ApiResponse Director::graphql(const ApiRequest& req) {
             data[f.response_key] = nullptr;
             continue;
         }
+        const std::size_t errors_before = errors.size();
         data[f.response_key] = run_field(tenant, f, errors);
+        int code = 0;
+        if (errors.size() > errors_before && errors.back().contains("extensions"))
+            code = errors.back()["extensions"].value("error_code", 0);
+        record({{"kind", "graphql"},
+                {"operation", f.name},
+                {"tenant", tenant},
+                {"args", f.args},
+                {"errorCode", code}});
     }
     Json out = {{"data", data}};
     if (!errors.empty())
@@ -297,6 +318,19 @@ void Director::reset() {
     std::lock_guard lock(m_mu);
     m_runtimes.clear();
     m_injected.clear();
+    m_calls.clear();
+}
+
+void Director::record(Json call) {
+    constexpr std::size_t k_max_calls = 10000;
+    if (m_calls.size() >= k_max_calls)
+        m_calls.erase(m_calls.begin());
+    m_calls.push_back(std::move(call));
+}
+
+Json Director::calls_json() const {
+    std::lock_guard lock(m_mu);
+    return {{"calls", m_calls}};
 }
 
 } // namespace kprov::sim

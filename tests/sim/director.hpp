@@ -50,6 +50,11 @@ public:
                       int count);
     /// Every runtime of every tenant, for GET /sim/director.
     Json to_json() const;
+    /// Every call Director was sent, oldest first, for GET /sim/director/calls: token requests
+    /// {"kind":"token","clientId","status"} and GraphQL fields {"kind":"graphql","operation",
+    /// "tenant","args","errorCode"} (errorCode 0 when the field succeeded). At most the last
+    /// 10000 are kept.
+    Json calls_json() const;
     void reset();
 
 private:
@@ -69,6 +74,7 @@ private:
         int count;
     };
 
+    ApiResponse issue_token(const ApiRequest& req);
     Json run_field(const std::string& tenant, const GqlField& field, Json& errors);
     Json render(const Runtime& rt, const std::vector<std::string>& selection) const;
 
@@ -77,6 +83,8 @@ private:
     std::map<std::string, TimePoint> m_tokens;
     std::map<std::string, Runtime> m_runtimes;
     std::vector<InjectedError> m_injected;
+    std::vector<Json> m_calls;
+    void record(Json call); ///< under m_mu
 };
 
 } // namespace kprov::sim

@@ -7,6 +7,7 @@
 #include "support/store_fixtures.hpp"
 #include "support/test_databases.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -614,6 +615,95 @@ TEST_P(StoreContract, DataSurvivesReopening) {
     ASSERT_TRUE(got);
     expect_same_runtime(*got, r);
     EXPECT_EQ(reopened->schema_version(), stores::latest_version(reopened->dialect()));
+}
+
+// --- queries of the command line (list -l/--limit, ids by prefix) ----------------------------
+
+TEST_P(StoreContract, QueryRuntimesMatchesLabelsAndStopsAtTheLimit) {
+    std::vector<Runtime> runtimes;
+    const char* labels[] = {R"({"team":"a","n":3})", R"({"team":"b"})", R"({"team":"a"})", "{}"};
+    for (int i = 0; i < 4; ++i) {
+        Runtime r = minimal_runtime(new_uuid(), k_t0 + std::chrono::hours(i));
+        r.labels_json = labels[i];
+        m_store->insert_runtime(r, new_operation(r.id, OperationType::Provision, k_t0));
+        runtimes.push_back(r);
+    }
+    RuntimeQuery all;
+    auto got = m_store->query_runtimes(all);
+    ASSERT_EQ(got.size(), 4u);
+    EXPECT_EQ(got[0].id, runtimes[3].id) << "newest first";
+    EXPECT_EQ(nlohmann::json::parse(got[3].labels_json), nlohmann::json::parse(labels[0]));
+    ASSERT_TRUE(got[0].last_operation);
+
+    RuntimeQuery two;
+    two.limit = 2;
+    got = m_store->query_runtimes(two);
+    ASSERT_EQ(got.size(), 2u);
+    EXPECT_EQ(got[0].id, runtimes[3].id);
+    EXPECT_EQ(got[1].id, runtimes[2].id);
+
+    RuntimeQuery team_a;
+    team_a.labels = {{"team", "a"}};
+    got = m_store->query_runtimes(team_a);
+    ASSERT_EQ(got.size(), 2u);
+    EXPECT_EQ(got[0].id, runtimes[2].id);
+    EXPECT_EQ(got[1].id, runtimes[0].id);
+    team_a.limit = 1;
+    ASSERT_EQ(m_store->query_runtimes(team_a).size(), 1u);
+
+    RuntimeQuery number; // a label that is not a string matches its JSON text
+    number.labels = {{"team", "a"}, {"n", "3"}};
+    got = m_store->query_runtimes(number);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0].id, runtimes[0].id);
+
+    Runtime quoted = minimal_runtime(new_uuid(), k_t0 - 1h);
+    quoted.labels_json = R"({"q":"say \"hi\"","u":"\u00e9t\u00e9"})";
+    m_store->insert_runtime(quoted, new_operation(quoted.id, OperationType::Provision, k_t0));
+    RuntimeQuery escaped; // values JSON escapes in the stored text
+    escaped.labels = {{"q", "say \"hi\""}};
+    got = m_store->query_runtimes(escaped);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0].id, quoted.id);
+    escaped.labels = {{"u", "\xc3\xa9t\xc3\xa9"}};
+    got = m_store->query_runtimes(escaped);
+    ASSERT_EQ(got.size(), 1u) << "a label written with \\u escapes matches its UTF-8 value";
+    EXPECT_EQ(got[0].id, quoted.id);
+
+    RuntimeQuery failed;
+    failed.filter.state = OperationState::Failed;
+    EXPECT_TRUE(m_store->query_runtimes(failed).empty());
+    RuntimeQuery nobody;
+    nobody.labels = {{"team", "c"}};
+    EXPECT_TRUE(m_store->query_runtimes(nobody).empty());
+}
+
+TEST_P(StoreContract, IdsWithPrefixComeInIdOrderUpToTheLimit) {
+    std::vector<std::string> runtime_ids, operation_ids;
+    for (int i = 0; i < 3; ++i) {
+        const Runtime r = minimal_runtime(new_uuid());
+        const Operation op = new_operation(r.id, OperationType::Provision, k_t0);
+        m_store->insert_runtime(r, op);
+        runtime_ids.push_back(r.id);
+        operation_ids.push_back(op.id);
+    }
+    std::sort(runtime_ids.begin(), runtime_ids.end());
+    std::sort(operation_ids.begin(), operation_ids.end());
+    EXPECT_EQ(m_store->runtime_ids_with_prefix("", 10), runtime_ids);
+    EXPECT_EQ(m_store->runtime_ids_with_prefix("", 2),
+              (std::vector<std::string>{runtime_ids[0], runtime_ids[1]}));
+    EXPECT_EQ(m_store->runtime_ids_with_prefix(runtime_ids[1], 10),
+              std::vector<std::string>{runtime_ids[1]});
+    EXPECT_EQ(m_store->runtime_ids_with_prefix(runtime_ids[2].substr(0, 30), 10),
+              std::vector<std::string>{runtime_ids[2]});
+    EXPECT_EQ(m_store->operation_ids_with_prefix(operation_ids[0].substr(0, 30), 10),
+              std::vector<std::string>{operation_ids[0]});
+    EXPECT_EQ(m_store->operation_ids_with_prefix("", 10), operation_ids);
+    // LIKE's wildcards are plain characters here.
+    EXPECT_TRUE(m_store->runtime_ids_with_prefix("%", 10).empty());
+    EXPECT_TRUE(m_store->runtime_ids_with_prefix("_", 10).empty());
+    EXPECT_TRUE(m_store->runtime_ids_with_prefix("zzz", 10).empty());
+    EXPECT_TRUE(m_store->operation_ids_with_prefix(runtime_ids[0], 10).empty());
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, StoreContract, ::testing::Values("sqlite", "postgres"),

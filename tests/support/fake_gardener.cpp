@@ -331,11 +331,21 @@ int FakeGardener::total_calls() const {
 void FakeRuntimeClusters::create_operator_bindings(const std::string& kubeconfig,
                                                    const engine::OperatorBindings& bindings) {
     calls.push_back({kubeconfig, bindings});
-    if (!m_failures.empty()) {
-        auto error = m_failures.front();
-        m_failures.pop_front();
-        std::rethrow_exception(error);
-    }
+    throw_next_failure();
+}
+
+void FakeRuntimeClusters::configure_runtime_agent(const std::string& kubeconfig,
+                                                  const engine::AgentConfiguration& agent) {
+    agent_calls.push_back({kubeconfig, agent});
+    throw_next_failure();
+}
+
+void FakeRuntimeClusters::throw_next_failure() {
+    if (m_failures.empty())
+        return;
+    auto error = m_failures.front();
+    m_failures.pop_front();
+    std::rethrow_exception(error);
 }
 
 void FakeRuntimeClusters::fail_next(std::exception_ptr error) {

@@ -86,21 +86,30 @@ private:
     long m_resource_version = 100;
 };
 
-/// Records create_operator_bindings calls; fail_next makes the next one throw.
+/// Records create_operator_bindings and configure_runtime_agent calls; fail_next makes the next
+/// call of either throw.
 class FakeRuntimeClusters : public engine::RuntimeClusterClient {
 public:
     struct Call {
         std::string kubeconfig;
         engine::OperatorBindings bindings;
     };
+    struct AgentCall {
+        std::string kubeconfig;
+        engine::AgentConfiguration agent;
+    };
 
     void create_operator_bindings(const std::string& kubeconfig,
                                   const engine::OperatorBindings& bindings) override;
+    void configure_runtime_agent(const std::string& kubeconfig,
+                                 const engine::AgentConfiguration& agent) override;
     void fail_next(std::exception_ptr error);
 
     std::vector<Call> calls;
+    std::vector<AgentCall> agent_calls;
 
 private:
+    void throw_next_failure();
     std::deque<std::exception_ptr> m_failures;
 };
 

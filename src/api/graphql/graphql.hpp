@@ -35,16 +35,23 @@ public:
 
 class Schema; // opaque: types, fields, arguments, directives, deprecations, descriptions
 
-/// Parses SDL (type system definitions and extensions). Throws SchemaError.
+/// Parses SDL (type system definitions and extensions). Throws SchemaError. The schema is
+/// immutable: one may serve any number of threads at once.
 std::shared_ptr<const Schema> load_schema(std::string_view sdl);
 
 /// Limits that keep a hostile document from costing more than a normal one.
 struct Limits {
     std::size_t max_document_bytes = 64 * 1024;
     std::size_t max_tokens = 10'000;
-    int max_depth = 15;   // nesting of selection sets (fragments expanded)
-    int max_aliases = 30; // aliased fields in the whole document
+    int max_depth = 15;                    // nesting of selection sets (fragments expanded)
+    int max_aliases = 30;                  // aliased fields in the whole document
+    std::size_t max_variable_nesting = 64; // arrays and objects in the variables
 };
+
+/// How deeply arrays and objects nest in `value` (a scalar: 0), computed without recursion and
+/// given up once beyond `stop_after`. nlohmann::json copies and dumps recursively, so a caller
+/// checks a client's JSON with this before copying it (execute() checks the variables).
+std::size_t json_nesting(const nlohmann::json& value, std::size_t stop_after);
 
 /// A resolver's failure: the field becomes null (propagated per the spec's non-null rules) and
 /// the response carries {"message", "locations", "path", "extensions"}.
@@ -96,7 +103,15 @@ struct Response {
 };
 
 /// Parses, validates and executes one request. Never throws for anything a client sends.
+/// Reentrant; resolvers run on the calling thread, root mutation fields one after another.
+/// Error messages are valid UTF-8; "data" holds what the resolvers returned, so a caller that
+/// cannot vouch for their strings dumps with nlohmann::json::error_handler_t::replace.
 Response execute(const Schema& schema, const Resolvers& resolvers, const Request& request,
                  std::any& request_state, const Limits& limits = {});
+
+/// Parses and validates a document without choosing or running an operation: ParseFailed or
+/// ValidationFailed with the errors execute() would answer, else Executed with an empty body.
+/// Never throws for anything a client sends.
+Response check_document(const Schema& schema, std::string_view query, const Limits& limits = {});
 
 } // namespace kprov::api::graphql

@@ -134,6 +134,28 @@ TEST_F(DirectorApi, ErrorsCarryDirectorErrorCodes) {
     EXPECT_EQ(syntax.status, 422);
 }
 
+TEST_F(DirectorApi, EveryCallIsRecordedUntilReset) {
+    gql(R"(mutation { result: registerRuntime(in: {name: "rec", labels: {k: "v"}}) { id } })");
+    gql("query { result: runtime(id: \"nope\") { id } }", Json::object(), "tenant-b");
+    gql("mutation { result: unregisterRuntime(id: \"nope\") { id } }");
+    Resp calls = f.http->get("/sim/director/calls");
+    ASSERT_EQ(calls.status, 200) << calls.body;
+    const Json& list = calls.json["calls"];
+    ASSERT_EQ(list.size(), 4u) << calls.body; // the fixture's token request, then three fields
+    EXPECT_EQ(list[0]["kind"], "token");
+    EXPECT_EQ(list[0]["clientId"], "kprov-sim-client");
+    EXPECT_EQ(list[0]["status"], 200);
+    EXPECT_EQ(list[1]["operation"], "registerRuntime");
+    EXPECT_EQ(list[1]["tenant"], "tenant-a");
+    EXPECT_EQ(list[1]["args"]["in"]["labels"]["k"], "v");
+    EXPECT_EQ(list[1]["errorCode"], 0);
+    EXPECT_EQ(list[2]["operation"], "runtime");
+    EXPECT_EQ(list[2]["tenant"], "tenant-b");
+    EXPECT_EQ(list[3]["errorCode"], 20);
+    ASSERT_EQ(f.http->post("/sim/director/reset", "").status, 200);
+    EXPECT_TRUE(f.http->get("/sim/director/calls").json["calls"].empty());
+}
+
 TEST(GraphqlMatcher, ReadsAliasesArgumentsAndNestedSelections) {
     GqlOperation op = parse_graphql(R"(
         # comment

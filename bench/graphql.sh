@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# GraphQL API throughput (bench/README.md, "GraphQL API"): requests per second and p99 latency
+# of runtimeOperationStatus and runtimeStatus (without kubeconfig) with wrk against kprov serve
+# over a store of RUNTIMES runtimes, beside the same wrk run against nginx serving a static file
+# of the same size on the same machine.
+#
+#   bench/graphql.sh [BUILD_DIR]           (default: build)
+# Environment: RUNTIMES (10000), DURATION (10s), CONNECTIONS (16), THREADS (2, wrk's),
+#   STORE_URL (default: a new SQLite file; a postgres:// URL must name an empty database).
+# Needs: kprov, kprov-sim and kprov-bench-seed built in BUILD_DIR; wrk, nginx, sqlite3 or psql,
+# curl (scripts/install-deps installs them).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${1:-build}
+RUNTIMES=${RUNTIMES:-10000}
+DURATION=${DURATION:-10s}
+CONNECTIONS=${CONNECTIONS:-16}
+THREADS=${THREADS:-2}
+for tool in wrk nginx curl; do
+  command -v "$tool" >/dev/null || { echo "graphql.sh: $tool is missing (scripts/install-deps)" >&2; exit 1; }
+done
+for bin in kprov kprov-sim kprov-bench-seed; do
+  [ -x "$BUILD/$bin" ] || { echo "graphql.sh: $BUILD/$bin is not built" >&2; exit 1; }
+done
+
+WORK=$(mktemp -d /tmp/kprov-bench-graphql.XXXXXX)
+PIDS=()
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+export APP_DATABASE_SECRET_KEY=0123456789abcdef0123456789abcdef
+STORE_URL=${STORE_URL:-sqlite://$WORK/kprov.db}
+
+# Waits for the first line of FILE that starts with PREFIX and prints the rest of it.
+first_line() {
+  local file=$1 prefix=$2 line
+  for _ in $(seq 300); do
+    line=$(grep -m1 "^$prefix" "$file" 2>/dev/null || true)
+    [ -n "$line" ] && { echo "${line#"$prefix"}"; return 0; }
+    sleep 0.1
+  done
+  echo "graphql.sh: no \"$prefix\" line in $file" >&2
+  cat "$WORK"/*.log >&2 || true
+  return 1
+}
+
+# 1. The store: RUNTIMES runtimes of two operations each, then every operation with its runtime
+#    and the runtime's tenant, for the wrk script.
+echo "seeding $RUNTIMES runtimes into ${STORE_URL%%\?*}" >&2
+start=$(date +%s.%N)
+"$BUILD/kprov-bench-seed" "$STORE_URL" "$RUNTIMES" 2 >/dev/null
+seed_seconds=$(echo "$(date +%s.%N) - $start" | bc)
+IDS_SQL="SELECT o.id, o.cluster_id, c.tenant FROM operation o JOIN cluster c ON c.id = o.cluster_id"
+case "$STORE_URL" in
+  sqlite://*) sqlite3 -separator ' ' "${STORE_URL#sqlite://}" "$IDS_SQL" >"$WORK/ids.txt" ;;
+  *) psql -X -q -A -t -F ' ' "$STORE_URL" -c "$IDS_SQL" >"$WORK/ids.txt" ;;
+esac
+echo "$(wc -l <"$WORK/ids.txt") operations seeded in ${seed_seconds}s" >&2
+
+# 2. kprov-sim for the Gardener API, kprov serve over the store. Operations in progress stay
+#    where they are (the seeded ones are not due for a year; no catch-up at start).
+"$BUILD/kprov-sim" --listen 127.0.0.1:0 --kubeconfig-out "$WORK/garden.yaml" --project bench \
+  >"$WORK/sim.out" 2>"$WORK/sim.log" &
+PIDS+=($!)
+first_line "$WORK/sim.out" "http" >/dev/null
+APP_ENQUEUE_IN_PROGRESS_OPERATIONS=false APP_RUNTIME_REGISTRATION_ENABLED=false \
+APP_RUNTIME_DEREGISTRATION_ENABLED=false XDG_CONFIG_HOME=$WORK/config \
+  "$BUILD/kprov" serve --store "$STORE_URL" --gardener-kubeconfig "$WORK/garden.yaml" \
+  --gardener-project bench --address 127.0.0.1:0 --metrics-address 127.0.0.1:0 \
+  --log-level warn >"$WORK/serve.out" 2>"$WORK/serve.log" &
+SERVE_PID=$!
+PIDS+=($SERVE_PID)
+API=$(first_line "$WORK/serve.out" "api ")
+
+# 3. A static file of the size of a runtimeStatus answer, served by nginx (one worker per core,
+#    no access log, keep-alive as kprov's).
+read -r op rt tenant < <(head -1 "$WORK/ids.txt")
+sample=$(curl -sS -H "Tenant: $tenant" -H 'Content-Type: application/json' \
+  --data "{\"query\":\"query(\$id: String!) { runtimeStatus(id: \$id) { lastOperationStatus { id state } runtimeConfiguration { clusterConfig { name provider region machineType } } } }\",\"variables\":{\"id\":\"$rt\"}}" "$API")
+case "$sample" in *'"errors"'*|'') echo "graphql.sh: kprov serve answered: $sample" >&2; exit 1 ;; esac
+mkdir -p "$WORK/www"
+chmod 755 "$WORK" "$WORK/www" # nginx's workers run as nobody when started as root
+NGINX_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat >"$WORK/nginx.conf" <<CONF
+worker_processes auto;
+daemon off;
+pid $WORK/nginx.pid;
+error_log $WORK/nginx.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  keepalive_requests 10000;
+  client_body_temp_path $WORK/tmp;
+  server {
+    listen 127.0.0.1:$NGINX_PORT;
+    location / { root $WORK/www; default_type application/json; }
+  }
+}
+CONF
+mkdir -p "$WORK/tmp"
+nginx -p "$WORK" -c "$WORK/nginx.conf" &
+NGINX_PID=$!
+PIDS+=($NGINX_PID)
+sleep 0.5
+
+# CPU time (clock ticks) the processes have used: what a request costs the server, whatever
+# else the machine runs meanwhile.
+cpu_ticks() {
+  local total=0 pid
+  for pid in "$@"; do
+    total=$((total + $(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$total"
+}
+
+run_wrk() { # name, server pids, then wrk arguments; prints "name req/s p99 errors non2xx cpu"
+  local name=$1 pids=$2; shift 2
+  local before after requests rps p99 errors non2xx
+  # shellcheck disable=SC2086
+  before=$(cpu_ticks $pids)
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$@" >"$WORK/$name.wrk" 2>&1
+  # shellcheck disable=SC2086
+  after=$(cpu_ticks $pids)
+  requests=$(awk '/requests in/ {print $1}' "$WORK/$name.wrk")
+  rps=$(awk '/^Requests\/sec/ {print $2}' "$WORK/$name.wrk")
+  p99=$(awk '$1 == "99%" {print $2}' "$WORK/$name.wrk")
+  errors=$(awk -F': ' '/GraphQL answers with errors/ {print $2}' "$WORK/$name.wrk")
+  non2xx=$(awk '/Non-2xx/ {print $5}' "$WORK/$name.wrk")
+  cpu_us=$(( (after - before) * 1000000 / $(getconf CLK_TCK) / requests ))
+  printf '%s %s %s %s %s %s\n' "$name" "$rps" "$p99" "${errors:--}" "${non2xx:-0}" "$cpu_us"
+}
+
+# 4. The runs: the two queries, kprov's /healthz (HTTP alone), nginx's static file.
+LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
+{
+  echo "$sample" >"$WORK/www/status.json"
+  chmod 644 "$WORK/www/status.json"
+  run_wrk operation "$SERVE_PID" -s bench/graphql_request.lua "$API" -- operation "$WORK/ids.txt"
+  run_wrk status "$SERVE_PID" -s bench/graphql_request.lua "$API" -- status "$WORK/ids.txt"
+  run_wrk healthz "$SERVE_PID" "${API%/graphql}/healthz"
+  run_wrk nginx "$NGINX_PID $(pgrep -P "$NGINX_PID" | tr '\n' ' ')" \
+    "http://127.0.0.1:$NGINX_PORT/status.json"
+} >"$WORK/results"
+
+echo
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "store: ${STORE_URL%%://*}, $RUNTIMES runtimes ($(wc -l <"$WORK/ids.txt") operations); wrk -t$THREADS -c$CONNECTIONS -d$DURATION"
+echo
+echo "load average before the runs: $LOAD"
+echo
+echo "| run | requests/s | p99 latency | server CPU per request | GraphQL errors | non-2xx |"
+echo "|---|---|---|---|---|---|"
+while read -r name rps p99 errors non2xx cpu; do
+  echo "| $name | $rps | $p99 | ${cpu} µs | $errors | $non2xx |"
+done <"$WORK/results"
+nginx_rps=$(awk '$1 == "nginx" {print $2}' "$WORK/results")
+for name in operation status; do
+  rps=$(awk -v n=$name '$1 == n {print $2}' "$WORK/results")
+  echo "$name: $(echo "scale=2; $rps / $nginx_rps" | bc) of nginx's rate"
+done

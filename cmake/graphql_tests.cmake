@@ -1,0 +1,20 @@
+# Extra pieces of the GraphQL suite (tests/graphql/) and its fuzz target (tests/fuzz/).
+
+# libFuzzer target: configure a separate build directory with clang++ and -DKPROV_FUZZ=ON
+# (tests/fuzz/README.md). kprov_graphql gets coverage instrumentation; the target adds ASan and
+# UBSan.
+option(KPROV_FUZZ "Build the libFuzzer target kprov_graphql_fuzz (needs clang++)" OFF)
+if(KPROV_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "KPROV_FUZZ needs clang++ (-DCMAKE_CXX_COMPILER=clang++)")
+  endif()
+  set(KPROV_FUZZ_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=undefined
+      -fno-omit-frame-pointer)
+  target_compile_options(kprov_graphql PRIVATE -fsanitize=fuzzer-no-link ${KPROV_FUZZ_FLAGS})
+  add_executable(kprov_graphql_fuzz tests/fuzz/graphql_fuzz.cpp)
+  target_compile_options(kprov_graphql_fuzz PRIVATE -fsanitize=fuzzer ${KPROV_FUZZ_FLAGS})
+  target_link_options(kprov_graphql_fuzz PRIVATE -fsanitize=fuzzer ${KPROV_FUZZ_FLAGS})
+  target_link_libraries(kprov_graphql_fuzz PRIVATE kprov_graphql kprov_warnings
+    nlohmann_json::nlohmann_json)
+  target_compile_definitions(kprov_graphql_fuzz PRIVATE KPROV_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+endif()

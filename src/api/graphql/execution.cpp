@@ -1,0 +1,383 @@
+#include "api/graphql/execution.hpp"
+
+#include "api/graphql/introspection.hpp"
+#include "api/graphql/lexer.hpp"
+#include "api/graphql/values.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace kprov::api::graphql {
+
+using json = nlohmann::json;
+
+json error_json(const std::string& message, const std::vector<SourceLocation>& locations) {
+    json e = json::object();
+    e["message"] = sanitize_utf8(message); // resolvers' messages and client names may be anything
+    if (!locations.empty()) {
+        json locs = json::array();
+        for (const auto& l : locations)
+            locs.push_back({{"line", l.line}, {"column", l.column}});
+        e["locations"] = std::move(locs);
+    }
+    return e;
+}
+
+bool coerce_variables(const Schema& schema, const ast::Operation& operation, const json& raw,
+                      json& out, json& errors) {
+    out = json::object();
+    bool ok = true;
+    for (const auto& def : operation.variables) {
+        const TypeView type(def.type);
+        const std::string shown = "Variable \"$" + def.name + "\"";
+        const auto it = raw.is_object() ? raw.find(def.name) : raw.end();
+        if (!raw.is_object() || it == raw.end()) {
+            if (def.default_value) {
+                json v;
+                if (coerce_literal(schema, *def.default_value, type, nullptr, v))
+                    out[def.name] = std::move(v);
+            } else if (type.non_null()) {
+                errors.push_back(error_json(shown + " of required type \"" + type.print() +
+                                                "\" was not provided.",
+                                            {def.loc}));
+                ok = false;
+            }
+            continue;
+        }
+        if (it->is_null() && type.non_null()) {
+            errors.push_back(error_json(
+                shown + " of non-null type \"" + type.print() + "\" must not be null.", {def.loc}));
+            ok = false;
+            continue;
+        }
+        std::string error;
+        std::string path;
+        json v;
+        if (!coerce_input(schema, *it, type, v, error, path)) {
+            errors.push_back(error_json(
+                shown + " got invalid value " + inspect(*it) +
+                    (path.empty() ? "" : " at \"" + def.name + path + "\"") + "; " + error,
+                {def.loc}));
+            ok = false;
+            continue;
+        }
+        out[def.name] = std::move(v);
+    }
+    return ok;
+}
+
+namespace {
+
+using Fields = std::vector<const ast::Selection*>;
+using Groups = std::vector<std::pair<std::string_view, Fields>>;
+
+class Executor {
+public:
+    Executor(const Schema& schema, const Resolvers& resolvers, const ast::Document& document,
+             const json& variables, std::any& state, json& errors)
+        : m_schema(schema)
+        , m_resolvers(resolvers)
+        , m_doc(document)
+        , m_vars(variables)
+        , m_state(state)
+        , m_errors(errors) {}
+
+    json run(const ast::Operation& op) {
+        const TypeDef* root = m_schema.root(op.kind);
+        if (!root) {
+            m_errors.push_back(
+                error_json("Schema is not configured to execute this operation.", {op.loc}));
+            return nullptr;
+        }
+        Groups groups;
+        std::vector<std::string_view> visited;
+        collect(*root, op.selections, groups, visited);
+        json data;
+        // Single-threaded, so mutation root fields already run serially, in document order.
+        if (!selection_set(*root, json(nullptr), groups, data))
+            return nullptr;
+        return data;
+    }
+
+private:
+    struct PathItem {
+        std::string_view key;
+        std::size_t index;
+        bool is_index;
+    };
+
+    const Schema& m_schema;
+    const Resolvers& m_resolvers;
+    const ast::Document& m_doc;
+    const json& m_vars;
+    std::any& m_state;
+    json& m_errors;
+    std::vector<PathItem> m_path;
+
+    void error(const std::string& message, const Fields& fields, json extensions = nullptr) {
+        json e = error_json(message, {fields.front()->loc});
+        json path = json::array();
+        for (const auto& p : m_path) {
+            if (p.is_index)
+                path.push_back(p.index);
+            else
+                path.push_back(p.key);
+        }
+        e["path"] = std::move(path);
+        if (extensions.is_object())
+            e["extensions"] = std::move(extensions);
+        m_errors.push_back(std::move(e));
+    }
+
+    bool directive_if(const ast::Directive& d, bool& value) const {
+        for (const auto& a : d.arguments) {
+            if (a.name != "if")
+                continue;
+            json v;
+            if (!coerce_literal(m_schema, a.value, TypeView("Boolean", "N"), &m_vars, v))
+                return false;
+            value = v.get<bool>();
+            return true;
+        }
+        return false;
+    }
+
+    bool included(const std::vector<ast::Directive>& directives) const {
+        for (const auto& d : directives) {
+            bool v = false;
+            if (d.name == "skip" && directive_if(d, v) && v)
+                return false;
+            if (d.name == "include" && directive_if(d, v) && !v)
+                return false;
+        }
+        return true;
+    }
+
+    bool applies(const TypeDef& type, const std::string& condition) const {
+        if (condition.empty())
+            return true;
+        const TypeDef* t = m_schema.type(condition);
+        return t && m_schema.is_subtype(type, *t);
+    }
+
+    void collect(const TypeDef& type, const std::vector<ast::Selection>& selections, Groups& groups,
+                 std::vector<std::string_view>& visited) {
+        for (const auto& s : selections) {
+            if (!included(s.directives))
+                continue;
+            switch (s.kind) {
+            case ast::Selection::Kind::Field: {
+                const std::string_view key = s.response_key();
+                auto it = std::find_if(groups.begin(), groups.end(),
+                                       [&](const auto& g) { return g.first == key; });
+                if (it == groups.end())
+                    groups.emplace_back(key, Fields{&s});
+                else
+                    it->second.push_back(&s);
+                break;
+            }
+            case ast::Selection::Kind::InlineFragment:
+                if (applies(type, s.type_condition))
+                    collect(type, s.selections, groups, visited);
+                break;
+            case ast::Selection::Kind::FragmentSpread: {
+                if (std::find(visited.begin(), visited.end(), s.name) != visited.end())
+                    break;
+                visited.push_back(s.name);
+                const ast::Fragment* f = m_doc.fragment(s.name);
+                if (f && applies(type, f->type_condition))
+                    collect(type, f->selections, groups, visited);
+                break;
+            }
+            }
+        }
+    }
+
+    bool selection_set(const TypeDef& type, const json& parent, const Groups& groups, json& out) {
+        out = json::object();
+        for (const auto& [key, fields] : groups) {
+            m_path.push_back({key, 0, false});
+            json value;
+            const bool ok = field(type, parent, fields, value);
+            m_path.pop_back();
+            if (!ok)
+                return false;
+            out[std::string(key)] = std::move(value);
+        }
+        return true;
+    }
+
+    bool argument_values(const std::vector<InputValueDef>& defs,
+                         const std::vector<ast::Argument>& given, json& out, std::string& problem) {
+        out = json::object();
+        for (const auto& def : defs) {
+            const TypeView type(def.type);
+            const ast::Argument* arg = nullptr;
+            for (const auto& a : given)
+                if (a.name == def.name)
+                    arg = &a;
+            const bool missing_variable = arg && arg->value.kind == ast::ValueKind::Variable &&
+                                          !m_vars.contains(arg->value.text);
+            if (!arg || missing_variable) {
+                if (def.default_literal) {
+                    out[def.name] = def.default_value;
+                } else if (type.non_null()) {
+                    problem = "Argument \"" + def.name + "\" of required type \"" + type.print() +
+                              "\" was " +
+                              (arg ? "provided the variable \"$" + arg->value.text +
+                                         "\" which was not provided a runtime value."
+                                   : std::string("not provided."));
+                    return false;
+                }
+                continue;
+            }
+            if (arg->value.kind == ast::ValueKind::Variable && type.non_null() &&
+                m_vars[arg->value.text].is_null()) {
+                problem = "Argument \"" + def.name + "\" of non-null type \"" + type.print() +
+                          "\" must not be null.";
+                return false;
+            }
+            json v;
+            if (!coerce_literal(m_schema, arg->value, type, &m_vars, v)) {
+                problem = "Argument \"" + def.name + "\" has invalid value " +
+                          ast::print_value(arg->value) + ".";
+                return false;
+            }
+            out[def.name] = std::move(v);
+        }
+        return true;
+    }
+
+    bool field(const TypeDef& type, const json& parent, const Fields& fields, json& out) {
+        const ast::Selection& node = *fields.front();
+        if (node.name == "__typename") {
+            out = type.name;
+            return true;
+        }
+        const FieldDef* def = m_schema.field(type, node.name);
+        if (!def) { // validation rules this out; keep going if a caller skipped it
+            out = nullptr;
+            return true;
+        }
+        const TypeView field_type(def->type);
+        json args;
+        std::string problem;
+        json resolved;
+        bool failed = false;
+        if (!argument_values(def->arguments, node.arguments, args, problem)) {
+            error(problem, fields);
+            failed = true;
+        } else if (is_introspection_field(m_schema, type.name, node.name)) {
+            resolved = resolve_introspection(m_schema, type.name, node.name, parent, args);
+        } else if (const Resolver* r = m_resolvers.find(type.name, node.name)) {
+            try {
+                const FieldContext ctx{parent, args, type.name, node.name, m_state};
+                resolved = (*r)(ctx);
+            } catch (const FieldError& e) {
+                error(e.what(), fields, e.extensions);
+                failed = true;
+            } catch (const std::exception& e) {
+                error(e.what(), fields);
+                failed = true;
+            } catch (...) {
+                error("Internal error while resolving " + type.name + "." + node.name + ".",
+                      fields);
+                failed = true;
+            }
+        } else if (parent.is_object()) {
+            const auto it = parent.find(node.name);
+            if (it != parent.end())
+                resolved = *it;
+        }
+        if (!failed && complete(type, *def, field_type, fields, resolved, out))
+            return true;
+        if (field_type.non_null())
+            return false;
+        out = nullptr;
+        return true;
+    }
+
+    /// False when an error was raised at this position; the nearest nullable one absorbs it.
+    bool complete(const TypeDef& parent_type, const FieldDef& def, TypeView type,
+                  const Fields& fields, const json& value, json& out) {
+        if (type.non_null()) {
+            if (!complete(parent_type, def, type.inner(), fields, value, out))
+                return false;
+            if (out.is_null()) {
+                error("Cannot return null for non-nullable field " + parent_type.name + "." +
+                          def.name + ".",
+                      fields);
+                return false;
+            }
+            return true;
+        }
+        if (value.is_null()) {
+            out = nullptr;
+            return true;
+        }
+        if (type.list()) {
+            if (!value.is_array()) {
+                error("Expected Iterable, but did not find one for field \"" + parent_type.name +
+                          "." + def.name + "\".",
+                      fields);
+                return false;
+            }
+            const TypeView item_type = type.inner();
+            out = json::array();
+            for (std::size_t i = 0; i < value.size(); ++i) {
+                m_path.push_back({{}, i, true});
+                json item;
+                const bool ok = complete(parent_type, def, item_type, fields, value[i], item);
+                m_path.pop_back();
+                if (!ok) {
+                    if (item_type.non_null())
+                        return false;
+                    item = nullptr;
+                }
+                out.push_back(std::move(item));
+            }
+            return true;
+        }
+        const TypeDef* t = m_schema.type(type.name);
+        if (!t)
+            return false;
+        if (t->is_leaf()) {
+            std::string problem;
+            if (serialize_leaf(*t, value, out, problem))
+                return true;
+            error(problem, fields);
+            return false;
+        }
+        const TypeDef* object = t;
+        if (t->is_abstract()) {
+            const auto it = value.is_object() ? value.find("__typename") : value.end();
+            object = it != value.end() && it->is_string()
+                         ? m_schema.type(it->get_ref<const std::string&>())
+                         : nullptr;
+            if (!object || object->kind != TypeKind::Object || !t->is_possible_type(object->name)) {
+                error("Abstract type \"" + t->name +
+                          "\" must resolve to an Object type at runtime for field \"" +
+                          parent_type.name + "." + def.name + "\"; the value's \"__typename\" " +
+                          (it == value.end() ? std::string("is missing") : "is " + inspect(*it)) +
+                          ".",
+                      fields);
+                return false;
+            }
+        }
+        Groups groups;
+        std::vector<std::string_view> visited;
+        for (const auto* f : fields)
+            collect(*object, f->selections, groups, visited);
+        return selection_set(*object, value, groups, out);
+    }
+};
+
+} // namespace
+
+json execute_operation(const Schema& schema, const Resolvers& resolvers,
+                       const ast::Document& document, const ast::Operation& operation,
+                       const json& variables, std::any& request_state, json& errors) {
+    return Executor(schema, resolvers, document, variables, request_state, errors).run(operation);
+}
+
+} // namespace kprov::api::graphql

@@ -1,0 +1,31 @@
+#pragma once
+// Executing a validated operation: variables coerced, fields collected (@skip/@include,
+// fragments), arguments coerced, resolvers called (root mutation fields one after another),
+// values completed with the spec's non-null propagation. Errors go to a JSON array in the
+// response's shape.
+
+#include "api/graphql/schema.hpp"
+
+#include <any>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace kprov::api::graphql {
+
+/// {"message", "locations"} (locations omitted when empty).
+nlohmann::json error_json(const std::string& message, const std::vector<SourceLocation>& locations);
+
+/// The operation's variables coerced from the request's `raw` values (defaults applied). False
+/// with one error per bad variable appended to `errors` when they do not fit.
+bool coerce_variables(const Schema& schema, const ast::Operation& operation,
+                      const nlohmann::json& raw, nlohmann::json& out, nlohmann::json& errors);
+
+/// The operation's "data" (null when a non-null root field failed); field errors appended to
+/// `errors`.
+nlohmann::json execute_operation(const Schema& schema, const Resolvers& resolvers,
+                                 const ast::Document& document, const ast::Operation& operation,
+                                 const nlohmann::json& variables, std::any& request_state,
+                                 nlohmann::json& errors);
+
+} // namespace kprov::api::graphql

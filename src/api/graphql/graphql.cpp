@@ -1,0 +1,189 @@
+// execute(): the request's way through parsing, validation, operation selection, variable
+// coercion and execution, each failure answered in the response shape the header describes.
+
+#include "api/graphql/graphql.hpp"
+
+#include "api/graphql/execution.hpp"
+#include "api/graphql/parser.hpp"
+#include "api/graphql/validation.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+namespace kprov::api::graphql {
+
+using json = nlohmann::json;
+
+FieldError::FieldError(const std::string& message, json extensions_)
+    : std::runtime_error(message)
+    , extensions(std::move(extensions_)) {}
+
+void Resolvers::add(std::string type_dot_field, Resolver resolver) {
+    for (auto& [key, existing] : entries_)
+        if (key == type_dot_field) {
+            existing = std::move(resolver);
+            return;
+        }
+    entries_.emplace_back(std::move(type_dot_field), std::move(resolver));
+}
+
+const Resolver* Resolvers::find(std::string_view type_name, std::string_view field_name) const {
+    const std::size_t size = type_name.size() + 1 + field_name.size();
+    for (const auto& [key, resolver] : entries_) {
+        if (key.size() != size || key[type_name.size()] != '.')
+            continue;
+        const std::string_view k = key;
+        if (k.substr(0, type_name.size()) == type_name &&
+            k.substr(type_name.size() + 1) == field_name)
+            return &resolver;
+    }
+    return nullptr;
+}
+
+namespace {
+
+Response refuse(Response::Outcome outcome, json errors) {
+    const char* code = outcome == Response::Outcome::ParseFailed ? "GRAPHQL_PARSE_FAILED"
+                                                                 : "GRAPHQL_VALIDATION_FAILED";
+    for (auto& e : errors)
+        e["extensions"]["code"] = code;
+    Response r;
+    r.outcome = outcome;
+    r.body = json::object();
+    r.body["errors"] = std::move(errors);
+    return r;
+}
+
+Response refuse(Response::Outcome outcome, const std::string& message,
+                std::vector<SourceLocation> locations = {}) {
+    return refuse(outcome, json::array({error_json(message, locations)}));
+}
+
+const ast::Operation* select_operation(const ast::Document& doc, const std::string& name,
+                                       std::string& problem) {
+    if (name.empty()) {
+        if (doc.operations.size() == 1)
+            return &doc.operations.front();
+        problem = doc.operations.empty()
+                      ? "Must provide an operation."
+                      : "Must provide operation name if query contains multiple operations.";
+        return nullptr;
+    }
+    for (const auto& op : doc.operations)
+        if (op.name == name)
+            return &op;
+    // The name comes from the client unchecked: shown as a JSON string, invalid UTF-8 replaced.
+    problem = "Unknown operation named " +
+              json(name).dump(-1, ' ', false, json::error_handler_t::replace) + ".";
+    return nullptr;
+}
+
+/// Parsing and validation: nullopt when the document may run, else the refusal.
+std::optional<Response> parse_and_validate(const Schema& schema, std::string_view query,
+                                           const Limits& limits, ast::Document& doc) {
+    using Outcome = Response::Outcome;
+    if (query.size() > limits.max_document_bytes)
+        return refuse(Outcome::ParseFailed,
+                      "Syntax Error: Document of " + std::to_string(query.size()) +
+                          " bytes exceeds the limit of " +
+                          std::to_string(limits.max_document_bytes) + " bytes.");
+    try {
+        doc = parse_document(query, limits);
+    } catch (const SyntaxError& e) {
+        return refuse(Outcome::ParseFailed, e.what(), {e.where});
+    }
+    json problems = validate(schema, doc);
+    if (!problems.empty())
+        return refuse(Outcome::ValidationFailed, std::move(problems));
+    return std::nullopt;
+}
+
+Response run(const Schema& schema, const Resolvers& resolvers, const Request& request,
+             std::any& request_state, const Limits& limits) {
+    using Outcome = Response::Outcome;
+    ast::Document doc;
+    if (auto refused = parse_and_validate(schema, request.query, limits, doc))
+        return std::move(*refused);
+
+    std::string problem;
+    const ast::Operation* op = select_operation(doc, request.operation_name, problem);
+    if (!op)
+        return refuse(Outcome::ValidationFailed, problem);
+    if (op->kind == ast::OperationKind::Mutation && !request.allow_mutations)
+        return refuse(Outcome::ValidationFailed,
+                      "Can only perform a mutation operation from a POST request.", {op->loc});
+    if (!request.variables.is_null() && !request.variables.is_object())
+        return refuse(Outcome::ValidationFailed,
+                      "Variables must be provided as an object of variable values, got " +
+                          std::string(request.variables.type_name()) + ".");
+    // Coercion and messages walk values recursively: hostile nesting stays off the stack.
+    if (json_nesting(request.variables, limits.max_variable_nesting) > limits.max_variable_nesting)
+        return refuse(Outcome::ValidationFailed, "Variables nest deeper than " +
+                                                     std::to_string(limits.max_variable_nesting) +
+                                                     " levels.");
+    json variables;
+    json errors = json::array();
+    if (!coerce_variables(schema, *op, request.variables, variables, errors))
+        return refuse(Outcome::ValidationFailed, std::move(errors));
+
+    Response r;
+    r.outcome = Outcome::Executed;
+    r.body = json::object();
+    r.body["data"] =
+        execute_operation(schema, resolvers, doc, *op, variables, request_state, errors);
+    if (!errors.empty())
+        r.body["errors"] = std::move(errors);
+    return r;
+}
+
+Response internal_error() {
+    Response r;
+    r.body = {{"data", nullptr},
+              {"errors", json::array({error_json("Internal server error.", {})})}};
+    return r;
+}
+
+} // namespace
+
+std::size_t json_nesting(const json& value, std::size_t stop_after) {
+    std::size_t deepest = 0;
+    std::vector<std::pair<const json*, std::size_t>> todo = {{&value, 0}};
+    while (!todo.empty()) {
+        const auto [v, depth] = todo.back();
+        todo.pop_back();
+        if (!v->is_structured())
+            continue;
+        deepest = std::max(deepest, depth + 1);
+        if (deepest > stop_after)
+            return deepest;
+        for (const auto& item : *v)
+            todo.emplace_back(&item, depth + 1);
+    }
+    return deepest;
+}
+
+Response check_document(const Schema& schema, std::string_view query, const Limits& limits) {
+    try {
+        ast::Document doc;
+        if (auto refused = parse_and_validate(schema, query, limits, doc))
+            return std::move(*refused);
+        Response r;
+        r.body = json::object();
+        return r;
+    } catch (const std::exception&) {
+        return internal_error();
+    }
+}
+
+Response execute(const Schema& schema, const Resolvers& resolvers, const Request& request,
+                 std::any& request_state, const Limits& limits) {
+    try {
+        return run(schema, resolvers, request, request_state, limits);
+    } catch (const std::exception&) {
+        // Only a bug or exhaustion gets here; the client still gets the response shape.
+        return internal_error();
+    }
+}
+
+} // namespace kprov::api::graphql

@@ -1,0 +1,229 @@
+#include "api/resolvers.hpp"
+
+#include "api/errors.hpp"
+#include "engine/registration.hpp"
+#include "engine/runtime_input.hpp"
+#include "engine/status_json.hpp"
+#include "gardener/kube_error.hpp"
+
+#include <memory>
+#include <utility>
+
+namespace kprov::api {
+namespace {
+
+using nlohmann::json;
+
+// Members a lazy sub-field reads from its parent; the schema does not declare them, so clients
+// never see them (graphql.hpp).
+constexpr const char* k_runtime_id = "_runtimeID";
+constexpr const char* k_shoot_name = "_shootName";
+constexpr const char* k_live = "_live"; // a shoot exists and can be asked about
+
+// The original's error for the Kyma 1.x mutations (upgradeRuntime, rollBackUpgradeOperation):
+// a plain Go error, so code 500.
+graphql::FieldError reconciler_error(const std::string& id) {
+    return graphql::FieldError("failed to upgrade cluster: " + id +
+                                   " Kyma configuration of the cluster is managed by Reconciler",
+                               error_extensions(k_code_internal));
+}
+
+class ProvisionerResolvers {
+public:
+    explicit ProvisionerResolvers(ResolverDeps deps)
+        : m_deps(std::move(deps)) {}
+
+    json provision(const graphql::FieldContext& ctx) const {
+        const auto input = engine::parse_provision_input(ctx.arguments.at("config"));
+        // The original validates before it looks at the tenant.
+        engine::validate_provision(input, m_deps.options->conversion);
+        const auto request = require_tenant(ctx);
+        return started(m_deps.service->provision(input, request));
+    }
+
+    json deprovision(const graphql::FieldContext& ctx) const {
+        const auto request = require_tenant(ctx);
+        const auto result = m_deps.service->deprovision(id_of(ctx), request);
+        notify();
+        return result.operation.id;
+    }
+
+    json upgrade_shoot(const graphql::FieldContext& ctx) const {
+        const auto request = require_tenant(ctx);
+        const auto input = engine::parse_upgrade_input(ctx.arguments.at("config"));
+        return started(m_deps.service->upgrade_shoot(id_of(ctx), input, request));
+    }
+
+    json hibernate(const graphql::FieldContext& ctx) const {
+        const auto request = require_tenant(ctx);
+        return started(m_deps.service->hibernate(id_of(ctx), request));
+    }
+
+    json wake_up(const graphql::FieldContext& ctx) const {
+        const auto request = require_tenant(ctx);
+        return started(m_deps.service->wake_up(id_of(ctx), request));
+    }
+
+    json operation_status(const graphql::FieldContext& ctx) const {
+        const auto request = require_tenant(ctx);
+        const std::string id = id_of(ctx);
+        auto op = reader().find_operation(id);
+        if (!op)
+            throw NotFound("operation \"" + id + "\" not found");
+        // The original loads the operation first, then checks the tenant of its runtime.
+        apply_tenant(op->cluster_id, request.tenant, nullptr);
+        return status_of(*op);
+    }
+
+    json runtime_status(const graphql::FieldContext& ctx) const {
+        const auto request = require_tenant(ctx);
+        const std::string id = id_of(ctx);
+        engine::Store& store = reader();
+        auto runtime = store.find_runtime(id);
+        if (!runtime)
+            throw NotFound("runtime \"" + id + "\" not found");
+        apply_tenant(id, request.tenant, &*runtime);
+        const auto last = store.last_operation(id);
+
+        engine::RuntimeStatusExtras extras;
+        extras.compass_runtime_id = engine::compass_runtime_id(*m_deps.options, id);
+        json status = engine::runtime_status_json(*runtime, last, extras);
+        // Not ready: the shoot is not (yet) there to be asked, or is gone.
+        const bool provisioning = last &&
+                                  (last->type == engine::OperationType::Provision ||
+                                   last->type == engine::OperationType::ProvisionNoInstall) &&
+                                  last->state != engine::OperationState::Succeeded;
+        const bool live = !runtime->deleted && last && !provisioning;
+        for (auto* object : {&status["runtimeConfiguration"], &status}) {
+            (*object)[k_runtime_id] = id;
+            (*object)[k_shoot_name] = runtime->gardener.name;
+            (*object)[k_live] = live;
+        }
+        return status;
+    }
+
+    json kubeconfig(const graphql::FieldContext& ctx) const {
+        if (!ctx.parent.value(k_live, false))
+            return nullptr;
+        try {
+            return m_deps.shoots->admin_kubeconfig(ctx.parent.at(k_shoot_name).get<std::string>(),
+                                                   m_deps.options->admin_kubeconfig_expiration);
+        } catch (const gardener::KubeError& e) {
+            // No shoot, or its control plane is not up (422): not ready, so no kubeconfig.
+            if (e.is_not_found() || e.is_invalid())
+                return nullptr;
+            throw;
+        }
+    }
+
+    json hibernation_status(const graphql::FieldContext& ctx) const {
+        if (!ctx.parent.value(k_live, false))
+            return nullptr;
+        const auto shoot = m_deps.shoots->get(ctx.parent.at(k_shoot_name).get<std::string>());
+        if (!shoot)
+            return nullptr;
+        return {{"hibernated", shoot->is_hibernated},
+                {"hibernationPossible", shoot->hibernation_possible.value_or(true)}};
+    }
+
+private:
+    engine::Store& reader() const {
+        return m_deps.read_store ? m_deps.read_store() : *m_deps.store;
+    }
+
+    static std::string id_of(const graphql::FieldContext& ctx) {
+        return ctx.arguments.at("id").get<std::string>();
+    }
+
+    static engine::RequestContext require_tenant(const graphql::FieldContext& ctx) {
+        const auto* state = std::any_cast<RequestState>(&ctx.request);
+        if (!state || state->tenant.empty())
+            throw bad_request("tenant header is empty");
+        return {state->tenant, state->sub_account};
+    }
+
+    // The original's GetAndUpdateTenant for queries: a differing tenant rewrites the stored one
+    // (logged), or with APP_TENANT_STRICT is refused.
+    void apply_tenant(const std::string& runtime_id, const std::string& tenant,
+                      const engine::Runtime* known) const {
+        std::optional<engine::Runtime> loaded;
+        if (!known) {
+            loaded = reader().find_runtime(runtime_id);
+            if (!loaded)
+                throw NotFound("runtime \"" + runtime_id + "\" not found");
+            known = &*loaded;
+        }
+        if (known->tenant == tenant)
+            return;
+        if (m_deps.options->tenant_strict)
+            throw engine::TenantMismatch("runtime " + runtime_id +
+                                         " belongs to another tenant than \"" + tenant + "\"");
+        m_deps.store->set_tenant(runtime_id, tenant);
+        if (m_deps.log)
+            m_deps.log(engine::LogLevel::Warning, "tenant of runtime " + runtime_id +
+                                                      " changed from \"" + known->tenant +
+                                                      "\" to \"" + tenant + "\" by a query");
+    }
+
+    json status_of(const engine::Operation& op) const {
+        return engine::operation_status_json(
+            op, engine::compass_runtime_id(*m_deps.options, op.cluster_id));
+    }
+
+    json started(const engine::StartedOperation& result) const {
+        notify();
+        return engine::operation_status_json(result.operation, result.compass_runtime_id);
+    }
+
+    void notify() const {
+        if (m_deps.on_started)
+            m_deps.on_started();
+    }
+
+    ResolverDeps m_deps;
+};
+
+// Every failure becomes a FieldError with the original's extensions.
+template <typename F> graphql::Resolver guarded(F f) {
+    return [f = std::move(f)](const graphql::FieldContext& ctx) -> json {
+        try {
+            return f(ctx);
+        } catch (...) {
+            throw current_field_error();
+        }
+    };
+}
+
+} // namespace
+
+graphql::Resolvers provisioner_resolvers(const ResolverDeps& deps) {
+    auto r = std::make_shared<const ProvisionerResolvers>(deps);
+    graphql::Resolvers resolvers;
+    const auto add = [&](std::string field,
+                         json (ProvisionerResolvers::*method)(const graphql::FieldContext&) const) {
+        resolvers.add(std::move(field), guarded([r, method](const graphql::FieldContext& ctx) {
+                          return ((*r).*method)(ctx);
+                      }));
+    };
+    add("Mutation.provisionRuntime", &ProvisionerResolvers::provision);
+    add("Mutation.deprovisionRuntime", &ProvisionerResolvers::deprovision);
+    add("Mutation.upgradeShoot", &ProvisionerResolvers::upgrade_shoot);
+    add("Mutation.hibernateRuntime", &ProvisionerResolvers::hibernate);
+    add("Mutation.wakeUpRuntime", &ProvisionerResolvers::wake_up);
+    add("Query.runtimeOperationStatus", &ProvisionerResolvers::operation_status);
+    add("Query.runtimeStatus", &ProvisionerResolvers::runtime_status);
+    add("RuntimeConfig.kubeconfig", &ProvisionerResolvers::kubeconfig);
+    add("RuntimeStatus.hibernationStatus", &ProvisionerResolvers::hibernation_status);
+
+    // The original's answers for what Kyma 1.x needed and kprov does not do.
+    const auto reconciler = [](const graphql::FieldContext& ctx) -> json {
+        throw reconciler_error(ctx.arguments.at("id").get<std::string>());
+    };
+    resolvers.add("Mutation.upgradeRuntime", reconciler);
+    resolvers.add("Mutation.rollBackUpgradeOperation", reconciler);
+    resolvers.add("Mutation.reconnectRuntimeAgent",
+                  [](const graphql::FieldContext&) -> json { return ""; });
+    return resolvers;
+}
+
+} // namespace kprov::api

@@ -1,0 +1,51 @@
+#pragma once
+// The provisioner's resolvers (graphql-contract.md, original-provisioner.md §1.2): thin calls
+// into the engine. Mutations start operations through the EngineService; queries read the
+// store. Lazy fields ask Gardener only when a query selects them: RuntimeConfig.kubeconfig (a
+// fresh admin kubeconfig; null when the runtime is deleted or not ready, deliberate difference
+// 4) and RuntimeStatus.hibernationStatus (from the shoot).
+
+#include "api/graphql/graphql.hpp"
+#include "engine/engine_options.hpp"
+#include "engine/ports.hpp"
+#include "engine/service.hpp"
+#include "engine/store.hpp"
+
+#include <chrono>
+#include <functional>
+#include <string>
+
+namespace kprov::api {
+
+/// The per-request state the HTTP layer gives the executor (graphql::execute's request_state):
+/// the original's `Tenant` and `Sub-Account` headers, "" when absent.
+struct RequestState {
+    std::string tenant;
+    std::string sub_account;
+};
+
+/// What the resolvers call. Every reference must outlive the Resolvers built from it; each
+/// must be thread-safe (handlers run concurrently).
+struct ResolverDeps {
+    engine::Store* store = nullptr;
+    /// Where queries read (runtimes, operations); empty: `store`. serve hands out more than one
+    /// connection so that reads do not queue behind each other.
+    std::function<engine::Store&()> read_store;
+    engine::EngineService* service = nullptr;
+    engine::ShootClient* shoots = nullptr;
+    /// The engine's options: conversion (validate_provision runs before the tenant check, as
+    /// in the original), tenant_strict (queries refuse another tenant with 403), the
+    /// adminkubeconfig expiration, Director registration (compassRuntimeID).
+    const engine::EngineOptions* options = nullptr;
+    /// Called after a mutation started an operation (wakes the workers); may be empty.
+    std::function<void()> on_started;
+    /// Where tenant rewrites and unexpected failures are reported; may be empty.
+    engine::LogSink log;
+};
+
+/// Resolvers for every Query and Mutation field of schemas/provisioner.graphql, plus the lazy
+/// RuntimeConfig.kubeconfig and RuntimeStatus.hibernationStatus. Resolver failures become
+/// FieldErrors with the original's extensions (errors.hpp). Thread-safe.
+graphql::Resolvers provisioner_resolvers(const ResolverDeps& deps);
+
+} // namespace kprov::api

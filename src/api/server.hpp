@@ -1,0 +1,77 @@
+#pragma once
+// kprov serve's HTTP side (graphql-contract.md, Transport): GraphQL over HTTP on APP_ADDRESS
+// (POST and GET on APP_API_ENDPOINT), the playground page on "/", /healthz and /readyz; and
+// /metrics on APP_METRICS_ADDRESS. Optional bearer-token authentication (KPROV_API_TOKEN, for
+// the GraphQL endpoint) and TLS (KPROV_TLS_CERT + KPROV_TLS_KEY, for the API listener).
+
+#include "api/graphql/graphql.hpp"
+#include "api/metrics.hpp"
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace kprov::api {
+
+struct ServerOptions {
+    std::string address = "127.0.0.1:3000"; ///< host:port; port 0 picks a free one
+    /// host:port of the metrics listener; "" serves no metrics.
+    std::string metrics_address = "127.0.0.1:9000";
+    std::string api_endpoint = "/graphql";
+    std::string playground_endpoint = "/graphql"; ///< where the playground page posts
+    std::optional<std::string> token;             ///< required as "Authorization: Bearer <token>"
+    std::optional<std::string> tls_cert_file;     ///< PEM; both or neither
+    std::optional<std::string> tls_key_file;
+    /// HTTP worker threads. Each keep-alive connection holds one while it is open, so this
+    /// bounds the concurrent clients served without queueing.
+    int threads = 32;
+    std::size_t max_body_bytes = 1024 * 1024; ///< larger bodies get 413
+    graphql::Limits limits;                   ///< document size, tokens, depth, aliases
+};
+
+/// What /readyz asks: "" when ready, else why not (the store cannot be reached, its schema is
+/// not current). Called concurrently.
+using ReadinessCheck = std::function<std::string()>;
+
+/// Host and port of a listen address "host:port", ":port" (every interface) or "[v6]:port".
+/// Throws ConfigError naming the address when it is none of these.
+std::pair<std::string, int> split_address(const std::string& address);
+
+class ApiServer {
+public:
+    /// Every reference must outlive the server.
+    ApiServer(const graphql::Schema& schema, const graphql::Resolvers& resolvers, Metrics& metrics,
+              ReadinessCheck readiness, ServerOptions options);
+    ~ApiServer(); ///< stop()
+    ApiServer(const ApiServer&) = delete;
+    ApiServer& operator=(const ApiServer&) = delete;
+
+    /// Binds the listeners. Throws ConfigError naming the address (in use, not local) or the
+    /// certificate files (unreadable, not PEM, not matching).
+    void bind();
+    /// The bound ports (after bind()); metrics_port() is 0 without a metrics listener.
+    int port() const;
+    int metrics_port() const;
+    /// "http://127.0.0.1:3000" or "https://..." of the API listener (after bind()).
+    std::string base_url() const;
+
+    /// Serves on background threads (after bind()).
+    void start();
+    /// Graceful: stops accepting, answers the requests in flight, then returns. Idempotent.
+    void stop();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+/// The playground page: a self-contained HTML page (no network resources) that posts queries
+/// to `endpoint`.
+std::string playground_page(const std::string& endpoint);
+
+/// schemas/provisioner.graphql, embedded at build time.
+std::string_view provisioner_schema_sdl();
+
+} // namespace kprov::api

@@ -1,0 +1,390 @@
+// status, operation, list, history, kubeconfig: the commands that read the store (and, for
+// kubeconfig, Gardener) and change nothing.
+
+#include "cli/access.hpp"
+#include "cli/app.hpp"
+#include "cli/context.hpp"
+#include "cli/render.hpp"
+#include "engine/duration.hpp"
+#include "engine/error.hpp"
+#include "engine/status_json.hpp"
+#include "engine/text.hpp"
+#include "gardener/gardener_client.hpp"
+#include "gardener/kube_error.hpp"
+
+#include <ostream>
+
+namespace kprov::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr std::size_t k_default_list_limit = 100;
+constexpr std::size_t k_suggestions = 5;
+
+// The read commands use one connection: they run one query at a time.
+std::unique_ptr<stores::StoreBackend> open_store(Context& ctx) {
+    return open_configured_store(ctx, 1);
+}
+
+// "runtime "x" not found", with the ids that start with x (the id given by prefix) or, for a
+// mistyped id, the closest id sharing its first characters.
+[[noreturn]] void not_found(const std::string& kind, const std::string& id,
+                            const std::vector<std::string>& with_prefix,
+                            const std::vector<std::string>& similar) {
+    std::string message = kind + " \"" + id + "\" not found";
+    if (with_prefix.size() == 1) {
+        message += "; did you mean \"" + with_prefix.front() + "\"?";
+    } else if (!with_prefix.empty()) {
+        message += "; did you mean one of";
+        for (std::size_t i = 0; i < with_prefix.size() && i < k_suggestions; ++i)
+            message += (i == 0 ? " \"" : ", \"") + with_prefix[i] + "\"";
+        message += with_prefix.size() > k_suggestions ? ", ...?" : "?";
+    } else if (const auto match = closest_match(id, similar)) {
+        message += "; did you mean \"" + *match + "\"?";
+    } else {
+        message += kind == "runtime" ? " (kprov list --all shows every runtime)"
+                                     : " (kprov history RUNTIME_ID shows a runtime's operations)";
+    }
+    throw NotFound(message);
+}
+
+// The record `find` returns for `id`; else NotFound naming it, with the ids that start with it
+// (it was given by prefix) or, for a mistyped id, the closest one sharing its first characters.
+template <typename Find, typename Lookup>
+auto find_or_suggest(const std::string& kind, const std::string& id, Find find, Lookup lookup) {
+    if (auto found = find(id))
+        return std::move(*found);
+    not_found(kind, id, id.empty() ? std::vector<std::string>{} : lookup(id, k_suggestions + 1),
+              id.size() >= 4 ? lookup(id.substr(0, 4), 50) : std::vector<std::string>{});
+}
+
+engine::Runtime find_runtime(engine::Store& store, const std::string& id) {
+    return find_or_suggest(
+        "runtime", id, [&store](const std::string& key) { return store.find_runtime(key); },
+        [&store](const std::string& prefix, std::size_t limit) {
+            return store.runtime_ids_with_prefix(prefix, limit);
+        });
+}
+
+engine::Operation find_operation(engine::Store& store, const std::string& id) {
+    return find_or_suggest(
+        "operation", id, [&store](const std::string& key) { return store.find_operation(key); },
+        [&store](const std::string& prefix, std::size_t limit) {
+            return store.operation_ids_with_prefix(prefix, limit);
+        });
+}
+
+std::string optional_text(const std::optional<std::string>& value) {
+    return value.value_or("");
+}
+
+// What a RuntimeStatus leaves out and a command line user wants: who and what the runtime is.
+// Added as the member "runtime" after the GraphQL fields, so those stay exactly as the API
+// answers them.
+Json runtime_record(const engine::Runtime& runtime) {
+    return Json{{"id", runtime.id},
+                {"name", runtime.name},
+                {"description", runtime.description},
+                {"labels", Json::parse(runtime.labels_json, nullptr, false)},
+                {"tenant", runtime.tenant},
+                {"subAccountID",
+                 runtime.sub_account_id.empty() ? Json(nullptr) : Json(runtime.sub_account_id)},
+                {"administrators", runtime.administrators},
+                {"creationTimestamp", format_rfc3339(runtime.creation_timestamp)},
+                {"deleted", runtime.deleted}};
+}
+
+Json status_document(const engine::Runtime& runtime, const std::optional<engine::Operation>& last) {
+    Json document = engine::runtime_status_json(runtime, last);
+    document["runtime"] = runtime_record(runtime);
+    return document;
+}
+
+std::string state_text(const std::optional<engine::Operation>& op) {
+    return op ? std::string(engine::to_api(op->state)) : std::string("-");
+}
+
+Cell state_cell(const std::optional<engine::Operation>& op) {
+    return op ? Cell{state_text(op), op->state} : Cell{"-"};
+}
+
+void print_status_table(Context& ctx, const engine::Runtime& runtime,
+                        const std::optional<engine::Operation>& last, bool wide) {
+    const Timestamp now = SystemClock().now();
+    const auto& g = runtime.gardener;
+    const bool colour = use_colour(ctx.out());
+    std::vector<std::pair<std::string, std::string>> rows = {
+        {"runtime", runtime.id},
+        {"name", runtime.name},
+        {"shoot", g.name},
+        {"provider", g.provider + " " + g.region},
+        {"kubernetes", g.kubernetes_version},
+        {"tenant", runtime.tenant},
+        {"created", relative_time(runtime.creation_timestamp, now)},
+    };
+    if (runtime.deleted)
+        rows.emplace_back("deleted", "yes");
+    if (last) {
+        rows.emplace_back("state", coloured(state_text(last), last->state, colour));
+        rows.emplace_back("operation", std::string(engine::to_api(last->type)) + " " + last->id);
+        rows.emplace_back("stage", last->stage);
+        rows.emplace_back("started", relative_time(last->start_timestamp, now));
+        rows.emplace_back("message", last->message);
+        if (!last->last_error.empty())
+            rows.emplace_back("error", last->last_error.message);
+    }
+    if (wide) {
+        rows.emplace_back("sub-account", runtime.sub_account_id);
+        rows.emplace_back("project", g.project_name);
+        rows.emplace_back("seed", g.seed);
+        rows.emplace_back("machine", g.machine_type + " " + optional_text(g.machine_image) + " " +
+                                         optional_text(g.machine_image_version));
+        rows.emplace_back("autoscaler", std::to_string(g.auto_scaler_min) + "-" +
+                                            std::to_string(g.auto_scaler_max));
+        rows.emplace_back("purpose", optional_text(g.purpose));
+        rows.emplace_back("labels", runtime.labels_json);
+        rows.emplace_back("administrators", [&] {
+            std::string joined;
+            for (const auto& admin : runtime.administrators)
+                joined += (joined.empty() ? "" : ", ") + admin;
+            return joined;
+        }());
+    }
+    print_key_values(ctx.out(), rows);
+}
+
+// -l key=value, checked.
+std::vector<std::pair<std::string, std::string>>
+parse_selectors(const std::vector<std::string>& given) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& selector : given) {
+        const auto equals = selector.find('=');
+        if (equals == std::string::npos || equals == 0)
+            throw UsageError("-l \"" + selector +
+                             "\" is not a label selector (expected KEY=VALUE)");
+        out.emplace_back(selector.substr(0, equals), selector.substr(equals + 1));
+    }
+    return out;
+}
+
+std::optional<engine::OperationState> parse_state(const std::optional<std::string>& given) {
+    if (!given)
+        return std::nullopt;
+    if (const auto state = engine::operation_state_from_text(*given))
+        return state;
+    std::string message = "--state \"" + *given +
+                          "\" is not an operation state (expected "
+                          "InProgress, Succeeded or Failed)";
+    if (const auto match = closest_match(*given, {"InProgress", "Succeeded", "Failed"}))
+        message += "; did you mean \"" + *match + "\"?";
+    throw UsageError(message);
+}
+
+Json transition_json(const engine::StageTransition& t) {
+    return Json{{"fromStage", t.from_stage},
+                {"toStage", t.to_stage},
+                {"state", engine::to_api(t.state)},
+                {"message", t.message},
+                {"at", format_rfc3339(t.at)}};
+}
+
+Json optional_time(const std::optional<Timestamp>& t) {
+    return t ? Json(format_rfc3339(*t)) : Json(nullptr);
+}
+
+} // namespace
+
+int cmd_status(Context& ctx, const ReadArgs& args) {
+    const auto store = open_store(ctx);
+    const auto runtime = find_runtime(*store, args.id);
+    const auto last = store->last_operation(runtime.id);
+    switch (const auto format = output_format(ctx)) {
+    case OutputFormat::Json:
+    case OutputFormat::Yaml:
+        print_document(ctx.out(), status_document(runtime, last), format);
+        break;
+    case OutputFormat::Name:
+        ctx.out() << runtime.id << '\n';
+        break;
+    case OutputFormat::Table:
+    case OutputFormat::Wide:
+        print_status_table(ctx, runtime, last, format == OutputFormat::Wide);
+        break;
+    }
+    return k_exit_ok;
+}
+
+int cmd_operation(Context& ctx, const ReadArgs& args) {
+    const auto store = open_store(ctx);
+    print_operation(ctx.out(), find_operation(*store, args.id), output_format(ctx));
+    return k_exit_ok;
+}
+
+int cmd_list(Context& ctx, const ReadArgs& args) {
+    engine::RuntimeQuery query;
+    query.filter.state = parse_state(args.state);
+    query.filter.include_deleted = args.all;
+    query.labels = parse_selectors(args.selectors);
+    const std::size_t limit =
+        args.limit ? static_cast<std::size_t>(*args.limit) : k_default_list_limit;
+    // One more than asked for tells whether the list was cut.
+    query.limit = limit == 0 ? 0 : limit + 1;
+    const auto store = open_store(ctx);
+    auto runtimes = store->query_runtimes(query);
+    const bool cut = limit > 0 && runtimes.size() > limit;
+    if (cut)
+        runtimes.resize(limit);
+
+    const auto format = output_format(ctx);
+    if (format == OutputFormat::Json || format == OutputFormat::Yaml) {
+        Json list = Json::array();
+        for (const auto& summary : runtimes)
+            if (const auto runtime = store->find_runtime(summary.id))
+                list.push_back(status_document(*runtime, summary.last_operation));
+        print_document(ctx.out(), list, format);
+    } else if (format == OutputFormat::Name) {
+        for (const auto& summary : runtimes)
+            ctx.out() << summary.id << '\n';
+    } else {
+        const bool wide = format == OutputFormat::Wide;
+        const Timestamp now = SystemClock().now();
+        std::vector<std::string> headers = {"RUNTIME ID", "NAME",      "PROVIDER", "REGION",
+                                            "STATE",      "OPERATION", "AGE"};
+        if (wide)
+            headers.insert(headers.end(), {"SHOOT", "TENANT", "STAGE", "OPERATION ID", "LABELS"});
+        std::vector<std::vector<Cell>> rows;
+        for (const auto& s : runtimes) {
+            const auto& op = s.last_operation;
+            std::vector<Cell> row = {{s.id},
+                                     {s.name},
+                                     {s.provider},
+                                     {s.region},
+                                     state_cell(op),
+                                     {op ? std::string(engine::to_api(op->type)) : "-"},
+                                     {relative_time(s.creation_timestamp, now)}};
+            if (s.deleted)
+                row[4].text += " (deleted)";
+            if (wide)
+                row.insert(row.end(), {{s.shoot_name},
+                                       {s.tenant},
+                                       {op ? op->stage : "-"},
+                                       {op ? op->id : "-"},
+                                       {s.labels_json}});
+            rows.push_back(std::move(row));
+        }
+        if (rows.empty()) {
+            if (!ctx.global().quiet)
+                ctx.err() << "kprov: no runtimes"
+                          << (query.filter.state || !query.labels.empty() ? " match" : "")
+                          << (args.all ? "" : " (--all includes deprovisioned ones)") << '\n';
+        } else {
+            print_table(ctx.out(), headers, rows, use_colour(ctx.out()));
+        }
+    }
+    if (cut && !ctx.global().quiet)
+        ctx.err() << "kprov: showing the newest " << limit
+                  << " runtimes; --limit N shows more, --limit 0 all\n";
+    return k_exit_ok;
+}
+
+int cmd_history(Context& ctx, const ReadArgs& args) {
+    const auto store = open_store(ctx);
+    const auto runtime = find_runtime(*store, args.id);
+    const auto operations = store->operations_of(runtime.id);
+    const auto format = output_format(ctx);
+    if (format == OutputFormat::Name) {
+        for (const auto& op : operations)
+            ctx.out() << op.id << '\n';
+        return k_exit_ok;
+    }
+    if (format == OutputFormat::Json || format == OutputFormat::Yaml) {
+        Json list = Json::array();
+        for (const auto& op : operations) {
+            Json item = engine::operation_status_json(op);
+            item["stage"] = op.stage;
+            item["startTimestamp"] = format_rfc3339(op.start_timestamp);
+            item["endTimestamp"] = optional_time(op.end_timestamp);
+            item["lastTransition"] = optional_time(op.last_transition);
+            Json transitions = Json::array();
+            for (const auto& t : store->transitions_of(op.id))
+                transitions.push_back(transition_json(t));
+            item["transitions"] = std::move(transitions);
+            list.push_back(std::move(item));
+        }
+        print_document(ctx.out(), list, format);
+        return k_exit_ok;
+    }
+    const bool colour = use_colour(ctx.out());
+    const Timestamp now = SystemClock().now();
+    bool first = true;
+    for (const auto& op : operations) {
+        if (!first)
+            ctx.out() << '\n';
+        first = false;
+        ctx.out() << engine::to_api(op.type) << ' ' << op.id << "  "
+                  << coloured(std::string(engine::to_api(op.state)), op.state, colour)
+                  << "  started " << relative_time(op.start_timestamp, now);
+        if (op.end_timestamp)
+            ctx.out() << ", took "
+                      << format_duration(std::chrono::duration_cast<Duration>(*op.end_timestamp -
+                                                                              op.start_timestamp));
+        ctx.out() << '\n';
+        if (!op.last_error.empty())
+            ctx.out() << "  error: " << op.last_error.message << '\n';
+        std::vector<std::vector<Cell>> rows;
+        for (const auto& t : store->transitions_of(op.id)) {
+            std::vector<Cell> row = {
+                {format == OutputFormat::Wide ? format_rfc3339(t.at) : relative_time(t.at, now)},
+                {t.to_stage.empty() ? "-" : t.to_stage},
+                {std::string(engine::to_api(t.state)), t.state},
+                {t.message}};
+            rows.push_back(std::move(row));
+        }
+        if (!rows.empty())
+            print_table(ctx.out(), {"WHEN", "STAGE", "STATE", "MESSAGE"}, rows, colour, "  ");
+    }
+    return k_exit_ok;
+}
+
+int cmd_kubeconfig(Context& ctx, const ReadArgs& args) {
+    auto expiration = std::chrono::seconds(8 * 3600); // the original's 8 h
+    if (args.expiration) {
+        const auto parsed = parse_duration(*args.expiration);
+        if (!parsed || *parsed < std::chrono::minutes(10))
+            throw UsageError("--expiration \"" + *args.expiration +
+                             "\" is not a duration of at least 10m (expected a Go duration such "
+                             "as 30m, 8h, 24h; Gardener's minimum is 10m)");
+        expiration = std::chrono::duration_cast<std::chrono::seconds>(*parsed);
+    }
+    const auto store = open_store(ctx);
+    const auto runtime = find_runtime(*store, args.id);
+    if (runtime.deleted)
+        throw Error("runtime \"" + runtime.id + "\" is deprovisioned: its cluster is gone");
+    const auto client = open_gardener(ctx);
+    try {
+        const std::string kubeconfig = client->admin_kubeconfig(runtime.gardener.name, expiration);
+        ctx.out() << kubeconfig;
+        if (!kubeconfig.empty() && kubeconfig.back() != '\n')
+            ctx.out() << '\n';
+    } catch (const gardener::KubeError& e) {
+        if (e.http_status() == 404)
+            throw NotFound("shoot \"" + runtime.gardener.name + "\" of runtime \"" + runtime.id +
+                           "\" not found in Gardener project \"" +
+                           ctx.config().settings.gardener_project + "\"");
+        throw;
+    }
+    return k_exit_ok;
+}
+
+int cmd_complete_ids(Context& ctx, const std::string& kind, const std::string& prefix) {
+    constexpr std::size_t k_limit = 200;
+    const auto store = open_store(ctx);
+    const auto ids = kind == "operation" ? store->operation_ids_with_prefix(prefix, k_limit)
+                                         : store->runtime_ids_with_prefix(prefix, k_limit);
+    for (const auto& id : ids)
+        ctx.out() << id << '\n';
+    return k_exit_ok;
+}
+
+} // namespace kprov::cli

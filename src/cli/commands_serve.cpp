@@ -1,0 +1,167 @@
+// kprov serve: the original's GraphQL API, with the engine's workers, the shoot watch, metrics
+// and health, in one process until SIGINT or SIGTERM (ARCHITECTURE.md, serve).
+
+#include "api/graphql/graphql.hpp"
+#include "api/metrics.hpp"
+#include "api/resolvers.hpp"
+#include "api/server.hpp"
+#include "cli/access.hpp"
+#include "cli/app.hpp"
+#include "cli/context.hpp"
+#include "cli/engine_access.hpp"
+#include "cli/engine_daemon.hpp"
+#include "gardener/kube_client.hpp"
+#include "stores/migrations.hpp"
+
+#include <atomic>
+#include <ostream>
+#include <spdlog/spdlog.h>
+#include <thread>
+
+namespace kprov::cli {
+namespace {
+
+api::ServerOptions server_options(const config::Settings& settings, const ServeArgs& args) {
+    api::ServerOptions options;
+    options.address = args.address.value_or(settings.address);
+    options.metrics_address = args.metrics_address.value_or(settings.metrics_address);
+    options.api_endpoint = settings.api_endpoint;
+    options.playground_endpoint = settings.playground_api_endpoint;
+    options.token = settings.api_token;
+    options.tls_cert_file = settings.tls_cert_file;
+    options.tls_key_file = settings.tls_key_file;
+    // Each keep-alive client holds a thread while connected: room for a few dozen clients.
+    options.threads = static_cast<int>(std::max(32U, 8 * std::thread::hardware_concurrency()));
+    return options;
+}
+
+// /readyz: the store answers and its schema is the one this build writes.
+api::ReadinessCheck readiness(stores::StoreBackend& store) {
+    return [&store]() -> std::string {
+        try {
+            const int version = store.schema_version();
+            const int latest = stores::latest_version(store.dialect());
+            if (version != latest)
+                return "store schema is at version " + std::to_string(version) + ", expected " +
+                       std::to_string(latest) + " (run kprov migrate)";
+            return {};
+        } catch (const std::exception& e) {
+            return std::string("store not reachable: ") + e.what();
+        }
+    };
+}
+
+// Counts the Gardener client's requests while it lives.
+class GardenerRequestMetrics {
+public:
+    explicit GardenerRequestMetrics(api::Metrics& metrics) {
+        gardener::set_request_observer(
+            [&metrics](const std::string& label, const std::string& method, int status) {
+                if (label == "gardener")
+                    metrics.gardener_request(method, status);
+            });
+    }
+    ~GardenerRequestMetrics() { gardener::set_request_observer({}); }
+    GardenerRequestMetrics(const GardenerRequestMetrics&) = delete;
+    GardenerRequestMetrics& operator=(const GardenerRequestMetrics&) = delete;
+};
+
+// Connections the queries read through, beside the engine's. A SQLite store is one connection
+// under a mutex, so a few more let reads run side by side (WAL); a PostgreSQL store already
+// pools its connections.
+class ReadStores {
+public:
+    ReadStores(Context& ctx, stores::StoreBackend& main) {
+        if (main.dialect() == "sqlite")
+            for (int i = 0; i < k_sqlite_readers; ++i)
+                m_stores.push_back(open_configured_store(ctx));
+        else
+            m_main = &main;
+    }
+    /// One of the stores, in turn. Thread-safe.
+    engine::Store& next() {
+        if (m_main)
+            return *m_main;
+        return *m_stores[m_next.fetch_add(1, std::memory_order_relaxed) % m_stores.size()];
+    }
+
+private:
+    static constexpr int k_sqlite_readers = 4;
+    std::vector<std::unique_ptr<stores::StoreBackend>> m_stores;
+    stores::StoreBackend* m_main = nullptr;
+    std::atomic<std::size_t> m_next{0};
+};
+
+std::shared_ptr<const api::graphql::Schema> load_api_schema() {
+    try {
+        return api::graphql::load_schema(api::provisioner_schema_sdl());
+    } catch (const api::graphql::SchemaError& e) {
+        throw Error(std::string("the built-in GraphQL schema is broken (a kprov bug): ") +
+                    e.what() + " at line " + std::to_string(e.where.line));
+    }
+}
+
+} // namespace
+
+int cmd_serve(Context& ctx, const ServeArgs& args) {
+    // Before any thread exists: threads inherit the mask.
+    const BlockedStopSignals signals;
+    EngineAccess access(ctx, "serve");
+    const auto& settings = ctx.config().settings;
+
+    // 1. The engine: workers run an executor over a store that counts what they write.
+    api::Metrics metrics(access.store(), access.log());
+    const GardenerRequestMetrics gardener_requests(metrics);
+    const auto store = api::metered_store(access.store(), metrics);
+    engine::Executor executor(*store, access.shoots(), access.clusters(), access.clock(),
+                              access.options());
+    EngineDaemon daemon(ctx, access, executor, *store, args.workers);
+
+    // 2. The API: schema and resolvers built once, shared by every request.
+    const auto schema = load_api_schema();
+    ReadStores readers(ctx, access.store());
+    api::ResolverDeps deps;
+    deps.store = &access.store();
+    deps.read_store = [&readers]() -> engine::Store& {
+        return readers.next();
+    };
+    deps.service = &access.service();
+    deps.shoots = &access.shoots();
+    deps.options = &access.options();
+    deps.on_started = [&daemon] {
+        daemon.notify_due();
+    };
+    deps.log = access.log();
+    const auto resolvers = api::provisioner_resolvers(deps);
+    api::ApiServer server(*schema, resolvers, metrics, readiness(access.store()),
+                          server_options(settings, args));
+    server.bind();
+
+    // 3. Run; the URLs go to stdout once the listeners are bound.
+    daemon.start();
+    server.start();
+    ctx.out() << "api " << server.base_url() << settings.api_endpoint << "\n";
+    if (server.metrics_port() > 0) {
+        const auto host =
+            api::split_address(args.metrics_address.value_or(settings.metrics_address)).first;
+        ctx.out() << "metrics http://" << (host == "0.0.0.0" ? "127.0.0.1" : host) << ":"
+                  << server.metrics_port() << "/metrics\n";
+    }
+    ctx.out().flush();
+    spdlog::info("serving the GraphQL API on {}{} ({} workers, store {}, Gardener project {})",
+                 server.base_url(), settings.api_endpoint, daemon.options().workers,
+                 access.store().redacted_url(), settings.gardener_project);
+
+    const char* signal = daemon.wait_for_stop(signals);
+
+    // 4. Graceful stop: no new connections; requests in flight are answered; then the engine
+    //    stops claiming, passes in flight end and release their leases.
+    spdlog::info("{}: stopping; requests and passes in flight finish", signal);
+    server.stop();
+    daemon.stop();
+    daemon.log_stats();
+    spdlog::info("stopped");
+    return k_exit_ok;
+}
+
+} // namespace kprov::cli

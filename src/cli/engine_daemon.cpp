@@ -1,0 +1,96 @@
+#include "cli/engine_daemon.hpp"
+
+#include "gardener/audit_log.hpp"
+#include "gardener/gardener_client.hpp"
+#include "gardener/shoot_watch.hpp"
+
+#include <ctime>
+#include <pthread.h>
+#include <spdlog/spdlog.h>
+
+namespace kprov::cli {
+namespace {
+
+engine::WorkerPoolOptions pool_options(EngineAccess& access, Context& ctx,
+                                       std::optional<int> workers) {
+    const auto& settings = ctx.config().settings;
+    engine::WorkerPoolOptions options;
+    options.workers = workers.value_or(settings.workers);
+    options.owner_prefix = access.owner();
+    options.catch_up_on_start = settings.enqueue_in_progress_operations;
+    return options;
+}
+
+} // namespace
+
+BlockedStopSignals::BlockedStopSignals() {
+    sigemptyset(&m_set);
+    sigaddset(&m_set, SIGINT);
+    sigaddset(&m_set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &m_set, &m_old);
+}
+
+BlockedStopSignals::~BlockedStopSignals() {
+    const timespec none{0, 0};
+    while (sigtimedwait(&m_set, nullptr, &none) > 0) {
+    }
+    pthread_sigmask(SIG_SETMASK, &m_old, nullptr);
+}
+
+int BlockedStopSignals::wait(std::chrono::seconds timeout) const {
+    const timespec t{static_cast<std::time_t>(timeout.count()), 0};
+    const int signal = sigtimedwait(&m_set, nullptr, &t);
+    return signal > 0 ? signal : 0;
+}
+
+EngineDaemon::EngineDaemon(Context& ctx, EngineAccess& access, std::optional<int> workers)
+    : EngineDaemon(ctx, access, access.executor(), access.store(), workers) {}
+
+EngineDaemon::EngineDaemon(Context& ctx, EngineAccess& access, engine::Executor& executor,
+                           engine::Store& store, std::optional<int> workers)
+    : m_pool(executor, store, access.clock(), pool_options(access, ctx, workers)) {
+    m_audit = gardener::make_audit_log_worker(
+        access.gardener(), ctx.config().settings.audit_logs_tenant_config_path,
+        [&access](const std::string& id) { return access.store().find_runtime(id).has_value(); });
+    m_watch = std::make_unique<gardener::ShootWatch>(
+        access.gardener(), [this](const std::vector<engine::ShootEvent>& events) {
+            m_pool.on_shoot_events(events);
+            if (m_audit)
+                m_audit->on_shoot_events(events);
+        });
+}
+
+EngineDaemon::~EngineDaemon() {
+    stop();
+}
+
+void EngineDaemon::start() {
+    m_pool.start();
+    if (m_audit)
+        m_audit->start();
+    m_watch->start();
+}
+
+void EngineDaemon::stop() {
+    m_watch->stop();
+    if (m_audit)
+        m_audit->stop();
+    m_pool.stop();
+}
+
+void EngineDaemon::log_stats() const {
+    const auto s = m_pool.stats();
+    spdlog::debug("{} passes ({} succeeded, {} failed, {} leases lost, {} store errors), {} shoot "
+                  "events; shoot watch {}",
+                  s.passes, s.succeeded, s.failed, s.lease_lost, s.store_errors, s.events,
+                  m_watch->is_up() ? "up" : "down");
+}
+
+const char* EngineDaemon::wait_for_stop(const BlockedStopSignals& signals) const {
+    int signal = 0;
+    while ((signal = signals.wait(std::chrono::seconds(60))) == 0)
+        log_stats();
+    return signal == SIGINT ? "SIGINT" : "SIGTERM";
+}
+
+} // namespace kprov::cli

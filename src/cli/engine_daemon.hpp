@@ -1,0 +1,72 @@
+#pragma once
+// The engine as a long-running process runs it, shared by `kprov watch` and `kprov serve`: the
+// workers over the executor and the project's shoot watch that makes operations due when their
+// shoots change, and the SIGINT/SIGTERM handling that stops them gracefully.
+
+#include "cli/engine_access.hpp"
+#include "engine/worker_pool.hpp"
+
+#include <chrono>
+#include <csignal>
+#include <memory>
+#include <optional>
+
+namespace kprov::gardener {
+class ShootWatch;
+class AuditLogWorker;
+} // namespace kprov::gardener
+
+namespace kprov::cli {
+
+/// SIGINT and SIGTERM blocked in this thread and in every thread started while it lives, so that
+/// only wait() receives them; the old mask comes back at destruction, without what arrived late.
+/// Create it before any thread.
+class BlockedStopSignals {
+public:
+    BlockedStopSignals();
+    ~BlockedStopSignals();
+    BlockedStopSignals(const BlockedStopSignals&) = delete;
+    BlockedStopSignals& operator=(const BlockedStopSignals&) = delete;
+
+    /// The signal that arrived, or 0 after `timeout` without one.
+    int wait(std::chrono::seconds timeout) const;
+
+private:
+    sigset_t m_set{};
+    sigset_t m_old{};
+};
+
+/// The workers (KPROV_WORKERS, or `workers`) and the shoot watch. Opens Gardener at
+/// construction (ConfigError when its kubeconfig cannot be used).
+class EngineDaemon {
+public:
+    /// Runs `access`'s executor over its store.
+    EngineDaemon(Context& ctx, EngineAccess& access, std::optional<int> workers);
+    /// Runs `executor`, whose store is `store` (serve wraps the store to count what it writes).
+    EngineDaemon(Context& ctx, EngineAccess& access, engine::Executor& executor,
+                 engine::Store& store, std::optional<int> workers);
+    ~EngineDaemon(); ///< stop()
+    EngineDaemon(const EngineDaemon&) = delete;
+    EngineDaemon& operator=(const EngineDaemon&) = delete;
+
+    void start();
+    /// No more events, no more claims; passes in flight end and release their leases.
+    /// Idempotent.
+    void stop();
+    /// Wakes the workers (an operation was started in this process).
+    void notify_due() { m_pool.notify_due(); }
+    /// One debug line: passes, outcomes, events, whether the watch is up.
+    void log_stats() const;
+    /// Blocks until SIGINT or SIGTERM arrives, with log_stats() every minute; returns the
+    /// signal's name ("SIGINT", "SIGTERM").
+    const char* wait_for_stop(const BlockedStopSignals& signals) const;
+    const engine::WorkerPoolOptions& options() const { return m_pool.options(); }
+
+private:
+    engine::WorkerPool m_pool;
+    /// The audit-log reconciler (APP_GARDENER_AUDIT_LOGS_TENANT_CONFIG_PATH); null without one.
+    std::unique_ptr<gardener::AuditLogWorker> m_audit;
+    std::unique_ptr<gardener::ShootWatch> m_watch;
+};
+
+} // namespace kprov::cli

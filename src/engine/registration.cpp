@@ -1,0 +1,175 @@
+#include "engine/registration.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace kprov::engine {
+namespace {
+
+using namespace std::chrono_literals;
+
+void log(const EngineOptions& options, LogLevel level, const std::string& message) {
+    if (options.log)
+        options.log(level, message);
+}
+
+bool reports_failures(const DirectorOptions& director, OperationType type) {
+    switch (type) {
+    case OperationType::Provision:
+    case OperationType::ProvisionNoInstall:
+    case OperationType::UpgradeShoot:
+        return director.registers();
+    case OperationType::Deprovision:
+    case OperationType::DeprovisionNoInstall:
+        return director.deregisters();
+    default:
+        return false;
+    }
+}
+
+bool is_not_found(const DirectorError& e) {
+    return e.director_code() == 20;
+}
+
+} // namespace
+
+std::optional<std::string> compass_runtime_id(const EngineOptions& options,
+                                              const std::string& runtime_id) {
+    if (!options.director.registers())
+        return std::nullopt;
+    return runtime_id;
+}
+
+std::string register_runtime(Director& director, const std::string& name,
+                             const std::string& description, const std::string& labels_json,
+                             const std::string& tenant) {
+    DirectorRuntimeInput input;
+    input.name = name;
+    input.description = description;
+    input.labels_json = labels_json.empty() ? "{}" : labels_json;
+    try {
+        return director.register_runtime(input, tenant);
+    } catch (const DirectorError& e) {
+        throw DirectorError("Failed to register Runtime, " + std::string(e.what()), e.http_status(),
+                            e.retryable(), e.reason(), e.component(), e.director_code());
+    }
+}
+
+void unregister_quietly(const EngineOptions& options, const std::string& runtime_id,
+                        const std::string& tenant) {
+    if (!options.director.port)
+        return;
+    try {
+        options.director.port->unregister_runtime(runtime_id, tenant);
+    } catch (const std::exception& e) {
+        log(options, LogLevel::Warning,
+            "runtime " + runtime_id + " stays registered in Director: " + e.what());
+    }
+}
+
+StageError director_stage_error(const StageContext& context, const DirectorError& e,
+                                std::string_view prefix) {
+    const bool budget_left =
+        context.failed_passes() + 1 < context.options().director.max_failed_passes;
+    return StageError(std::string(prefix) + e.what(), e.reason(), e.component(),
+                      e.retryable() && budget_left);
+}
+
+void label_runtime_in_director(StageContext& context, const std::string& domain) {
+    Director& director = *context.options().director.port;
+    const Runtime& runtime = context.runtime();
+    try {
+        const auto current = director.runtime(runtime.id, runtime.tenant);
+        if (!current) {
+            log(context.options(), LogLevel::Warning,
+                "runtime " + runtime.id +
+                    " is not registered in Director (provisioned while registration was off?): "
+                    "its labels and status are not set");
+            return;
+        }
+        nlohmann::json labels = nlohmann::json::parse(current->labels_json, nullptr, false);
+        if (!labels.is_object())
+            labels = nlohmann::json::object();
+        labels[std::string(k_label_gardener_cluster_name)] = context.shoot_name();
+        labels[std::string(k_label_gardener_cluster_domain)] = domain;
+        DirectorRuntimeInput input;
+        input.name = current->name;
+        input.description = current->description;
+        input.labels_json = labels.dump();
+        input.status_condition = DirectorStatusCondition::Provisioning;
+        director.update_runtime(runtime.id, input, runtime.tenant);
+    } catch (const DirectorError& e) {
+        throw director_stage_error(context, e);
+    }
+}
+
+StageResult connect_runtime_agent(StageContext& context) {
+    static constexpr std::string_view k_prefix = "failed to configure Runtime Agent: ";
+    std::string kubeconfig;
+    try {
+        kubeconfig = context.admin_kubeconfig();
+    } catch (const std::exception&) {
+        return wait_in(k_stage_connect_runtime_agent, 20s); // as CreatingBindingsForOperators
+    }
+    const Runtime& runtime = context.runtime();
+    OneTimeToken token;
+    try {
+        token = context.options().director.port->request_one_time_token(runtime.id, runtime.tenant);
+    } catch (const DirectorError& e) {
+        if (!is_not_found(e))
+            throw director_stage_error(context, e, k_prefix);
+        log(context.options(), LogLevel::Warning,
+            "runtime " + runtime.id +
+                " is not registered in Director (provisioned while registration was off?): "
+                "the Runtime Agent is not configured");
+        return go_to(k_stage_finished);
+    }
+    try {
+        context.clusters().configure_runtime_agent(
+            kubeconfig, {token.connector_url, runtime.id, runtime.tenant, token.token});
+    } catch (const RemoteError& e) {
+        throw StageError::recoverable(std::string(k_prefix) + e.what(),
+                                      kubernetes_reason(e.http_status()),
+                                      std::string(k_component_cluster_client));
+    } catch (const std::exception& e) {
+        throw StageError::recoverable(std::string(k_prefix) + e.what(), "",
+                                      std::string(k_component_cluster_client));
+    }
+    return go_to(k_stage_finished);
+}
+
+void unregister_from_director(StageContext& context) {
+    Director& director = *context.options().director.port;
+    const Runtime& runtime = context.runtime();
+    try {
+        if (!director.runtime(runtime.id, runtime.tenant))
+            return;
+        director.unregister_runtime(runtime.id, runtime.tenant);
+    } catch (const DirectorError& e) {
+        if (is_not_found(e)) // unregistered by someone else since our look-up
+            return;
+        throw director_stage_error(context, e);
+    }
+}
+
+void report_failed_to_director(const EngineOptions& options, const Operation& operation,
+                               const Runtime& runtime) {
+    if (!reports_failures(options.director, operation.type))
+        return;
+    Director& director = *options.director.port;
+    try {
+        const auto current = director.runtime(runtime.id, runtime.tenant);
+        if (!current)
+            return;
+        DirectorRuntimeInput input;
+        input.name = current->name;
+        input.description = current->description;
+        input.labels_json = current->labels_json;
+        input.status_condition = DirectorStatusCondition::Failed;
+        director.update_runtime(runtime.id, input, runtime.tenant);
+    } catch (const std::exception& e) {
+        log(options, LogLevel::Warning,
+            "operation " + operation.id + " failed, but Director was not told so: " + e.what());
+    }
+}
+
+} // namespace kprov::engine

@@ -1,0 +1,77 @@
+// The Store's query defaults, written against its basic reads: correct for any store, and a
+// fallback for test fakes. The real stores override them with indexed queries.
+
+#include "engine/store.hpp"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+namespace kprov::engine {
+
+bool labels_match(const std::string& labels_json,
+                  const std::vector<std::pair<std::string, std::string>>& wanted) {
+    if (wanted.empty())
+        return true;
+    const auto labels = nlohmann::json::parse(labels_json, nullptr, /*allow_exceptions=*/false);
+    if (!labels.is_object())
+        return false;
+    return std::all_of(wanted.begin(), wanted.end(), [&](const auto& pair) {
+        const auto it = labels.find(pair.first);
+        if (it == labels.end())
+            return false;
+        return it->is_string() ? it->template get<std::string>() == pair.second
+                               : it->dump() == pair.second;
+    });
+}
+
+std::vector<RuntimeSummary> Store::query_runtimes(const RuntimeQuery& query) {
+    std::vector<RuntimeSummary> out;
+    for (auto& summary : list_runtimes(query.filter)) {
+        if (query.limit > 0 && out.size() >= query.limit)
+            break;
+        if (const auto runtime = find_runtime(summary.id))
+            summary.labels_json = runtime->labels_json;
+        if (labels_match(summary.labels_json, query.labels))
+            out.push_back(std::move(summary));
+    }
+    return out;
+}
+
+namespace {
+
+// The `limit` smallest of `ids` that start with `prefix`.
+std::vector<std::string> with_prefix(std::vector<std::string> ids, const std::string& prefix,
+                                     std::size_t limit) {
+    std::erase_if(ids, [&prefix](const std::string& id) { return id.rfind(prefix, 0) != 0; });
+    std::sort(ids.begin(), ids.end());
+    if (ids.size() > limit)
+        ids.resize(limit);
+    return ids;
+}
+
+std::vector<RuntimeSummary> every_runtime(Store& store) {
+    RuntimeFilter all;
+    all.include_deleted = true;
+    return store.list_runtimes(all);
+}
+
+} // namespace
+
+std::vector<std::string> Store::runtime_ids_with_prefix(const std::string& prefix,
+                                                        std::size_t limit) {
+    std::vector<std::string> ids;
+    for (const auto& summary : every_runtime(*this))
+        ids.push_back(summary.id);
+    return with_prefix(std::move(ids), prefix, limit);
+}
+
+std::vector<std::string> Store::operation_ids_with_prefix(const std::string& prefix,
+                                                          std::size_t limit) {
+    std::vector<std::string> ids;
+    for (const auto& summary : every_runtime(*this))
+        for (const auto& op : operations_of(summary.id))
+            ids.push_back(op.id);
+    return with_prefix(std::move(ids), prefix, limit);
+}
+
+} // namespace kprov::engine

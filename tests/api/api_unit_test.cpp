@@ -1,0 +1,145 @@
+// The pieces of kprov serve that need no server: error presentation, listen addresses, the
+// metrics and the store wrapper that feeds them, the playground page.
+
+#include "api/errors.hpp"
+#include "api/metrics.hpp"
+#include "api/server.hpp"
+#include "engine/error.hpp"
+#include "engine/service.hpp"
+#include "gardener/kube_error.hpp"
+#include "support/fake_store.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kprov::api {
+namespace {
+
+using nlohmann::json;
+
+json extensions_of(const std::exception& e) {
+    return to_field_error(e).extensions;
+}
+
+TEST(ApiErrors, PresentsKprovErrorsAsTheOriginal) {
+    EXPECT_EQ(extensions_of(ValidationError("a.b", "is required")),
+              json({{"error_code", 400},
+                    {"error_reason", "err_provisioner_internal"},
+                    {"error_component", "provisioner"}}));
+    const OperationInProgress busy("rt-1");
+    EXPECT_EQ(to_field_error(busy).what(),
+              std::string("cannot start new operation for rt-1 Runtime while previous one is in "
+                          "progress"));
+    EXPECT_EQ(extensions_of(busy)["error_code"], 400);
+    EXPECT_EQ(extensions_of(engine::TenantMismatch("other tenant"))["error_code"], 403);
+    EXPECT_EQ(extensions_of(NotFound("runtime \"x\" not found")),
+              json({{"error_code", 2},
+                    {"error_reason", "err_db_not_found"},
+                    {"error_component", "db - provisioner"}}));
+    EXPECT_EQ(extensions_of(StoreError("connection refused")),
+              json({{"error_code", 1},
+                    {"error_reason", "err_db_internal"},
+                    {"error_component", "db - provisioner"}}));
+    EXPECT_EQ(extensions_of(Error("something"))["error_code"], 500);
+}
+
+TEST(ApiErrors, PresentsKubernetesErrorsWithTheirReasonAndComponent) {
+    const gardener::KubeError forbidden("gardener: GET /x: 403 Forbidden", 403, false, "Forbidden",
+                                        {}, "GET /x", "k8s client - gardener");
+    EXPECT_EQ(extensions_of(forbidden), json({{"error_code", 403},
+                                              {"error_reason", "Forbidden"},
+                                              {"error_component", "k8s client - gardener"}}));
+    const gardener::KubeError conflict("gardener: POST /x: 409", 409, true, "AlreadyExists", {},
+                                       "POST /x", "k8s client - gardener");
+    EXPECT_EQ(extensions_of(conflict)["error_code"], 500);
+    EXPECT_EQ(extensions_of(conflict)["error_reason"], "AlreadyExists");
+}
+
+TEST(ApiErrors, HidesWhatIsNotAKprovError) {
+    const auto e = to_field_error(std::out_of_range("vector::at"));
+    EXPECT_EQ(std::string(e.what()), "internal system error");
+    EXPECT_EQ(e.extensions["error_code"], 500);
+    // FieldErrors pass through.
+    const auto same = to_field_error(bad_request("tenant header is empty"));
+    EXPECT_EQ(std::string(same.what()), "tenant header is empty");
+}
+
+TEST(ListenAddress, SplitsHostAndPort) {
+    EXPECT_EQ(split_address("127.0.0.1:3000"), std::make_pair(std::string("127.0.0.1"), 3000));
+    EXPECT_EQ(split_address(":9000"), std::make_pair(std::string("0.0.0.0"), 9000));
+    EXPECT_EQ(split_address("[::1]:0"), std::make_pair(std::string("::1"), 0));
+    for (const char* bad : {"3000", "host:", "host:65536", "host:-1", "::1:80", "h:12a"})
+        EXPECT_THROW(split_address(bad), ConfigError) << bad;
+}
+
+engine::Operation operation(engine::OperationType type, engine::OperationState state) {
+    engine::Operation op;
+    op.id = "op-1";
+    op.cluster_id = "rt-1";
+    op.type = type;
+    op.state = state;
+    op.start_timestamp = Timestamp(std::chrono::seconds(1000));
+    if (state != engine::OperationState::InProgress)
+        op.end_timestamp = Timestamp(std::chrono::seconds(1090));
+    return op;
+}
+
+TEST(ApiMetrics, CountsWhatWorkersWriteThroughTheStore) {
+    fakes::FakeStore inner;
+    Metrics metrics(inner);
+    const auto store = metered_store(inner, metrics);
+    engine::Runtime runtime;
+    runtime.id = "rt-1";
+    auto op = operation(engine::OperationType::Provision, engine::OperationState::InProgress);
+    store->insert_runtime(runtime, op);
+    const auto claimed = store->claim(op.id, "me", op.start_timestamp, std::chrono::minutes(1));
+    ASSERT_TRUE(claimed);
+
+    auto done = operation(engine::OperationType::Provision, engine::OperationState::Succeeded);
+    std::vector<engine::StageTransition> transitions = {
+        {op.id, "CreatingShoot", "WaitingForClusterDomain", engine::OperationState::InProgress, "",
+         op.start_timestamp},
+        {op.id, "WaitingForClusterDomain", "WaitingForClusterDomain",
+         engine::OperationState::Succeeded, "", op.start_timestamp}};
+    store->save_progress(done, "me", op.start_timestamp, transitions, {}, true);
+    metrics.api_request("/graphql", 200, 0.002);
+    metrics.gardener_request("POST", 201);
+
+    const std::string text = metrics.scrape();
+    for (const char* line :
+         {"kprov_stage_transitions_total{operation=\"PROVISION\",stage=\"WaitingForClusterDomain\"}"
+          " 1",
+          "kprov_operation_duration_seconds_sum{operation=\"PROVISION\",state=\"SUCCEEDED\"} 90",
+          "kprov_in_progress_operations{operation=\"PROVISION\"} 0",
+          "kcp_provisioner_in_progress_provision_no_install_operations_total 0",
+          "kprov_api_requests_total{code=\"200\",path=\"/graphql\"} 1",
+          "kprov_gardener_requests_total{code=\"201\",verb=\"POST\"} 1"})
+        EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+}
+
+TEST(ApiMetrics, CountsOperationsInProgressAtScrape) {
+    fakes::FakeStore store;
+    Metrics metrics(store);
+    engine::Runtime runtime;
+    runtime.id = "rt-1";
+    store.insert_runtime(
+        runtime, operation(engine::OperationType::Provision, engine::OperationState::InProgress));
+    const std::string text = metrics.scrape();
+    EXPECT_NE(text.find("kprov_in_progress_operations{operation=\"PROVISION\"} 1"),
+              std::string::npos)
+        << text;
+    // The original's gauge counted only PROVISION_NO_INSTALL (always 0); kprov's counts both.
+    EXPECT_NE(text.find("kcp_provisioner_in_progress_provision_no_install_operations_total 1"),
+              std::string::npos)
+        << text;
+}
+
+TEST(Playground, IsSelfContainedAndPostsToTheEndpoint) {
+    const std::string page = playground_page("/api/\"graphql</script>");
+    EXPECT_NE(page.find("var endpoint = \"/api/\\x22graphql\\x3c/script\\x3e\""),
+              std::string::npos);
+    EXPECT_EQ(page.find("<script src"), std::string::npos);
+    EXPECT_EQ(page.find("<link"), std::string::npos);
+}
+
+} // namespace
+} // namespace kprov::api

@@ -1,0 +1,604 @@
+// `kprov serve` over real HTTP against kprov-sim: the Kyma Environment Broker's calls for every
+// provider (inputs inlined as literals and as variables), the whole operation lifecycle, and
+// the original's errors, on SQLite and PostgreSQL.
+
+#include "cli/runtime_file.hpp"
+#include "gardener/test_certs.hpp"
+#include "serve_fixture.hpp"
+#include "stores/open_store.hpp"
+
+#include <set>
+
+namespace kprov::api::testing {
+namespace {
+
+const std::string k_operation_fields = "id operation state message runtimeID compassRuntimeID "
+                                       "lastError { errMessage reason component }";
+
+// Every field of RuntimeStatus, the provider union through inline fragments. Azure's
+// deprecated `zones` is nullable where the others' are not, so it needs its own response name.
+const std::string k_runtime_status_query = R"(
+query RuntimeStatus($id: String!) {
+  runtimeStatus(id: $id) {
+    lastOperationStatus { id operation state message runtimeID compassRuntimeID
+                          lastError { errMessage reason component } }
+    runtimeConnectionStatus { status errors { message } }
+    runtimeConfiguration {
+      kubeconfig
+      kymaConfig { version profile components { component namespace sourceURL
+                   configuration { key value secret } } configuration { key value secret } }
+      clusterConfig {
+        name kubernetesVersion targetSecret provider region seed machineType machineImage
+        machineImageVersion diskType volumeSizeGB workerCidr podsCidr servicesCidr
+        autoScalerMin autoScalerMax maxSurge maxUnavailable purpose licenceType
+        enableKubernetesVersionAutoUpdate enableMachineImageVersionAutoUpdate exposureClassName
+        shootNetworkingFilterDisabled controlPlaneFailureTolerance euAccess
+        dnsConfig { domain providers { domainsInclude primary secretName type } }
+        oidcConfig { clientID groupsClaim issuerURL signingAlgs usernameClaim usernamePrefix }
+        providerSpecificConfig {
+          __typename
+          ... on GCPProviderConfig { zones }
+          ... on AzureProviderConfig { vnetCidr azureZoneNames: zones azureZones { name cidr }
+                                       enableNatGateway idleConnectionTimeoutMinutes }
+          ... on AWSProviderConfig { awsZones { name publicCidr internalCidr workerCidr } vpcCidr }
+          ... on OpenStackProviderConfig { zones floatingPoolName cloudProfileName
+                                           loadBalancerProvider }
+        }
+      }
+    }
+    hibernationStatus { hibernated hibernationPossible }
+  }
+})";
+
+const std::map<std::string, std::string> k_typenames = {
+    {"gcp", "GCPProviderConfig"},
+    {"azure", "AzureProviderConfig"},
+    {"aws", "AWSProviderConfig"},
+    {"openstack", "OpenStackProviderConfig"},
+};
+
+/// examples/<provider>.yaml as JSON, with its shoot renamed (names are unique per project) and
+/// labels whose keys are GraphQL names, as the Kyma Environment Broker's are (an object
+/// literal's keys must be; a variable's may be anything).
+json example(const std::string& provider, const std::string& shoot) {
+    json input =
+        cli::read_runtime_file(std::string(KPROV_SOURCE_DIR) + "/examples/" + provider + ".yaml");
+    input["clusterConfig"]["gardenerConfig"]["name"] = shoot;
+    input["runtimeInput"]["name"] = shoot;
+    input["runtimeInput"]["labels"] = {{"broker_instance_id", "instance-" + shoot},
+                                       {"global_subaccount_id", "subaccount-1"},
+                                       {"nested", {{"list", {1, 2}}, {"flag", true}}}};
+    return input;
+}
+
+struct Started {
+    std::string provider;
+    json input;
+    std::string runtime_id;
+    std::string operation_id;
+};
+
+class Serve : public ::testing::Test {
+protected:
+    void start(ServeOptions options = {}) {
+        process = std::make_unique<ServeProcess>(std::move(options));
+        if (!process->missing().empty())
+            KPROV_SKIP_UNLESS_CI(process->missing());
+    }
+    void TearDown() override {
+        if (HasFailure() && process)
+            std::cerr << "--- kprov serve's stderr ---\n" << process->log() << '\n';
+    }
+
+    // provisionRuntime with the input inlined as a literal (as the Kyma Environment Broker
+    // renders it) or passed as a variable.
+    Started provision(const std::string& provider, const std::string& shoot, bool as_variable) {
+        Started s{provider, example(provider, shoot), {}, {}};
+        if (as_variable)
+            s.input["runtimeInput"]["labels"]["cost-center"] = "4711";
+        const Answer a =
+            as_variable
+                ? process->graphql("mutation Provision($config: ProvisionRuntimeInput!) { "
+                                   "provisionRuntime(config: $config) { " +
+                                       k_operation_fields + " } }",
+                                   {{"config", s.input}})
+                : process->graphql("mutation { result: provisionRuntime(config: " +
+                                   graphql_literal(s.input) + ") { " + k_operation_fields + " } }");
+        EXPECT_EQ(a.status, 200) << a.body;
+        const json& op = a.data()[as_variable ? "provisionRuntime" : "result"];
+        EXPECT_TRUE(op.is_object()) << a.body;
+        if (!op.is_object())
+            return s;
+        EXPECT_EQ(op["operation"], "Provision");
+        EXPECT_EQ(op["state"], "InProgress");
+        EXPECT_EQ(op["message"], "Provisioning started");
+        EXPECT_EQ(op["lastError"], json({{"errMessage", ""}, {"reason", ""}, {"component", ""}}));
+        EXPECT_TRUE(op["compassRuntimeID"].is_null());
+        s.runtime_id = op.value("runtimeID", "");
+        s.operation_id = op.value("id", "");
+        return s;
+    }
+
+    json runtime_status(const std::string& runtime_id) {
+        const Answer a = process->graphql(k_runtime_status_query, {{"id", runtime_id}});
+        EXPECT_EQ(a.status, 200) << a.body;
+        EXPECT_EQ(a.error(), "") << a.body;
+        return a.document.is_object() ? a.data()["runtimeStatus"] : json();
+    }
+
+    void expect_succeeded(const std::string& operation_id, const std::string& type) {
+        const json op = process->wait_for_operation(operation_id);
+        EXPECT_EQ(op["state"], "Succeeded") << op.dump();
+        EXPECT_EQ(op["operation"], type) << op.dump();
+    }
+
+    std::string start_operation(const std::string& mutation, const std::string& runtime_id,
+                                const std::string& type) {
+        const Answer a = process->graphql("mutation($id: String!) { " + mutation + "(id: $id) { " +
+                                              k_operation_fields + " } }",
+                                          {{"id", runtime_id}});
+        EXPECT_EQ(a.status, 200) << a.body;
+        const json& op = a.data()[mutation];
+        EXPECT_EQ(op["operation"], type) << a.body;
+        EXPECT_EQ(op["runtimeID"], runtime_id) << a.body;
+        return op.is_object() ? op.value("id", "") : "";
+    }
+
+    // The whole lifecycle the Kyma Environment Broker drives, on every provider.
+    void main_flow() {
+        std::vector<Started> runtimes;
+        for (const auto& [provider, typename_] : k_typenames) {
+            runtimes.push_back(provision(provider, "gq-" + provider.substr(0, 5) + "-l", false));
+            runtimes.push_back(provision(provider, "gq-" + provider.substr(0, 5) + "-v", true));
+        }
+        for (const auto& r : runtimes)
+            expect_succeeded(r.operation_id, "Provision");
+
+        for (const auto& r : runtimes) {
+            SCOPED_TRACE(r.provider + " " + r.runtime_id);
+            const json status = runtime_status(r.runtime_id);
+            ASSERT_TRUE(status.is_object());
+            EXPECT_EQ(status["lastOperationStatus"]["id"], r.operation_id);
+            EXPECT_EQ(status["lastOperationStatus"]["state"], "Succeeded");
+            EXPECT_EQ(status["runtimeConnectionStatus"],
+                      json({{"status", "Pending"}, {"errors", nullptr}}));
+            const json& config = status["runtimeConfiguration"];
+            EXPECT_TRUE(config["kubeconfig"].is_string()) << config["kubeconfig"];
+            EXPECT_NE(config["kubeconfig"].get<std::string>().find("apiVersion"),
+                      std::string::npos);
+            const json& cluster = config["clusterConfig"];
+            const json& input = r.input["clusterConfig"]["gardenerConfig"];
+            for (const char* field :
+                 {"name", "kubernetesVersion", "provider", "region", "machineType", "autoScalerMin",
+                  "autoScalerMax", "targetSecret", "workerCidr"})
+                EXPECT_EQ(cluster[field], input[field]) << field;
+            EXPECT_TRUE(cluster["seed"].is_string());
+            EXPECT_TRUE(cluster["oidcConfig"].is_object());
+            EXPECT_EQ(cluster["providerSpecificConfig"]["__typename"], k_typenames.at(r.provider));
+            EXPECT_EQ(status["hibernationStatus"]["hibernated"], false);
+        }
+
+        // Provider specifics come back through their fragment.
+        const json aws = runtime_status(runtimes[0].runtime_id);
+        EXPECT_EQ(aws["runtimeConfiguration"]["clusterConfig"]["providerSpecificConfig"]["vpcCidr"],
+                  runtimes[0].input["clusterConfig"]["gardenerConfig"]["providerSpecificConfig"]
+                                   ["awsConfig"]["vpcCidr"]);
+
+        // upgradeShoot, and the one-operation-per-runtime rule while it runs.
+        const std::string target = runtimes[0].runtime_id;
+        const Answer upgrade = process->graphql(
+            "mutation { upgradeShoot(id: \"" + target +
+            "\", config: {gardenerConfig: {machineType: \"m6i.xlarge\", autoScalerMax: 12}}) { " +
+            k_operation_fields + " } }");
+        ASSERT_EQ(upgrade.status, 200) << upgrade.body;
+        EXPECT_EQ(upgrade.data()["upgradeShoot"]["operation"], "UpgradeShoot") << upgrade.body;
+        const std::string upgrade_id = upgrade.data()["upgradeShoot"].value("id", "");
+        const Answer refused = process->graphql(
+            "mutation($id: String!) { deprovisionRuntime(id: $id) }", {{"id", target}});
+        EXPECT_EQ(refused.status, 200);
+        EXPECT_EQ(refused.error(), "cannot start new operation for " + target +
+                                       " Runtime while previous one is in progress")
+            << refused.body;
+        EXPECT_EQ(refused.extensions()["error_code"], 400);
+        EXPECT_TRUE(refused.data().is_null()) << "deprovisionRuntime is String!: data is null";
+        expect_succeeded(upgrade_id, "UpgradeShoot");
+        const json upgraded = runtime_status(target);
+        EXPECT_EQ(upgraded["runtimeConfiguration"]["clusterConfig"]["machineType"], "m6i.xlarge");
+        EXPECT_EQ(upgraded["runtimeConfiguration"]["clusterConfig"]["autoScalerMax"], 12);
+        EXPECT_EQ(upgraded["lastOperationStatus"]["operation"], "UpgradeShoot");
+
+        // hibernateRuntime and wakeUpRuntime.
+        const std::string sleeper = runtimes[2].runtime_id;
+        expect_succeeded(start_operation("hibernateRuntime", sleeper, "Hibernate"), "Hibernate");
+        EXPECT_EQ(runtime_status(sleeper)["hibernationStatus"]["hibernated"], true);
+        expect_succeeded(start_operation("wakeUpRuntime", sleeper, "WakeUp"), "WakeUp");
+        EXPECT_EQ(runtime_status(sleeper)["hibernationStatus"]["hibernated"], false);
+
+        // deprovisionRuntime answers the operation id; afterwards no kubeconfig.
+        for (const auto& r : runtimes) {
+            const Answer a = process->graphql(
+                "mutation($id: String!) { deprovisionRuntime(id: $id) }", {{"id", r.runtime_id}});
+            ASSERT_EQ(a.status, 200) << a.body;
+            ASSERT_TRUE(a.data()["deprovisionRuntime"].is_string()) << a.body;
+            expect_succeeded(a.data()["deprovisionRuntime"], "DeprovisionNoInstall");
+        }
+        const json gone = runtime_status(runtimes[1].runtime_id);
+        EXPECT_TRUE(gone["runtimeConfiguration"]["kubeconfig"].is_null());
+        EXPECT_TRUE(gone["hibernationStatus"].is_null());
+
+        // What the workers did shows in the metrics.
+        const Answer metrics = process->get(process->metrics_url);
+        EXPECT_EQ(metrics.status, 200);
+        for (const char* line :
+             {"kprov_in_progress_operations{operation=\"PROVISION\"} 0",
+              "kcp_provisioner_in_progress_provision_no_install_operations_total 0",
+              "kprov_stage_transitions_total{", "kprov_operation_duration_seconds_count{",
+              "kprov_gardener_requests_total{code=\"201\",verb=\"POST\"}",
+              "kprov_api_requests_total{code=\"200\",path=\"/graphql\"}"})
+            EXPECT_NE(metrics.body.find(line), std::string::npos) << line << "\n" << metrics.body;
+
+        EXPECT_EQ(process->stop(), 0);
+    }
+
+    std::unique_ptr<ServeProcess> process;
+};
+
+TEST_F(Serve, MainFlowOnSqlite) {
+    start();
+    main_flow();
+}
+
+TEST_F(Serve, MainFlowOnPostgres) {
+    KPROV_FRESH_POSTGRES(db);
+    ServeOptions options;
+    options.store_url = db->url();
+    start(options);
+    main_flow();
+}
+
+TEST_F(Serve, RefusesRequestsWithoutTenant) {
+    start();
+    const Started r = provision("gcp", "gq-tenant", false);
+    for (const httplib::Headers& headers : {httplib::Headers{}, httplib::Headers{{"Tenant", ""}}}) {
+        const Answer a =
+            process->graphql("query($id: String!) { runtimeOperationStatus(id: $id) { id } }",
+                             {{"id", r.operation_id}}, headers);
+        EXPECT_EQ(a.status, 200);
+        EXPECT_EQ(a.error(), "tenant header is empty") << a.body;
+        EXPECT_EQ(a.extensions(), json({{"error_code", 400},
+                                        {"error_reason", "err_provisioner_internal"},
+                                        {"error_component", "provisioner"}}));
+        EXPECT_TRUE(a.data()["runtimeOperationStatus"].is_null());
+        EXPECT_EQ(a.document["errors"][0]["path"], json::array({"runtimeOperationStatus"}));
+    }
+    // Header names are case-insensitive.
+    const Answer lower =
+        process->graphql("query($id: String!) { runtimeOperationStatus(id: $id) { id } }",
+                         {{"id", r.operation_id}}, {{"tenant", "tenant-a"}});
+    EXPECT_EQ(lower.data()["runtimeOperationStatus"]["id"], r.operation_id) << lower.body;
+}
+
+TEST_F(Serve, RewritesTheTenantOfQueriedRuntimesAsTheOriginal) {
+    start();
+    const Started r = provision("gcp", "gq-moved", false);
+    const Answer a = process->graphql(
+        "query($id: String!) { runtimeStatus(id: $id) { lastOperationStatus { id } } }",
+        {{"id", r.runtime_id}}, {{"Tenant", "tenant-b"}});
+    EXPECT_EQ(a.data()["runtimeStatus"]["lastOperationStatus"]["id"], r.operation_id) << a.body;
+    stores::OpenOptions open;
+    open.secret_key = k_secret_key;
+    open.schema = stores::SchemaCheck::None;
+    const auto stored = stores::open_store(process->store_url(), open)->find_runtime(r.runtime_id);
+    ASSERT_TRUE(stored);
+    EXPECT_EQ(stored->tenant, "tenant-b");
+    EXPECT_NE(process->log().find("changed from \"tenant-a\" to \"tenant-b\""), std::string::npos)
+        << process->log();
+}
+
+TEST_F(Serve, RefusesAnotherTenantWhenStrict) {
+    ServeOptions options;
+    options.extra_env = {"APP_TENANT_STRICT=true"};
+    start(options);
+    const Started r = provision("gcp", "gq-strict", false);
+    const std::string query = "query($id: String!) { runtimeOperationStatus(id: $id) { id } }";
+    Answer a = process->graphql(query, {{"id", r.operation_id}}, {{"Tenant", "tenant-b"}});
+    EXPECT_EQ(a.extensions()["error_code"], 403) << a.body;
+    EXPECT_TRUE(a.data()["runtimeOperationStatus"].is_null());
+    a = process->graphql("mutation($id: String!) { deprovisionRuntime(id: $id) }",
+                         {{"id", r.runtime_id}}, {{"Tenant", "tenant-b"}});
+    EXPECT_EQ(a.extensions()["error_code"], 403) << a.body;
+    a = process->graphql(query, {{"id", r.operation_id}});
+    EXPECT_EQ(a.data()["runtimeOperationStatus"]["id"], r.operation_id) << a.body;
+}
+
+TEST_F(Serve, ReportsValidationFailures) {
+    start();
+    // A required field missing: the document does not fit the schema (422).
+    json input = example("gcp", "gq-val");
+    input["clusterConfig"]["gardenerConfig"].erase("region");
+    Answer a = process->graphql("mutation { provisionRuntime(config: " + graphql_literal(input) +
+                                ") { id } }");
+    EXPECT_EQ(a.status, 422) << a.body;
+    EXPECT_EQ(a.extensions()["code"], "GRAPHQL_VALIDATION_FAILED") << a.body;
+    EXPECT_FALSE(a.document.contains("data"));
+
+    // The same through a variable.
+    a = process->graphql("mutation($c: ProvisionRuntimeInput!) { provisionRuntime(config: $c) "
+                         "{ id } }",
+                         {{"c", input}});
+    EXPECT_EQ(a.status, 422) << a.body;
+
+    // kprov's rules on a well-typed input: every problem, with its field, as a BadRequest.
+    input = example("gcp", "gq-val");
+    input["clusterConfig"]["gardenerConfig"]["autoScalerMin"] = 5;
+    input["clusterConfig"]["gardenerConfig"]["autoScalerMax"] = 2;
+    input["clusterConfig"]["gardenerConfig"]["workerCidr"] = "10.250.0.0/33";
+    a = process->graphql("mutation { provisionRuntime(config: " + graphql_literal(input) +
+                         ") { id } }");
+    EXPECT_EQ(a.status, 200) << a.body;
+    EXPECT_EQ(a.extensions()["error_code"], 400) << a.body;
+    EXPECT_NE(a.error().find("autoScalerM"), std::string::npos) << a.body;
+    EXPECT_NE(a.error().find("workerCidr"), std::string::npos) << a.body;
+    EXPECT_TRUE(a.data()["provisionRuntime"].is_null());
+
+    // The original's rule, with its message.
+    input = example("gcp", "gq-val");
+    input["clusterConfig"]["gardenerConfig"].erase("machineImage");
+    input["clusterConfig"]["gardenerConfig"]["machineImageVersion"] = "1443.3.0";
+    a = process->graphql("mutation { provisionRuntime(config: " + graphql_literal(input) +
+                         ") { id } }");
+    EXPECT_NE(a.error().find("Machine Image Version passed while Machine Image is empty"),
+              std::string::npos)
+        << a.body;
+
+    // An unknown field and a wrong type.
+    a = process->graphql("mutation { provisionRuntime(config: {runtimeInput: {name: \"x\", "
+                         "colour: \"red\"}}) { id } }");
+    EXPECT_EQ(a.status, 422) << a.body;
+    a = process->graphql("{ runtimeStatus(id: 42) { lastOperationStatus { id } } }");
+    EXPECT_EQ(a.status, 422) << a.body;
+    EXPECT_EQ(a.extensions()["code"], "GRAPHQL_VALIDATION_FAILED");
+    a = process->graphql("{ runtimeStatus(id: \"x\") { noSuchField } }");
+    EXPECT_EQ(a.status, 422) << a.body;
+
+    // upgradeShoot's own rule.
+    a = process->graphql("mutation { upgradeShoot(id: \"x\", config: {gardenerConfig: "
+                         "{machineType: \"\"}}) { id } }");
+    EXPECT_EQ(a.status, 200) << a.body;
+    EXPECT_FALSE(a.error().empty()) << a.body;
+}
+
+TEST_F(Serve, AnswersUnknownIdsWithTheDatabaseNotFound) {
+    start();
+    Answer a = process->graphql("{ runtimeOperationStatus(id: \"no-such-operation\") { id } }");
+    EXPECT_EQ(a.status, 200);
+    EXPECT_EQ(a.extensions(), json({{"error_code", 2},
+                                    {"error_reason", "err_db_not_found"},
+                                    {"error_component", "db - provisioner"}}))
+        << a.body;
+    EXPECT_NE(a.error().find("no-such-operation"), std::string::npos);
+
+    a = process->graphql("{ runtimeStatus(id: \"no-such-runtime\") { lastOperationStatus { id } "
+                         "} }");
+    EXPECT_EQ(a.extensions()["error_code"], 2) << a.body;
+    EXPECT_TRUE(a.data()["runtimeStatus"].is_null());
+
+    a = process->graphql("mutation { deprovisionRuntime(id: \"no-such-runtime\") }");
+    EXPECT_EQ(a.extensions()["error_code"], 2) << a.body;
+    EXPECT_TRUE(a.data().is_null());
+}
+
+TEST_F(Serve, RefusesBrokenDocumentsAndBodies) {
+    start();
+    Answer a = process->graphql("query { runtimeStatus(id: \"x\") {");
+    EXPECT_EQ(a.status, 422) << a.body;
+    EXPECT_EQ(a.extensions()["code"], "GRAPHQL_PARSE_FAILED") << a.body;
+    EXPECT_FALSE(a.document["errors"][0]["locations"].empty()) << a.body;
+
+    a = process->post_raw("{\"query\": ", {{"Tenant", "t"}});
+    EXPECT_EQ(a.status, 400) << a.body;
+    EXPECT_TRUE(a.document.contains("errors")) << a.body;
+    a = process->post_raw("[1, 2]", {{"Tenant", "t"}});
+    EXPECT_EQ(a.status, 400) << a.body;
+    a = process->post_raw("{\"variables\": {}}", {{"Tenant", "t"}});
+    EXPECT_EQ(a.status, 400) << a.body;
+    a = process->post_raw(std::string(2 * 1024 * 1024, ' '), {{"Tenant", "t"}});
+    EXPECT_EQ(a.status, 413);
+    // Variables nested 400,000 deep (800 kB, under the size limit): refused, and the server
+    // lives on (copying such a value recursed until the stack overflowed).
+    const std::string deep = "{\"query\": \"query($v: Labels) { __typename }\", \"variables\": "
+                             "{\"v\": " +
+                             std::string(400'000, '[') + std::string(400'000, ']') + "}}";
+    a = process->post_raw(deep, {{"Tenant", "t"}});
+    EXPECT_GE(a.status, 400) << a.body.substr(0, 300);
+    EXPECT_EQ(process->get("/healthz").status, 200);
+
+    // GET serves queries, never mutations.
+    a = process->get("/graphql?query=" + httplib::detail::encode_query_param("{ __typename }"));
+    EXPECT_EQ(a.status, 200) << a.body;
+    EXPECT_EQ(a.data()["__typename"], "Query") << a.body;
+    a = process->get("/graphql?query=" + httplib::detail::encode_query_param(
+                                             "mutation { reconnectRuntimeAgent(id: \"x\") }"));
+    EXPECT_NE(a.status, 200) << a.body;
+}
+
+TEST_F(Serve, AnswersTheDeprecatedMutationsAsTheOriginal) {
+    start();
+    Answer a = process->graphql("mutation { reconnectRuntimeAgent(id: \"x\") }");
+    EXPECT_EQ(a.data()["reconnectRuntimeAgent"], "") << a.body;
+    a = process->graphql(
+        "mutation { upgradeRuntime(id: \"rt\", config: {kymaConfig: {version: \"2.0\", "
+        "components: []}}) { id } }");
+    EXPECT_EQ(a.error(),
+              "failed to upgrade cluster: rt Kyma configuration of the cluster is managed by "
+              "Reconciler")
+        << a.body;
+    EXPECT_EQ(a.extensions()["error_code"], 500);
+    a = process->graphql("mutation { rollBackUpgradeOperation(id: \"rt\") { "
+                         "lastOperationStatus { id } } }");
+    EXPECT_EQ(a.extensions()["error_code"], 500) << a.body;
+}
+
+TEST_F(Serve, AnswersTheStandardIntrospectionQuery) {
+    start();
+    // graphql-js's getIntrospectionQuery(), as playgrounds and code generators send it.
+    const std::string introspection = R"(
+    query IntrospectionQuery {
+      __schema {
+        queryType { name } mutationType { name } subscriptionType { name }
+        types { ...FullType }
+        directives { name description locations args { ...InputValue } }
+      }
+    }
+    fragment FullType on __Type {
+      kind name description
+      fields(includeDeprecated: true) {
+        name description args { ...InputValue } type { ...TypeRef }
+        isDeprecated deprecationReason
+      }
+      inputFields { ...InputValue }
+      interfaces { ...TypeRef }
+      enumValues(includeDeprecated: true) { name description isDeprecated deprecationReason }
+      possibleTypes { ...TypeRef }
+    }
+    fragment InputValue on __InputValue { name description type { ...TypeRef } defaultValue }
+    fragment TypeRef on __Type {
+      kind name
+      ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType {
+        kind name ofType { kind name ofType { kind name } } } } } } }
+    })";
+    const Answer a = process->graphql(introspection);
+    ASSERT_EQ(a.status, 200) << a.body;
+    EXPECT_EQ(a.error(), "") << a.body;
+    const json& schema = a.data()["__schema"];
+    EXPECT_EQ(schema["queryType"]["name"], "Query");
+    EXPECT_EQ(schema["mutationType"]["name"], "Mutation");
+    std::set<std::string> names;
+    for (const auto& type : schema["types"])
+        names.insert(type.value("name", ""));
+    for (const char* name : {"OperationStatus", "RuntimeStatus", "ProvisionRuntimeInput",
+                             "ProviderSpecificConfig", "Labels", "OperationType"})
+        EXPECT_TRUE(names.count(name)) << name;
+}
+
+TEST_F(Serve, ServesHealthReadinessMetricsAndThePlayground) {
+    start();
+    Answer a = process->get("/healthz");
+    EXPECT_EQ(a.status, 200);
+    EXPECT_EQ(a.body, "ok");
+    a = process->get("/readyz");
+    EXPECT_EQ(a.status, 200) << a.body;
+    EXPECT_EQ(a.body, "ok");
+
+    a = process->get("/");
+    EXPECT_EQ(a.status, 200);
+    EXPECT_NE(a.content_type.find("text/html"), std::string::npos);
+    EXPECT_NE(a.body.find("fetch("), std::string::npos);
+    EXPECT_NE(a.body.find("\"/graphql\""), std::string::npos);
+    EXPECT_EQ(a.body.find("http://"), std::string::npos) << "the page loads nothing from outside";
+    EXPECT_EQ(a.body.find("https://"), std::string::npos) << "the page loads nothing from outside";
+
+    process->graphql("{ __typename }");
+    a = process->get(process->metrics_url);
+    EXPECT_EQ(a.status, 200);
+    EXPECT_NE(a.content_type.find("text/plain"), std::string::npos);
+    for (const char* text : {"# TYPE kprov_in_progress_operations gauge",
+                             "kprov_in_progress_operations{operation=\"DEPROVISION_NO_INSTALL\"} 0",
+                             "# TYPE kprov_api_requests_total counter",
+                             "kprov_api_requests_total{code=\"200\",path=\"/readyz\"} 1",
+                             "kprov_api_request_duration_seconds_bucket{"})
+        EXPECT_NE(a.body.find(text), std::string::npos) << text << "\n" << a.body;
+}
+
+TEST_F(Serve, RequiresTheBearerTokenWhenOneIsConfigured) {
+    ServeOptions options;
+    options.token = "s3cret-token";
+    start(options);
+    const std::string query = "{ __typename }";
+    Answer a = process->graphql(query, nullptr, {{"Tenant", "t"}});
+    EXPECT_EQ(a.status, 401) << a.body;
+    EXPECT_EQ(a.extensions()["code"], "UNAUTHENTICATED");
+    a = process->graphql(query, nullptr, {{"Tenant", "t"}, {"Authorization", "Bearer wrong"}});
+    EXPECT_EQ(a.status, 401);
+    a = process->graphql(query, nullptr,
+                         {{"Tenant", "t"}, {"Authorization", "Bearer s3cret-token"}});
+    EXPECT_EQ(a.status, 200) << a.body;
+    EXPECT_EQ(a.data()["__typename"], "Query");
+    // Probes need no token.
+    EXPECT_EQ(process->get("/healthz").status, 200);
+    EXPECT_EQ(process->log().find("s3cret-token"), std::string::npos) << "tokens are not logged";
+}
+
+TEST_F(Serve, AcceptsRequestsWithoutTokenWhenNoneIsConfigured) {
+    start();
+    const Answer a = process->graphql("{ __typename }", nullptr, {{"Authorization", "Bearer x"}});
+    EXPECT_EQ(a.status, 200) << a.body;
+}
+
+TEST_F(Serve, ServesHttpsWithTheConfiguredCertificate) {
+    std::string why;
+    const auto certs = gardener::testing::TestCerts::make(why);
+    if (!certs)
+        KPROV_SKIP_UNLESS_CI(why);
+    ServeOptions options;
+    options.tls_cert = certs->server_cert.string();
+    options.tls_key = certs->server_key.string();
+    start(options);
+    ASSERT_EQ(process->api_url.rfind("https://", 0), 0U) << process->api_url;
+    process->ca_file = certs->ca.string();
+    const Answer a = process->graphql("{ __typename }");
+    EXPECT_EQ(a.status, 200) << a.body;
+    EXPECT_EQ(a.data()["__typename"], "Query");
+    // A client that does not trust the CA gets no answer.
+    process->ca_file = certs->other_ca.string();
+    EXPECT_EQ(process->graphql("{ __typename }").status, 0);
+}
+
+TEST_F(Serve, StopsGracefullyOnSigterm) {
+    ServeOptions options;
+    options.sim_flags = {"--create-seconds", "30"};
+    start(options);
+    const Started r = provision("gcp", "gq-term", false);
+    // Wait until a worker has created the shoot: the operation then waits for Gardener.
+    const auto until = std::chrono::steady_clock::now() + 30s;
+    std::string message;
+    while (std::chrono::steady_clock::now() < until) {
+        const json op = process
+                            ->graphql("query($id: String!) { runtimeOperationStatus(id: $id) "
+                                      "{ message } }",
+                                      {{"id", r.operation_id}})
+                            .data()["runtimeOperationStatus"];
+        message = op.value("message", "");
+        if (message != "Provisioning started")
+            break;
+        std::this_thread::sleep_for(50ms);
+    }
+    EXPECT_NE(message, "Provisioning started");
+    EXPECT_EQ(process->stop(), 0) << process->log();
+    EXPECT_NE(process->log().find("SIGTERM: stopping"), std::string::npos);
+
+    // The operation is still in progress and no longer leased: another process takes it over
+    // at once.
+    {
+        stores::OpenOptions open;
+        open.secret_key = k_secret_key;
+        open.schema = stores::SchemaCheck::None;
+        const auto store = stores::open_store(process->store_url(), open);
+        const auto stored = store->find_operation(r.operation_id);
+        ASSERT_TRUE(stored);
+        EXPECT_EQ(stored->state, engine::OperationState::InProgress);
+        EXPECT_FALSE(stored->lease) << stored->lease->owner;
+    }
+    process->start();
+    ASSERT_FALSE(process->api_url.empty()) << process->log();
+    const json op = process
+                        ->graphql("query($id: String!) { runtimeOperationStatus(id: $id) "
+                                  "{ state } }",
+                                  {{"id", r.operation_id}})
+                        .data()["runtimeOperationStatus"];
+    EXPECT_EQ(op["state"], "InProgress");
+    EXPECT_EQ(process->stop(), 0);
+}
+
+} // namespace
+} // namespace kprov::api::testing

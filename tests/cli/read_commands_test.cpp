@@ -1,0 +1,501 @@
+// status, operation, list, history, completion and the error paths of the command line, driven
+// in-process through kprov::cli::run and as the built binary, on a SQLite store (and
+// PostgreSQL for list and status) that the test fills through the Store API.
+
+#include "child_process.hpp"
+#include "cli/app.hpp"
+#include "stores/open_store.hpp"
+#include "support/skip.hpp"
+#include "support/store_fixtures.hpp"
+#include "support/test_databases.hpp"
+
+#include <fstream>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace kprov::cli {
+namespace {
+
+using engine::Operation;
+using engine::OperationState;
+using engine::OperationType;
+using engine::Runtime;
+using json = nlohmann::ordered_json;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using namespace std::chrono_literals;
+
+constexpr const char* k_secret_key = "0123456789abcdef0123456789abcdef";
+const std::regex k_rfc3339(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)");
+
+struct Result {
+    int code = -1;
+    std::string out;
+    std::string err;
+};
+
+std::vector<std::string> keys(const json& object) {
+    std::vector<std::string> out;
+    for (const auto& [key, value] : object.items())
+        out.push_back(key);
+    return out;
+}
+
+// kprov::cli::run with its streams captured.
+Result kprov_plain(const std::vector<std::string>& args) {
+    std::ostringstream out, err;
+    Result r;
+    r.code = run(args, out, err);
+    r.out = out.str();
+    r.err = err.str();
+    return r;
+}
+
+enum class StoreKind { Sqlite, Postgres };
+
+// Three runtimes, oldest first: "orders" (provisioned, then a failed shoot upgrade, labels
+// team=orders), "billing" (provisioning in progress) and "gone" (deprovisioned).
+class ReadCommands : public ::testing::TestWithParam<StoreKind> {
+protected:
+    void SetUp() override {
+        for (const char* name : {"KPROV_STORE", "APP_DATABASE_HOST", "APP_DATABSE_HOST",
+                                 "APP_LOG_LEVEL", "KPROV_LOG_LEVEL", "NO_COLOR"})
+            unsetenv(name);
+        setenv("HOME", m_dir.path().c_str(), 1);
+        setenv("XDG_CONFIG_HOME", m_dir.file("config").c_str(), 1);
+        setenv("XDG_STATE_HOME", m_dir.file("state").c_str(), 1);
+        setenv("APP_DATABASE_SECRET_KEY", k_secret_key, 1);
+        if (GetParam() == StoreKind::Postgres) {
+            KPROV_FRESH_POSTGRES(db);
+            m_postgres = std::move(db);
+            m_url = m_postgres->url();
+        } else {
+            m_url = "sqlite://" + m_dir.file("kprov.db");
+        }
+        stores::OpenOptions options;
+        options.secret_key = k_secret_key;
+        options.schema = stores::SchemaCheck::Migrate;
+        m_store = stores::open_store(m_url, options);
+        seed();
+    }
+
+    void TearDown() override { unsetenv("APP_DATABASE_SECRET_KEY"); }
+
+    // Ends `op` as `state` through a lease, with its stage transitions, as a worker would.
+    void finish(Operation op, OperationState state, const std::vector<std::string>& stages,
+                bool soft_delete = false) {
+        const Timestamp now = op.start_timestamp + 10min;
+        ASSERT_TRUE(m_store->claim(op.id, "test", now, 1min));
+        std::vector<engine::StageTransition> transitions;
+        std::string from;
+        Timestamp at = op.start_timestamp;
+        for (const auto& stage : stages) {
+            at += 1min;
+            transitions.push_back({op.id, from, stage, OperationState::InProgress, "", at});
+            from = stage;
+        }
+        transitions.push_back({op.id, from, "Finished", state,
+                               state == OperationState::Failed ? "boom" : "done", at + 1min});
+        op.state = state;
+        op.stage = "Finished";
+        op.end_timestamp = at + 1min;
+        op.message = state == OperationState::Failed ? "Operation failed" : "Operation succeeded";
+        if (state == OperationState::Failed)
+            op.last_error = {"shoot upgrade failed: quota exceeded", "ERR_INFRA_QUOTA_EXCEEDED",
+                             "gardener"};
+        engine::RuntimeChange change;
+        change.soft_delete = soft_delete;
+        m_store->save_progress(op, "test", now, transitions, change, true);
+    }
+
+    void seed() {
+        // In the past, so that tables say "... ago".
+        const Timestamp t0 = std::chrono::floor<std::chrono::seconds>(SystemClock().now()) - 48h;
+        m_orders = testing::small_runtime(engine::new_uuid(), t0);
+        m_orders.name = "orders";
+        m_orders.labels_json = R"({"team":"orders"})";
+        m_orders_provision = testing::new_operation(m_orders.id, OperationType::Provision, t0);
+        m_store->insert_runtime(m_orders, m_orders_provision);
+        finish(m_orders_provision, OperationState::Succeeded,
+               {"CreatingShoot", "WaitingForClusterCreation"});
+        m_orders_upgrade = testing::new_operation(m_orders.id, OperationType::UpgradeShoot, t0 + 1h,
+                                                  "WaitingForShootUpgrade");
+        m_store->insert_operation(m_orders_upgrade);
+        finish(m_orders_upgrade, OperationState::Failed, {"WaitingForShootUpgrade"});
+
+        m_billing = testing::small_runtime(engine::new_uuid(), t0 + 2h);
+        m_billing.name = "billing";
+        m_billing_provision =
+            testing::new_operation(m_billing.id, OperationType::Provision, t0 + 2h);
+        m_store->insert_runtime(m_billing, m_billing_provision);
+
+        m_gone = testing::small_runtime(engine::new_uuid(), t0 - 1h);
+        m_gone.name = "gone";
+        const auto provision = testing::new_operation(m_gone.id, OperationType::Provision, t0 - 1h);
+        m_store->insert_runtime(m_gone, provision);
+        finish(provision, OperationState::Succeeded, {"CreatingShoot"});
+        const auto deprovision = testing::new_operation(
+            m_gone.id, OperationType::DeprovisionNoInstall, t0 - 30min, "DeprovisionCluster");
+        m_store->insert_operation(deprovision);
+        finish(deprovision, OperationState::Succeeded, {"DeprovisionCluster"}, true);
+    }
+
+    Result kprov(std::vector<std::string> args) const {
+        args.insert(args.end(), {"--store", m_url});
+        return kprov_plain(args);
+    }
+
+    // The built binary, with this process's environment plus `env`.
+    Result binary(std::vector<std::string> args, const std::vector<std::string>& env = {}) {
+        args.insert(args.begin(), KPROV_BINARY);
+        args.insert(args.end(), {"--store", m_url});
+        std::vector<std::string> environment(env);
+        for (char** e = environ; *e != nullptr; ++e)
+            environment.emplace_back(*e);
+        const auto r = testing::run_process(args, environment, m_dir.path());
+        return {r.exit_code, r.out, r.err};
+    }
+
+    testing::TempDir m_dir;
+    std::unique_ptr<testing::PostgresDatabase> m_postgres;
+    std::string m_url;
+    std::unique_ptr<stores::StoreBackend> m_store;
+    Runtime m_orders, m_billing, m_gone;
+    Operation m_orders_provision, m_orders_upgrade, m_billing_provision;
+};
+
+TEST_P(ReadCommands, StatusAsTableWideJsonYamlAndName) {
+    auto r = kprov({"status", m_orders.id});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    EXPECT_THAT(r.out, HasSubstr("runtime     " + m_orders.id + "\n"));
+    EXPECT_THAT(r.out, HasSubstr("name        orders\n"));
+    EXPECT_THAT(r.out, HasSubstr("state       Failed\n"));
+    EXPECT_THAT(r.out, HasSubstr("operation   UpgradeShoot " + m_orders_upgrade.id + "\n"));
+    EXPECT_THAT(r.out, HasSubstr("error       shoot upgrade failed: quota exceeded\n"));
+    EXPECT_THAT(r.out, HasSubstr(" ago\n")) << "tables show relative times";
+    EXPECT_THAT(r.out, Not(HasSubstr("\033["))) << "no colours off a terminal";
+
+    r = kprov({"status", m_orders.id, "-o", "wide"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr(R"(labels          {"team":"orders"})"));
+
+    r = kprov({"status", m_orders.id, "-o", "json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json status = json::parse(r.out);
+    EXPECT_EQ(keys(status),
+              (std::vector<std::string>{"lastOperationStatus", "runtimeConnectionStatus",
+                                        "runtimeConfiguration", "hibernationStatus", "runtime"}));
+    EXPECT_EQ(status["lastOperationStatus"]["id"], m_orders_upgrade.id);
+    EXPECT_EQ(status["lastOperationStatus"]["operation"], "UpgradeShoot");
+    EXPECT_EQ(status["lastOperationStatus"]["state"], "Failed");
+    EXPECT_EQ(status["lastOperationStatus"]["lastError"]["reason"], "ERR_INFRA_QUOTA_EXCEEDED");
+    EXPECT_EQ(status["runtimeConnectionStatus"]["status"], "Pending");
+    const json& cluster = status["runtimeConfiguration"]["clusterConfig"];
+    EXPECT_EQ(cluster["name"], m_orders.gardener.name);
+    EXPECT_EQ(cluster["providerSpecificConfig"]["__typename"], "GCPProviderConfig");
+    EXPECT_TRUE(status["runtimeConfiguration"]["kubeconfig"].is_null());
+    EXPECT_EQ(status["runtime"]["id"], m_orders.id);
+    EXPECT_EQ(status["runtime"]["labels"]["team"], "orders");
+    EXPECT_TRUE(
+        std::regex_match(status["runtime"]["creationTimestamp"].get<std::string>(), k_rfc3339));
+
+    r = kprov({"status", m_orders.id, "-o", "yaml"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("lastOperationStatus:\n  id: " + m_orders_upgrade.id + "\n"));
+    EXPECT_THAT(r.out, HasSubstr("      __typename: GCPProviderConfig\n"));
+
+    r = kprov({"status", m_orders.id, "-o", "name"});
+    EXPECT_EQ(r.out, m_orders.id + "\n");
+}
+
+TEST_P(ReadCommands, UnknownIdsSaySoAndSuggestByPrefix) {
+    auto r = kprov({"status", "no-such-runtime"});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(r.out, "");
+    EXPECT_THAT(r.err, HasSubstr("kprov: error: runtime \"no-such-runtime\" not found"));
+
+    const std::string prefix = m_orders.id.substr(0, 8);
+    r = kprov({"status", prefix});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_THAT(r.err, HasSubstr("runtime \"" + prefix + "\" not found; did you mean \"" +
+                                 m_orders.id + "\"?"));
+
+    std::string typo = m_orders.id;
+    typo[20] = typo[20] == 'a' ? 'b' : 'a';
+    r = kprov({"history", typo});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_THAT(r.err, HasSubstr("did you mean \"" + m_orders.id + "\"?"));
+
+    r = kprov({"operation", m_orders_upgrade.id.substr(0, 10)});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_THAT(r.err, HasSubstr("operation \"" + m_orders_upgrade.id.substr(0, 10) +
+                                 "\" not found; did you mean \"" + m_orders_upgrade.id + "\"?"));
+    r = kprov({"operation", "nope"});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_THAT(r.err, HasSubstr("operation \"nope\" not found"));
+
+    r = kprov({"status"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_THAT(r.err, HasSubstr("RUNTIME_ID is required"));
+}
+
+TEST_P(ReadCommands, OperationPrintsAnOperationStatus) {
+    auto r = kprov({"operation", m_orders_upgrade.id, "-o", "json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json op = json::parse(r.out);
+    EXPECT_EQ(keys(op), (std::vector<std::string>{"id", "operation", "state", "message",
+                                                  "runtimeID", "compassRuntimeID", "lastError"}));
+    EXPECT_EQ(op["runtimeID"], m_orders.id);
+    EXPECT_EQ(op["lastError"]["component"], "gardener");
+    r = kprov({"operation", m_orders_upgrade.id});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("state      Failed\n"));
+    r = kprov({"operation", m_orders_upgrade.id, "-o", "name"});
+    EXPECT_EQ(r.out, m_orders_upgrade.id + "\n");
+}
+
+TEST_P(ReadCommands, ListFiltersByStateLabelsAndDeletion) {
+    auto r = kprov({"list"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::istringstream lines(r.out);
+    std::string header, first, second, extra;
+    std::getline(lines, header);
+    std::getline(lines, first);
+    std::getline(lines, second);
+    EXPECT_FALSE(std::getline(lines, extra)) << "the deleted runtime is hidden: " << r.out;
+    EXPECT_THAT(header, ::testing::StartsWith("RUNTIME ID   "));
+    EXPECT_THAT(header, HasSubstr("STATE"));
+    EXPECT_THAT(first, ::testing::StartsWith(m_billing.id + "   billing"));
+    EXPECT_THAT(first, HasSubstr("InProgress"));
+    EXPECT_THAT(second, ::testing::StartsWith(m_orders.id + "   orders "));
+    EXPECT_EQ(header.find("STATE"), first.find("InProgress")) << "columns are aligned";
+
+    r = kprov({"list", "-o", "name", "--all"});
+    EXPECT_EQ(r.out, m_billing.id + "\n" + m_orders.id + "\n" + m_gone.id + "\n");
+    r = kprov({"list", "-o", "name", "--state", "failed"});
+    EXPECT_EQ(r.out, m_orders.id + "\n");
+    r = kprov({"list", "-o", "name", "-l", "team=orders"});
+    EXPECT_EQ(r.out, m_orders.id + "\n");
+    r = kprov({"list", "-o", "name", "-l", "team=billing"});
+    EXPECT_EQ(r.code, 0);
+    EXPECT_EQ(r.out, "");
+    r = kprov({"list", "--state", "Succeeded"});
+    EXPECT_EQ(r.out, "");
+    EXPECT_THAT(r.err, HasSubstr("no runtimes match"));
+
+    r = kprov({"list", "-o", "name", "--limit", "1"});
+    EXPECT_EQ(r.out, m_billing.id + "\n");
+    EXPECT_THAT(r.err, HasSubstr("showing the newest 1 runtimes"));
+    r = kprov({"list", "-o", "name", "--limit", "1", "-q"});
+    EXPECT_EQ(r.err, "");
+
+    r = kprov({"list", "-o", "json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json list = json::parse(r.out);
+    ASSERT_TRUE(list.is_array());
+    ASSERT_EQ(list.size(), 2u);
+    EXPECT_EQ(list[0]["lastOperationStatus"]["runtimeID"], m_billing.id);
+    EXPECT_EQ(list[1]["runtimeConfiguration"]["clusterConfig"]["name"], m_orders.gardener.name);
+    EXPECT_EQ(list[1]["runtime"]["name"], "orders");
+}
+
+TEST_P(ReadCommands, ListRefusesBadFiltersNamingThem) {
+    auto r = kprov({"list", "--state", "Runing"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_THAT(r.err, HasSubstr("--state \"Runing\" is not an operation state (expected "
+                                 "InProgress, Succeeded or Failed)"));
+    r = kprov({"list", "--state", "Faild"});
+    EXPECT_THAT(r.err, HasSubstr("did you mean \"Failed\"?"));
+    r = kprov({"list", "-l", "team"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_THAT(r.err, HasSubstr("-l \"team\" is not a label selector (expected KEY=VALUE)"));
+    r = kprov({"list", "--limit", "-3"});
+    EXPECT_EQ(r.code, 2);
+    r = kprov({"list", "--stat", "Failed"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_THAT(r.err, HasSubstr("unknown option \"--stat\" for \"kprov list\"; did you mean "
+                                 "\"--state\"?"));
+}
+
+TEST_P(ReadCommands, HistoryShowsEveryOperationWithItsTransitions) {
+    auto r = kprov({"history", m_orders.id, "-o", "json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json history = json::parse(r.out);
+    ASSERT_EQ(history.size(), 2u);
+    EXPECT_EQ(history[0]["id"], m_orders_upgrade.id) << "newest first";
+    EXPECT_EQ(history[1]["id"], m_orders_provision.id);
+    EXPECT_EQ(keys(history[1]),
+              (std::vector<std::string>{"id", "operation", "state", "message", "runtimeID",
+                                        "compassRuntimeID", "lastError", "stage", "startTimestamp",
+                                        "endTimestamp", "lastTransition", "transitions"}));
+    const json& transitions = history[1]["transitions"];
+    ASSERT_EQ(transitions.size(), 3u);
+    EXPECT_EQ(transitions[0]["toStage"], "CreatingShoot");
+    EXPECT_EQ(transitions[1]["fromStage"], "CreatingShoot");
+    EXPECT_EQ(transitions[2]["toStage"], "Finished");
+    EXPECT_EQ(transitions[2]["state"], "Succeeded");
+    EXPECT_TRUE(std::regex_match(transitions[0]["at"].get<std::string>(), k_rfc3339));
+    EXPECT_TRUE(std::regex_match(history[1]["endTimestamp"].get<std::string>(), k_rfc3339));
+
+    r = kprov({"history", m_orders.id});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("UpgradeShoot " + m_orders_upgrade.id + "  Failed  started "));
+    EXPECT_THAT(r.out, HasSubstr("  error: shoot upgrade failed: quota exceeded\n"));
+    EXPECT_THAT(r.out, HasSubstr("WaitingForClusterCreation"));
+    EXPECT_THAT(r.out, HasSubstr(", took 3m"));
+    EXPECT_THAT(r.out, HasSubstr("  WHEN "));
+
+    r = kprov({"history", m_orders.id, "-o", "name"});
+    EXPECT_EQ(r.out, m_orders_upgrade.id + "\n" + m_orders_provision.id + "\n");
+}
+
+TEST_P(ReadCommands, TheBinaryAnswersTheSame) {
+    auto r = binary({"status", m_orders.id, "-o", "json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    EXPECT_EQ(json::parse(r.out)["runtime"]["name"], "orders");
+    r = binary({"list", "-o", "name"});
+    EXPECT_EQ(r.code, 0);
+    EXPECT_EQ(r.out, m_billing.id + "\n" + m_orders.id + "\n");
+    r = binary({"operation", m_billing_provision.id, "-o", "yaml"});
+    EXPECT_EQ(r.code, 0);
+    EXPECT_THAT(r.out, HasSubstr("state: InProgress\n"));
+    r = binary({"history", m_gone.id, "-o", "name"});
+    EXPECT_EQ(r.code, 0);
+    r = binary({"status", "nope"});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(r.out, "");
+    EXPECT_THAT(r.err, HasSubstr("kprov: error: runtime \"nope\" not found"));
+    r = binary({"list", "--state", "x"});
+    EXPECT_EQ(r.code, 2);
+    r = binary({"lst"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_THAT(r.err, HasSubstr("did you mean \"list\"?"));
+}
+
+// Colours only on a terminal (script(1) gives the binary one), never with NO_COLOR.
+TEST_P(ReadCommands, ColoursOnlyOnATerminalAndNeverWithNoColor) {
+    if (access("/usr/bin/script", X_OK) != 0)
+        KPROV_SKIP_UNLESS_CI("script(1) is not installed (bsdutils)");
+    const std::string command =
+        std::string(KPROV_BINARY) + " list --store " + m_url + " --state Failed";
+    auto r = testing::run_process({"/usr/bin/script", "-qec", command, "/dev/null"},
+                                  {"TERM=xterm", "HOME=" + m_dir.path(),
+                                   "APP_DATABASE_SECRET_KEY=" + std::string(k_secret_key)},
+                                  m_dir.path());
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_THAT(r.out, HasSubstr("\033[31mFailed\033[0m"));
+    r = testing::run_process({"/usr/bin/script", "-qec", command, "/dev/null"},
+                             {"TERM=xterm", "NO_COLOR=1", "HOME=" + m_dir.path(),
+                              "APP_DATABASE_SECRET_KEY=" + std::string(k_secret_key)},
+                             m_dir.path());
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_THAT(r.out, HasSubstr("Failed"));
+    EXPECT_THAT(r.out, Not(HasSubstr("\033[")));
+}
+
+std::string store_name(const ::testing::TestParamInfo<StoreKind>& param) {
+    return param.param == StoreKind::Sqlite ? "Sqlite" : "Postgres";
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, ReadCommands,
+                         ::testing::Values(StoreKind::Sqlite, StoreKind::Postgres), store_name);
+
+// --- without a store -------------------------------------------------------------------------
+
+TEST(Completion, PrintsAScriptPerShellAndRefusesOthers) {
+    for (const char* shell : {"bash", "zsh", "fish"}) {
+        const auto r = kprov_plain({"completion", shell});
+        EXPECT_EQ(r.code, 0) << shell;
+        EXPECT_THAT(r.out, HasSubstr("kprov completion " + std::string(shell))) << shell;
+        EXPECT_THAT(r.out, HasSubstr("__complete")) << shell;
+    }
+    auto r = kprov_plain({"completion", "tcsh"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_THAT(r.err, HasSubstr("tcsh"));
+    r = kprov_plain({"completion"});
+    EXPECT_EQ(r.code, 2);
+}
+
+TEST(Completion, IdsComeFromTheStoreAndNeverAnError) {
+    testing::TempDir dir;
+    setenv("APP_DATABASE_SECRET_KEY", k_secret_key, 1);
+    const std::string url = "sqlite://" + dir.file("ids.db");
+    {
+        stores::OpenOptions options;
+        options.secret_key = k_secret_key;
+        options.schema = stores::SchemaCheck::Migrate;
+        auto store = stores::open_store(url, options);
+        const auto runtime = testing::small_runtime("4a000000-0000-4000-8000-000000000001");
+        store->insert_runtime(runtime, testing::new_operation(runtime.id));
+    }
+    auto r = kprov_plain({"--store", url, "__complete", "runtime", "4a"});
+    EXPECT_EQ(r.code, 0);
+    EXPECT_EQ(r.out, "4a000000-0000-4000-8000-000000000001\n");
+    r = kprov_plain({"__complete", "runtime", "4b", "--store", url});
+    EXPECT_EQ(r.out, "");
+    r = kprov_plain({"__complete", "runtime", "", "--store", "mysql://nowhere"});
+    EXPECT_EQ(r.code, 0);
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(r.err, "") << "a completion never prints errors into the prompt";
+    unsetenv("APP_DATABASE_SECRET_KEY");
+}
+
+TEST(Config, JsonListsEverySettingWithItsOriginAndNoSecret) {
+    setenv("APP_DATABASE_SECRET_KEY", k_secret_key, 1);
+    const auto r = kprov_plain({"config", "-o", "json", "--store", "sqlite:///tmp/x.db"});
+    unsetenv("APP_DATABASE_SECRET_KEY");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out.find(k_secret_key), std::string::npos) << "secrets are redacted";
+    const json settings = json::parse(r.out);
+    ASSERT_TRUE(settings.is_array());
+    bool store_seen = false;
+    for (const auto& setting : settings) {
+        EXPECT_EQ(keys(setting),
+                  (std::vector<std::string>{"key", "env", "value", "origin", "source", "secret"}));
+        if (setting["key"] == "store") {
+            store_seen = true;
+            EXPECT_EQ(setting["value"], "sqlite:///tmp/x.db");
+            EXPECT_THAT(setting["source"].get<std::string>(), HasSubstr("--store"));
+        }
+        if (setting["key"] == "database.secret_key") {
+            EXPECT_EQ(setting["value"], "***");
+        }
+    }
+    EXPECT_TRUE(store_seen);
+}
+
+TEST(Errors, AMistypedProviderGetsADidYouMean) {
+    testing::TempDir dir;
+    std::ifstream in(KPROV_SOURCE_DIR "/examples/gcp.yaml");
+    std::ostringstream text;
+    text << in.rdbuf();
+    std::string file = std::regex_replace(text.str(), std::regex("provider: gcp"), "provider: gpc");
+    std::ofstream(dir.file("gpc.yaml")) << file;
+    const auto r =
+        kprov_plain({"provision", "-f", dir.file("gpc.yaml"), "--dry-run", "--tenant", "t",
+                     "--gardener-project", "dev", "--store", "sqlite://" + dir.file("x.db")});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_THAT(r.err, HasSubstr("clusterConfig.gardenerConfig.provider: must be one of aws, "
+                                 "azure (or az), gcp, openstack, got \"gpc\"; did you mean "
+                                 "\"gcp\"?"));
+    EXPECT_EQ(r.out, "");
+}
+
+TEST(Errors, KubeconfigRefusesAShortExpirationNamingIt) {
+    const auto r = kprov_plain({"kubeconfig", "some-id", "--expiration", "5m"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_THAT(r.err, HasSubstr("--expiration \"5m\" is not a duration of at least 10m"));
+    EXPECT_EQ(r.out, "");
+}
+
+} // namespace
+} // namespace kprov::cli
