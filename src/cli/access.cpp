@@ -1,5 +1,6 @@
 #include "cli/access.hpp"
 
+#include "director/open_director.hpp"
 #include "engine/error.hpp"
 #include "gardener/gardener_client.hpp"
 #include "gardener/kubeconfig.hpp"
@@ -24,6 +25,22 @@ std::shared_ptr<gardener::GardenerClient> open_gardener(Context& ctx) {
     return std::make_shared<gardener::GardenerClient>(
         gardener::load_kubeconfig(settings.gardener_kubeconfig_path), settings.gardener_project,
         options);
+}
+
+CompassIds::CompassIds(Context& ctx) {
+    try {
+        std::string warning;
+        const auto port = director::open_director(ctx.config(), warning);
+        m_registers = director::director_options(ctx.config().settings, port.get()).registers();
+    } catch (const std::exception&) {
+        m_registers = false;
+    }
+}
+
+std::optional<std::string> CompassIds::operator()(const std::string& runtime_id) const {
+    if (!m_registers)
+        return std::nullopt;
+    return runtime_id;
 }
 
 engine::Runtime find_runtime_or_throw(engine::Store& store, const std::string& runtime_id) {

@@ -22,6 +22,18 @@ std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx, int co
 /// --gardener-kubeconfig). Throws ConfigError naming the file when it cannot be used.
 std::shared_ptr<gardener::GardenerClient> open_gardener(Context& ctx);
 
+/// compassRuntimeID as the API answers it (engine::compass_runtime_id): `runtime_id` while
+/// Director registration is on and configured, else nullopt. A Director configuration that
+/// cannot be read counts as off here: reading a runtime must not fail for it.
+class CompassIds {
+public:
+    explicit CompassIds(Context& ctx);
+    std::optional<std::string> operator()(const std::string& runtime_id) const;
+
+private:
+    bool m_registers = false;
+};
+
 /// The runtime with this id; throws NotFound "runtime <id> not found" when there is none.
 engine::Runtime find_runtime_or_throw(engine::Store& store, const std::string& runtime_id);
 

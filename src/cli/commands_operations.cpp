@@ -61,7 +61,7 @@ int after_start(Context& ctx, EngineAccess& access, const engine::StartedOperati
         for (const auto& warning : started.warnings)
             ctx.err() << "kprov: warning: " << warning << '\n';
     if (!args.wait) {
-        print_operation(ctx.out(), op, output_format(ctx));
+        print_operation(ctx.out(), op, output_format(ctx), started.compass_runtime_id);
         return k_exit_ok;
     }
     if (!ctx.global().quiet)

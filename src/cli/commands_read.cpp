@@ -95,8 +95,11 @@ Json runtime_record(const engine::Runtime& runtime) {
                 {"deleted", runtime.deleted}};
 }
 
-Json status_document(const engine::Runtime& runtime, const std::optional<engine::Operation>& last) {
-    Json document = engine::runtime_status_json(runtime, last);
+Json status_document(const engine::Runtime& runtime, const std::optional<engine::Operation>& last,
+                     const CompassIds& compass) {
+    engine::RuntimeStatusExtras extras;
+    extras.compass_runtime_id = compass(runtime.id);
+    Json document = engine::runtime_status_json(runtime, last, extras);
     document["runtime"] = runtime_record(runtime);
     return document;
 }
@@ -202,7 +205,7 @@ int cmd_status(Context& ctx, const ReadArgs& args) {
     switch (const auto format = output_format(ctx)) {
     case OutputFormat::Json:
     case OutputFormat::Yaml:
-        print_document(ctx.out(), status_document(runtime, last), format);
+        print_document(ctx.out(), status_document(runtime, last, CompassIds(ctx)), format);
         break;
     case OutputFormat::Name:
         ctx.out() << runtime.id << '\n';
@@ -217,7 +220,8 @@ int cmd_status(Context& ctx, const ReadArgs& args) {
 
 int cmd_operation(Context& ctx, const ReadArgs& args) {
     const auto store = open_store(ctx);
-    print_operation(ctx.out(), find_operation(*store, args.id), output_format(ctx));
+    const auto op = find_operation(*store, args.id);
+    print_operation(ctx.out(), op, output_format(ctx), CompassIds(ctx)(op.cluster_id));
     return k_exit_ok;
 }
 
@@ -238,10 +242,11 @@ int cmd_list(Context& ctx, const ReadArgs& args) {
 
     const auto format = output_format(ctx);
     if (format == OutputFormat::Json || format == OutputFormat::Yaml) {
+        const CompassIds compass(ctx);
         Json list = Json::array();
         for (const auto& summary : runtimes)
             if (const auto runtime = store->find_runtime(summary.id))
-                list.push_back(status_document(*runtime, summary.last_operation));
+                list.push_back(status_document(*runtime, summary.last_operation, compass));
         print_document(ctx.out(), list, format);
     } else if (format == OutputFormat::Name) {
         for (const auto& summary : runtimes)
@@ -299,9 +304,10 @@ int cmd_history(Context& ctx, const ReadArgs& args) {
         return k_exit_ok;
     }
     if (format == OutputFormat::Json || format == OutputFormat::Yaml) {
+        const CompassIds compass(ctx);
         Json list = Json::array();
         for (const auto& op : operations) {
-            Json item = engine::operation_status_json(op);
+            Json item = engine::operation_status_json(op, compass(op.cluster_id));
             item["stage"] = op.stage;
             item["startTimestamp"] = format_rfc3339(op.start_timestamp);
             item["endTimestamp"] = optional_time(op.end_timestamp);

@@ -1,5 +1,6 @@
 // kprov wait OPERATION_ID, and the in-process driving that --wait shares with it.
 
+#include "cli/access.hpp"
 #include "cli/app.hpp"
 #include "cli/engine_access.hpp"
 #include "cli/operation_wait.hpp"
@@ -53,7 +54,7 @@ std::string shoot_of(engine::Store& store, const engine::Operation& op) {
 int report_end(Context& ctx, const engine::DriveResult& result, std::optional<Duration> timeout,
                bool interrupted) {
     const engine::Operation& op = result.operation;
-    print_operation(ctx.out(), op, output_format(ctx));
+    print_operation(ctx.out(), op, output_format(ctx), CompassIds(ctx)(op.cluster_id));
     if (op.state == engine::OperationState::Succeeded)
         return k_exit_ok;
     if (op.state == engine::OperationState::Failed) {

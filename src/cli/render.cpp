@@ -109,11 +109,12 @@ void print_document(std::ostream& out, const Json& document, OutputFormat format
         out << document.dump(2, ' ', false, Json::error_handler_t::replace) << '\n';
 }
 
-void print_operation(std::ostream& out, const engine::Operation& op, OutputFormat format) {
+void print_operation(std::ostream& out, const engine::Operation& op, OutputFormat format,
+                     const std::optional<std::string>& compass_runtime_id) {
     switch (format) {
     case OutputFormat::Json:
     case OutputFormat::Yaml:
-        print_document(out, operation_status_json(op), format);
+        print_document(out, operation_status_json(op, compass_runtime_id), format);
         return;
     case OutputFormat::Name:
         out << op.id << '\n';

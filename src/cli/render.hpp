@@ -59,6 +59,8 @@ void print_table(std::ostream& out, const std::vector<std::string>& headers,
 /// One operation: -o json/yaml its OperationStatus, -o name its id, table one "key  value"
 /// line each for runtime, operation, type, state, message and (when set) error; wide adds
 /// stage, started and ended.
-void print_operation(std::ostream& out, const engine::Operation& op, OutputFormat format);
+/// `compass_runtime_id`: see compass_runtime_id() in cli/access.hpp.
+void print_operation(std::ostream& out, const engine::Operation& op, OutputFormat format,
+                     const std::optional<std::string>& compass_runtime_id = {});
 
 } // namespace kprov::cli

@@ -96,6 +96,21 @@ TEST_F(CliRegistrationTest, ProvisionAndDeprovisionRegisterAndUnregister) {
     EXPECT_EQ(registered["labels"]["gardenerClusterName"], "cli-reg");
     EXPECT_EQ(control.director_calls("requestOneTimeTokenForRuntime").size(), 1u);
 
+    // Every answer names the runtime's Director id, as the API does.
+    EXPECT_EQ(status["compassRuntimeID"], id);
+    const auto shown = kprov({"status", id, "-o", "json"});
+    ASSERT_EQ(shown.code, 0) << shown.err;
+    EXPECT_EQ(json::parse(shown.out)["lastOperationStatus"]["compassRuntimeID"], id);
+    const auto listed = kprov({"list", "-o", "json"});
+    ASSERT_EQ(listed.code, 0) << listed.err;
+    EXPECT_EQ(json::parse(listed.out)[0]["lastOperationStatus"]["compassRuntimeID"], id);
+    const auto history = kprov({"history", id, "-o", "json"});
+    ASSERT_EQ(history.code, 0) << history.err;
+    EXPECT_EQ(json::parse(history.out)[0]["compassRuntimeID"], id);
+    const auto op = kprov({"operation", status["id"], "-o", "json"});
+    ASSERT_EQ(op.code, 0) << op.err;
+    EXPECT_EQ(json::parse(op.out)["compassRuntimeID"], id);
+
     const auto deprovisioned = kprov({"deprovision", id, "--wait", "--yes"});
     ASSERT_EQ(deprovisioned.code, 0) << deprovisioned.err;
     EXPECT_TRUE(control.director_runtime(id).is_null());
