@@ -217,6 +217,9 @@ public:
     std::vector<engine::RuntimeSummary> query_runtimes(const engine::RuntimeQuery& query) override {
         return m_inner.query_runtimes(query);
     }
+    std::optional<std::string> tenant_of(const std::string& runtime_id) override {
+        return m_inner.tenant_of(runtime_id);
+    }
     std::vector<std::string> runtime_ids_with_prefix(const std::string& prefix,
                                                      std::size_t limit) override {
         return m_inner.runtime_ids_with_prefix(prefix, limit);

@@ -146,14 +146,11 @@ private:
     // (logged), or with APP_TENANT_STRICT is refused.
     void apply_tenant(const std::string& runtime_id, const std::string& tenant,
                       const engine::Runtime* known) const {
-        std::optional<engine::Runtime> loaded;
-        if (!known) {
-            loaded = reader().find_runtime(runtime_id);
-            if (!loaded)
-                throw NotFound("runtime \"" + runtime_id + "\" not found");
-            known = &*loaded;
-        }
-        if (known->tenant == tenant)
+        // One column by primary key when the caller has not loaded the runtime anyway.
+        const auto stored = known ? std::optional(known->tenant) : reader().tenant_of(runtime_id);
+        if (!stored)
+            throw NotFound("runtime \"" + runtime_id + "\" not found");
+        if (*stored == tenant)
             return;
         if (m_deps.options->tenant_strict)
             throw engine::TenantMismatch("runtime " + runtime_id +
@@ -161,8 +158,8 @@ private:
         m_deps.store->set_tenant(runtime_id, tenant);
         if (m_deps.log)
             m_deps.log(engine::LogLevel::Warning, "tenant of runtime " + runtime_id +
-                                                      " changed from \"" + known->tenant +
-                                                      "\" to \"" + tenant + "\" by a query");
+                                                      " changed from \"" + *stored + "\" to \"" +
+                                                      tenant + "\" by a query");
     }
 
     json status_of(const engine::Operation& op) const {

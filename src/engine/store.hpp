@@ -94,6 +94,10 @@ public:
     /// Ids of operations that start with `prefix`, in id order, at most `limit`.
     virtual std::vector<std::string> operation_ids_with_prefix(const std::string& prefix,
                                                                std::size_t limit);
+    /// The runtime's tenant (soft-deleted runtimes too); nullopt when there is no such runtime.
+    /// The API checks it on every query. The default reads the whole runtime; the stores read
+    /// one column by primary key.
+    virtual std::optional<std::string> tenant_of(const std::string& runtime_id);
     /// In-progress operations counted by type (for metrics); types with none are absent.
     virtual std::map<OperationType, int> count_in_progress() = 0;
 

@@ -57,6 +57,13 @@ std::vector<RuntimeSummary> every_runtime(Store& store) {
 
 } // namespace
 
+std::optional<std::string> Store::tenant_of(const std::string& runtime_id) {
+    auto runtime = find_runtime(runtime_id);
+    if (!runtime)
+        return std::nullopt;
+    return std::move(runtime->tenant);
+}
+
 std::vector<std::string> Store::runtime_ids_with_prefix(const std::string& prefix,
                                                         std::size_t limit) {
     std::vector<std::string> ids;

@@ -274,6 +274,17 @@ std::vector<std::string> PostgresStore::ids_with_prefix(const std::string& table
     return out;
 }
 
+std::optional<std::string> PostgresStore::tenant_of(const std::string& runtime_id) {
+    if (!is_uuid(runtime_id))
+        return std::nullopt;
+    const auto r = m_pool.run([&](pqxx::connection& c) {
+        return query(c, "SELECT tenant FROM cluster WHERE id = $1", {runtime_id});
+    });
+    if (r.empty())
+        return std::nullopt;
+    return std::string(r[0][0].c_str());
+}
+
 std::vector<std::string> PostgresStore::runtime_ids_with_prefix(const std::string& prefix,
                                                                 std::size_t limit) {
     return ids_with_prefix("cluster", prefix, limit);

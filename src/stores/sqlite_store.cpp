@@ -387,6 +387,15 @@ std::vector<std::string> ids_with_prefix(SQLite::Database& db, const std::string
 
 } // namespace
 
+std::optional<std::string> SqliteStore::tenant_of(const std::string& runtime_id) {
+    return locked([&]() -> std::optional<std::string> {
+        auto st = cached("SELECT tenant FROM cluster WHERE id = ?", {runtime_id});
+        if (!st.executeStep())
+            return std::nullopt;
+        return st.getColumn(0).getString();
+    });
+}
+
 std::vector<std::string> SqliteStore::runtime_ids_with_prefix(const std::string& prefix,
                                                               std::size_t limit) {
     return locked([&] { return ids_with_prefix(*m_db, "cluster", prefix, limit); });

@@ -45,6 +45,7 @@ public:
     std::vector<engine::StageTransition> transitions_of(const std::string& operation_id) override;
     std::vector<engine::RuntimeSummary> list_runtimes(const engine::RuntimeFilter& filter) override;
     std::vector<engine::RuntimeSummary> query_runtimes(const engine::RuntimeQuery& query) override;
+    std::optional<std::string> tenant_of(const std::string& runtime_id) override;
     std::vector<std::string> runtime_ids_with_prefix(const std::string& prefix,
                                                      std::size_t limit) override;
     std::vector<std::string> operation_ids_with_prefix(const std::string& prefix,

@@ -706,6 +706,17 @@ TEST_P(StoreContract, IdsWithPrefixComeInIdOrderUpToTheLimit) {
     EXPECT_TRUE(m_store->operation_ids_with_prefix(runtime_ids[0], 10).empty());
 }
 
+TEST_P(StoreContract, TenantOfReadsTheStoredTenant) {
+    Runtime r = minimal_runtime(new_uuid());
+    r.tenant = "global-account-1";
+    m_store->insert_runtime(r, new_operation(r.id, OperationType::Provision, k_t0));
+    EXPECT_EQ(m_store->tenant_of(r.id), "global-account-1");
+    m_store->set_tenant(r.id, "global-account-2");
+    EXPECT_EQ(m_store->tenant_of(r.id), "global-account-2");
+    EXPECT_EQ(m_store->tenant_of(new_uuid()), std::nullopt);
+    EXPECT_EQ(m_store->tenant_of("not-a-uuid"), std::nullopt);
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, StoreContract, ::testing::Values("sqlite", "postgres"),
                          [](const auto& param_info) { return param_info.param; });
 
