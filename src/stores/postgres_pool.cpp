@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <functional>
 #include <poll.h>
 
 namespace kprov::stores::pg {
@@ -71,7 +73,13 @@ std::string one_line(std::string s) {
 } // namespace
 
 pqxx::result exec(pqxx::transaction_base& tx, const std::string& sql, const Params& params) {
-    return tx.exec_params(sql, pqxx::prepare::make_dynamic_params(params));
+    // A prepared statement per SQL text and connection: the server parses and plans the store's
+    // few statements once per connection instead of on every call. libpqxx prepares a name on
+    // its first use and takes the same definition again as a no-op.
+    char name[24];
+    std::snprintf(name, sizeof name, "kprov_%016zx", std::hash<std::string>{}(sql));
+    tx.conn().prepare(name, sql);
+    return tx.exec_prepared(name, pqxx::prepare::make_dynamic_params(params));
 }
 
 ConnectionPool::ConnectionPool(std::string url, int size)
