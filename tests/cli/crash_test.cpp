@@ -119,13 +119,7 @@ protected:
     // The whole environment of a child: this one's, without kprov's and the original's
     // settings, plus the test's.
     std::vector<std::string> child_env() const {
-        std::vector<std::string> env;
-        for (char** e = environ; *e; ++e) {
-            const std::string entry = *e;
-            if (entry.rfind("KPROV_", 0) != 0 && entry.rfind("APP_", 0) != 0 &&
-                entry.rfind("XDG_", 0) != 0)
-                env.push_back(entry);
-        }
+        std::vector<std::string> env = testing::environment_without_settings();
         env.push_back("XDG_CONFIG_HOME=" + dir.file("config"));
         env.push_back("XDG_STATE_HOME=" + dir.file("state"));
         env.push_back("KPROV_LEASE_DURATION=" + lease);
