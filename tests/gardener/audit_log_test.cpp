@@ -5,6 +5,7 @@
 #include "gardener/audit_log.hpp"
 #include "gardener/gardener_client.hpp"
 #include "gardener/kubeconfig.hpp"
+#include "sim_shoots.hpp"
 #include "support/sim_process.hpp"
 #include "support/skip.hpp"
 
@@ -76,21 +77,8 @@ TEST(AuditLogApply, AddsExtensionAndResourceOnceAndCorrectsThem) {
 }
 
 json shoot(const std::string& name, const std::string& runtime_id, const std::string& region) {
-    json s = json::parse(R"({
-      "apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot",
-      "metadata": {"name": "", "annotations": {}},
-      "spec": {
-        "cloudProfile": {"kind": "CloudProfile", "name": "aws"},
-        "credentialsBindingName": "aws-binding", "region": "",
-        "kubernetes": {"version": "1.33"},
-        "networking": {"type": "calico", "nodes": "10.250.0.0/16"},
-        "provider": {"type": "aws",
-          "infrastructureConfig": {"apiVersion": "aws.provider.extensions.gardener.cloud/v1alpha1",
-                                   "kind": "InfrastructureConfig"},
-          "workers": [{"name": "cpu-worker", "machine": {"type": "m5.xlarge"},
-                       "minimum": 1, "maximum": 2, "zones": ["eu-central-1a"]}]}}})");
-    s["metadata"]["name"] = name;
-    s["metadata"]["annotations"]["kcp.provisioner.kyma-project.io/runtime-id"] = runtime_id;
+    json s = testing::minimal_aws_shoot(name);
+    s["metadata"]["annotations"] = {{"kcp.provisioner.kyma-project.io/runtime-id", runtime_id}};
     s["spec"]["region"] = region;
     return s;
 }

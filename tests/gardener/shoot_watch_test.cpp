@@ -3,6 +3,7 @@
 // compaction (410) survived without losing a change.
 
 #include "gardener/shoot_watch.hpp"
+#include "sim_shoots.hpp"
 #include "support/sim_process.hpp"
 #include "support/skip.hpp"
 
@@ -104,20 +105,7 @@ TEST(ShootEventFilter, EventsNotCommittedComeAgainWithTheNextResync) {
 // --- against kprov-sim --------------------------------------------------------------------
 
 json sim_shoot(const std::string& name, const std::string& runtime_id) {
-    json s = json::parse(R"({
-      "apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot",
-      "metadata": {"name": "x"},
-      "spec": {
-        "cloudProfile": {"kind": "CloudProfile", "name": "aws"},
-        "credentialsBindingName": "aws-binding", "region": "eu-central-1",
-        "kubernetes": {"version": "1.33"},
-        "networking": {"type": "calico", "nodes": "10.250.0.0/16"},
-        "provider": {"type": "aws",
-          "infrastructureConfig": {"apiVersion": "aws.provider.extensions.gardener.cloud/v1alpha1",
-                                   "kind": "InfrastructureConfig"},
-          "workers": [{"name": "cpu-worker", "machine": {"type": "m5.xlarge"},
-                       "minimum": 1, "maximum": 2, "zones": ["eu-central-1a"]}]}}})");
-    s["metadata"]["name"] = name;
+    json s = testing::minimal_aws_shoot(name);
     s["metadata"]["annotations"] = {{k_annotation, runtime_id},
                                     {"confirmation.gardener.cloud/deletion", "true"}};
     return s;

@@ -5,6 +5,7 @@
 #include "gardener/gardener_client.hpp"
 #include "gardener/kube_error.hpp"
 #include "gardener/runtime_cluster_client.hpp"
+#include "sim_shoots.hpp"
 #include "support/sim_process.hpp"
 #include "support/skip.hpp"
 
@@ -23,20 +24,9 @@ using testing::SimProcess;
 using namespace std::chrono_literals;
 
 json shoot(const std::string& name) {
-    return json::parse(R"({
-      "apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot",
-      "metadata": {"name": ")" +
-                       name + R"(", "labels": {"account": "ga-1"}},
-      "spec": {
-        "cloudProfile": {"kind": "CloudProfile", "name": "aws"},
-        "credentialsBindingName": "aws-binding", "region": "eu-central-1",
-        "kubernetes": {"version": "1.33"},
-        "networking": {"type": "calico", "nodes": "10.250.0.0/16"},
-        "provider": {"type": "aws",
-          "infrastructureConfig": {"apiVersion": "aws.provider.extensions.gardener.cloud/v1alpha1",
-                                   "kind": "InfrastructureConfig"},
-          "workers": [{"name": "cpu-worker", "machine": {"type": "m5.xlarge"},
-                       "minimum": 1, "maximum": 2, "zones": ["eu-central-1a"]}]}}})");
+    json s = testing::minimal_aws_shoot(name);
+    s["metadata"]["labels"] = {{"account", "ga-1"}};
+    return s;
 }
 
 class SimIntegrationTest : public ::testing::Test {
