@@ -2,6 +2,7 @@
 
 #include "director/open_director.hpp"
 #include "engine/error.hpp"
+#include "engine/registration.hpp"
 #include "gardener/gardener_client.hpp"
 #include "gardener/kubeconfig.hpp"
 
@@ -30,17 +31,17 @@ std::shared_ptr<gardener::GardenerClient> open_gardener(Context& ctx) {
 CompassIds::CompassIds(Context& ctx) {
     try {
         std::string warning;
-        const auto port = director::open_director(ctx.config(), warning);
-        m_registers = director::director_options(ctx.config().settings, port.get()).registers();
+        m_port = director::open_director(ctx.config(), warning);
+        m_director = director::director_options(ctx.config().settings, m_port.get());
     } catch (const std::exception&) {
-        m_registers = false;
+        m_port.reset(); // m_director stays off
     }
 }
 
+CompassIds::~CompassIds() = default;
+
 std::optional<std::string> CompassIds::operator()(const std::string& runtime_id) const {
-    if (!m_registers)
-        return std::nullopt;
-    return runtime_id;
+    return engine::compass_runtime_id(m_director, runtime_id);
 }
 
 engine::Runtime find_runtime_or_throw(engine::Store& store, const std::string& runtime_id) {

@@ -3,6 +3,7 @@
 // Gardener. One place, so every command opens them the same way.
 
 #include "cli/context.hpp"
+#include "engine/engine_options.hpp"
 #include "stores/open_store.hpp"
 
 #include <memory>
@@ -28,10 +29,14 @@ std::shared_ptr<gardener::GardenerClient> open_gardener(Context& ctx);
 class CompassIds {
 public:
     explicit CompassIds(Context& ctx);
+    ~CompassIds();
+    CompassIds(const CompassIds&) = delete;
+    CompassIds& operator=(const CompassIds&) = delete;
     std::optional<std::string> operator()(const std::string& runtime_id) const;
 
 private:
-    bool m_registers = false;
+    std::unique_ptr<engine::Director> m_port; ///< keeps m_director.port alive
+    engine::DirectorOptions m_director;
 };
 
 /// The runtime with this id; throws NotFound "runtime <id> not found" when there is none.

@@ -32,11 +32,16 @@ bool is_not_found(const DirectorError& e) {
 
 } // namespace
 
-std::optional<std::string> compass_runtime_id(const EngineOptions& options,
+std::optional<std::string> compass_runtime_id(const DirectorOptions& director,
                                               const std::string& runtime_id) {
-    if (!options.director.registers())
+    if (!director.registers())
         return std::nullopt;
     return runtime_id;
+}
+
+std::optional<std::string> compass_runtime_id(const EngineOptions& options,
+                                              const std::string& runtime_id) {
+    return compass_runtime_id(options.director, runtime_id);
 }
 
 std::string register_runtime(Director& director, const std::string& name,

@@ -29,6 +29,8 @@ inline constexpr std::string_view k_label_gardener_cluster_domain = "gardenerClu
 
 /// The runtime's Director id for answers (compassRuntimeID): its id while registration is on
 /// (the original's rule), else nullopt.
+std::optional<std::string> compass_runtime_id(const DirectorOptions& director,
+                                              const std::string& runtime_id);
 std::optional<std::string> compass_runtime_id(const EngineOptions& options,
                                               const std::string& runtime_id);
 
