@@ -7,6 +7,7 @@
 // operation Succeeded (p50, p99, max), and the requests kprov sent per runtime (/sim/stats).
 
 #include "../tests/cli/child_process.hpp"
+#include "cli/runtime_file.hpp"
 #include "config/engine_options.hpp"
 #include "config/settings.hpp"
 #include "engine/runtime_input.hpp"
@@ -30,7 +31,6 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
-#include <yaml-cpp/yaml.h>
 
 namespace {
 
@@ -74,39 +74,11 @@ Json http_get(const std::string& url) {
     return Json::parse(body);
 }
 
-/// The runtime file as JSON, with name `name` for the runtime and its shoot.
-Json runtime_document(const std::string& path, const std::string& name) {
-    // YAML -> JSON through a round trip of the scalars the example uses.
-    const std::function<Json(const YAML::Node&)> to_json = [&](const YAML::Node& n) -> Json {
-        if (n.IsMap()) {
-            Json o = Json::object();
-            for (const auto& kv : n)
-                o[kv.first.as<std::string>()] = to_json(kv.second);
-            return o;
-        }
-        if (n.IsSequence()) {
-            Json a = Json::array();
-            for (const auto& v : n)
-                a.push_back(to_json(v));
-            return a;
-        }
-        if (n.IsNull())
-            return nullptr;
-        const auto text = n.as<std::string>();
-        if (n.Tag() != "!") { // plain scalar: numbers and booleans as such
-            if (text == "true" || text == "false")
-                return text == "true";
-            char* end = nullptr;
-            const long long v = std::strtoll(text.c_str(), &end, 10);
-            if (!text.empty() && *end == '\0')
-                return v;
-        }
-        return text;
-    };
-    Json doc = to_json(YAML::LoadFile(path));
-    doc["runtimeInput"]["name"] = name;
-    doc["clusterConfig"]["gardenerConfig"]["name"] = name;
-    return doc;
+/// `base` (a runtime file as JSON) with `name` for the runtime and its shoot.
+Json renamed(Json document, const std::string& name) {
+    document["runtimeInput"]["name"] = name;
+    document["clusterConfig"]["gardenerConfig"]["name"] = name;
+    return document;
 }
 
 double percentile(std::vector<double> v, double p) {
@@ -173,12 +145,12 @@ int run(const Options& o) {
     kprov::engine::EngineService service(*store, shoots, clock,
                                          kprov::config::engine_options(effective.settings));
 
+    const Json base = kprov::cli::read_runtime_file(o.runtime_file);
     std::vector<kprov::engine::ProvisionInput> inputs;
     for (int i = 0; i < o.runtimes; ++i) {
         char name[16];
         std::snprintf(name, sizeof name, "b%05d", i);
-        inputs.push_back(
-            kprov::engine::parse_provision_input(runtime_document(o.runtime_file, name)));
+        inputs.push_back(kprov::engine::parse_provision_input(renamed(base, name)));
     }
 
     ChildProcess watch({o.kprov, "watch", "--workers", std::to_string(o.workers)}, env,

@@ -3,9 +3,8 @@
 if(KPROV_BUILD_TESTS AND TARGET kprov-sim)
   # kprov-bench-provision: the engine's throughput and detection delay against kprov-sim.
   add_executable(kprov-bench-provision bench/provision_bench.cpp)
-  target_link_libraries(kprov-bench-provision PRIVATE kprov_engine kprov_config kprov_stores
-    kprov_gardener kprov_test_support kprov_warnings CLI11::CLI11 CURL::libcurl
-    nlohmann_json::nlohmann_json yaml-cpp)
+  target_link_libraries(kprov-bench-provision PRIVATE kprov_cli kprov_test_support kprov_warnings
+    CLI11::CLI11 CURL::libcurl nlohmann_json::nlohmann_json)
   target_compile_definitions(kprov-bench-provision PRIVATE
     KPROV_SOURCE_DIR="${PROJECT_SOURCE_DIR}" KPROV_BINARY="$<TARGET_FILE:kprov>"
     KPROV_SIM_BINARY="$<TARGET_FILE:kprov-sim>")
