@@ -30,7 +30,9 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
+#include <unistd.h>
 
 namespace {
 
@@ -51,6 +53,7 @@ struct Options {
     std::string sim = KPROV_SIM_BINARY;
     std::string runtime_file = std::string(KPROV_SOURCE_DIR) + "/examples/gcp.yaml";
     std::string json_out;
+    std::string timeline_out;
 };
 
 constexpr const char* k_project = "kyma-dev";
@@ -105,6 +108,21 @@ std::vector<std::string> kprov_env(const Options& o, const std::string& store_ur
                 (std::getenv("KPROV_BENCH_DEBUG") ? "debug" : "warn")};
 }
 
+// User plus system CPU time a process has used so far, from /proc/<pid>/stat.
+double cpu_seconds(pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string text;
+    std::getline(in, text);
+    // Fields 14 and 15 (utime, stime) follow the command name, which ends at the last ')'.
+    std::istringstream fields(text.substr(text.rfind(')') + 2));
+    std::string field;
+    double ticks = 0;
+    for (int i = 3; i <= 15 && fields >> field; ++i)
+        if (i >= 14)
+            ticks += std::stod(field);
+    return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
 int run(const Options& o) {
     SimProcess sim(o.sim, {"--create-seconds", std::to_string(o.create_seconds)});
     const std::filesystem::path dir = sim.dir.path();
@@ -157,6 +175,8 @@ int run(const Options& o) {
                        (dir / "watch.out").string(), (dir / "watch.err").string());
     std::this_thread::sleep_for(500ms); // let it start its watch and go idle
 
+    const double watch_cpu_before = cpu_seconds(watch.pid());
+    const double sim_cpu_before = cpu_seconds(sim.pid());
     const auto t0 = SteadyClock::now();
     std::map<std::string, std::string> shoot_of; // operation id -> shoot name
     {
@@ -183,6 +203,8 @@ int run(const Options& o) {
             in_progress += n;
     } while (in_progress > 0 && SteadyClock::now() - t0 < 10min);
     const double wall = std::chrono::duration<double>(SteadyClock::now() - t0).count();
+    const double watch_cpu = cpu_seconds(watch.pid()) - watch_cpu_before;
+    const double sim_cpu = cpu_seconds(sim.pid()) - sim_cpu_before;
     watch.signal(SIGTERM);
     watch.wait();
 
@@ -197,8 +219,20 @@ int run(const Options& o) {
     int succeeded = 0, failed = 0;
     std::vector<double> delays_ms;
     std::map<std::string, std::vector<double>> stage_ms; // time spent in each stage
+    std::ofstream timeline;
+    if (!o.timeline_out.empty()) {
+        timeline.open(o.timeline_out);
+        timeline << "shoot,shoot_finished,stage,at\n";
+    }
+    auto epoch_ms = [](kprov::Timestamp t) {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+    };
     for (const auto& [op_id, shoot] : shoot_of) {
         const auto transitions = store->transitions_of(op_id);
+        if (timeline.is_open())
+            for (const auto& t : transitions)
+                timeline << shoot << ',' << created_at_ms[shoot] << ',' << t.to_stage << '/'
+                         << kprov::engine::to_db(t.state) << ',' << epoch_ms(t.at) << '\n';
         for (std::size_t i = 0; i + 1 < transitions.size(); ++i)
             stage_ms[transitions[i].to_stage].push_back(
                 std::chrono::duration<double, std::milli>(transitions[i + 1].at - transitions[i].at)
@@ -259,6 +293,9 @@ int run(const Options& o) {
           {"max", percentile(delays_ms, 1.0)},
           {"samples", delays_ms.size()}}},
         {"stageMs", stages},
+        {"cpuMsPerRuntime",
+         {{"kprovWatch", 1000 * watch_cpu / o.runtimes},
+          {"kprovSim", 1000 * sim_cpu / o.runtimes}}},
         {"gardenerRequestsPerRuntime", static_cast<double>(gardener) / o.runtimes},
         {"runtimeClusterRequestsPerRuntime", static_cast<double>(clusters) / o.runtimes},
         {"watchStreams", watches},
@@ -295,6 +332,9 @@ int main(int argc, char** argv) {
     app.add_option("--sim", o.sim, "The kprov-sim binary");
     app.add_option("-f,--file", o.runtime_file, "The runtime file each runtime copies");
     app.add_option("--json", o.json_out, "Also write the report to this file");
+    app.add_option("--timeline", o.timeline_out,
+                   "Write every stage transition as CSV (shoot, the sim's end of its creation, "
+                   "stage/state, time; times in ms since the epoch)");
     CLI11_PARSE(app, argc, argv);
     curl_global_init(CURL_GLOBAL_DEFAULT);
     try {

@@ -220,6 +220,14 @@ public:
     std::optional<std::string> tenant_of(const std::string& runtime_id) override {
         return m_inner.tenant_of(runtime_id);
     }
+    std::optional<std::pair<engine::Operation, std::optional<std::string>>>
+    find_operation_with_tenant(const std::string& operation_id) override {
+        return m_inner.find_operation_with_tenant(operation_id);
+    }
+    std::optional<engine::RuntimeWithLastOperation>
+    find_runtime_status(const std::string& runtime_id) override {
+        return m_inner.find_runtime_status(runtime_id);
+    }
     std::vector<std::string> runtime_ids_with_prefix(const std::string& prefix,
                                                      std::size_t limit) override {
         return m_inner.runtime_ids_with_prefix(prefix, limit);
@@ -231,9 +239,10 @@ public:
     std::map<engine::OperationType, int> count_in_progress() override {
         return m_inner.count_in_progress();
     }
-    std::vector<engine::Operation> claim_due(const std::string& owner, Timestamp now,
-                                             std::chrono::milliseconds ttl, int limit) override {
-        return m_inner.claim_due(owner, now, ttl, limit);
+    std::vector<engine::Operation>
+    claim_due(const std::string& owner, Timestamp now, std::chrono::milliseconds ttl, int limit,
+              engine::ClaimOrder order = engine::ClaimOrder::NewFirst) override {
+        return m_inner.claim_due(owner, now, ttl, limit, order);
     }
     std::optional<engine::Operation> claim(const std::string& operation_id,
                                            const std::string& owner, Timestamp now,

@@ -67,27 +67,29 @@ public:
     json operation_status(const graphql::FieldContext& ctx) const {
         const auto request = require_tenant(ctx);
         const std::string id = id_of(ctx);
-        auto op = reader().find_operation(id);
-        if (!op)
+        // The original loads the operation first, then checks the tenant of its runtime: one
+        // read here.
+        auto found = reader().find_operation_with_tenant(id);
+        if (!found)
             throw NotFound("operation \"" + id + "\" not found");
-        // The original loads the operation first, then checks the tenant of its runtime.
-        apply_tenant(op->cluster_id, request.tenant, nullptr);
-        return status_of(*op);
+        const auto& [op, tenant] = *found;
+        apply_tenant(op.cluster_id, request.tenant, tenant);
+        return status_of(op);
     }
 
     json runtime_status(const graphql::FieldContext& ctx) const {
         const auto request = require_tenant(ctx);
         const std::string id = id_of(ctx);
-        engine::Store& store = reader();
-        auto runtime = store.find_runtime(id);
-        if (!runtime)
+        auto found = reader().find_runtime_status(id);
+        if (!found)
             throw NotFound("runtime \"" + id + "\" not found");
-        apply_tenant(id, request.tenant, &*runtime);
-        const auto last = store.last_operation(id);
+        const engine::Runtime* runtime = &found->runtime;
+        const auto& last = found->last;
+        apply_tenant(id, request.tenant, runtime->tenant);
 
         engine::RuntimeStatusExtras extras;
         extras.compass_runtime_id = engine::compass_runtime_id(*m_deps.options, id);
-        json status = engine::runtime_status_json(*runtime, last, extras);
+        json status = engine::runtime_status_value(*runtime, last, extras);
         // Not ready: the shoot is not (yet) there to be asked, or is gone.
         const bool provisioning = last &&
                                   (last->type == engine::OperationType::Provision ||
@@ -144,10 +146,9 @@ private:
 
     // The original's GetAndUpdateTenant for queries: a differing tenant rewrites the stored one
     // (logged), or with APP_TENANT_STRICT is refused.
+    // `stored`: the runtime's tenant as read, nullopt when the runtime is gone.
     void apply_tenant(const std::string& runtime_id, const std::string& tenant,
-                      const engine::Runtime* known) const {
-        // One column by primary key when the caller has not loaded the runtime anyway.
-        const auto stored = known ? std::optional(known->tenant) : reader().tenant_of(runtime_id);
+                      const std::optional<std::string>& stored) const {
         if (!stored)
             throw NotFound("runtime \"" + runtime_id + "\" not found");
         if (*stored == tenant)
@@ -163,13 +164,13 @@ private:
     }
 
     json status_of(const engine::Operation& op) const {
-        return engine::operation_status_json(
+        return engine::operation_status_value(
             op, engine::compass_runtime_id(*m_deps.options, op.cluster_id));
     }
 
     json started(const engine::StartedOperation& result) const {
         notify();
-        return engine::operation_status_json(result.operation, result.compass_runtime_id);
+        return engine::operation_status_value(result.operation, result.compass_runtime_id);
     }
 
     void notify() const {

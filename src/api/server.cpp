@@ -1,5 +1,7 @@
 #include "api/server.hpp"
 
+#include "api/http_server.hpp"
+#include "api/post_body.hpp"
 #include "api/resolvers.hpp"
 #include "engine/error.hpp"
 
@@ -7,6 +9,7 @@
 #include <chrono>
 #include <httplib.h>
 #include <openssl/crypto.h>
+#include <system_error>
 #include <thread>
 
 namespace kprov::api {
@@ -19,16 +22,17 @@ constexpr const char* k_json = "application/json";
 
 // A request the transport refuses before GraphQL sees it (400, 401): the same body shape as
 // GraphQL errors, so clients need one parser.
-void transport_error(httplib::Response& res, int status, const std::string& message,
+void transport_error(http::Response& res, int status, const std::string& message,
                      const char* code) {
     res.status = status;
     const json body = {
         {"errors", json::array({{{"message", message}, {"extensions", {{"code", code}}}}})}};
-    res.set_content(body.dump(), k_json);
+    res.body = body.dump();
+    res.content_type = k_json;
 }
 
 // Compares in time independent of where the texts differ.
-bool same_secret(const std::string& given, const std::string& expected) {
+bool same_secret(std::string_view given, const std::string& expected) {
     return given.size() == expected.size() &&
            CRYPTO_memcmp(given.data(), expected.data(), given.size()) == 0;
 }
@@ -41,12 +45,65 @@ std::string read_file_error(const std::optional<std::string>& cert,
            "and its private key";
 }
 
-struct Listener {
-    std::unique_ptr<httplib::Server> server;
+// Whether a GraphQL document may block the thread that runs it: mutations write to the store,
+// RuntimeConfig.kubeconfig and RuntimeStatus.hibernationStatus ask Gardener. Decided on the
+// text, so a word in a string or comment only costs the request a trip to a worker thread.
+bool may_block(std::string_view query) {
+    for (const std::string_view word : {"mutation", "kubeconfig", "hibernationStatus"})
+        if (query.find(word) != std::string_view::npos)
+            return true;
+    return false;
+}
+
+// The quick reading of a POST body into `request` (post_body.hpp); false: parse it in full.
+bool quick_read(std::string_view body, graphql::Request& request) {
+    auto read = api::read_post_body(body);
+    if (!read || !(read->variables.is_null() || read->variables.is_object()) ||
+        !(read->operation_name.is_null() || read->operation_name.is_string()))
+        return false;
+    request.query = std::move(read->query);
+    if (read->variables.is_object())
+        request.variables = std::move(read->variables);
+    if (read->operation_name.is_string())
+        request.operation_name = read->operation_name.get<std::string>();
+    return true;
+}
+
+// The TLS listener: cpp-httplib's SSLServer on its own threads, every request passed to the
+// same handler as the plain listener's (called off the event loops, so it may block).
+struct TlsListener {
+    std::unique_ptr<httplib::SSLServer> server;
     std::thread thread;
     std::atomic<bool> ended{false};
-    int port = 0;
 
+    void serve(http::Handler handler) {
+        const auto adapter = [handler = std::move(handler)](const httplib::Request& in,
+                                                            httplib::Response& out) {
+            http::Request req;
+            req.method = in.method;
+            req.target = in.target;
+            const auto question = req.target.find('?');
+            req.path = req.target.substr(0, question);
+            if (question != std::string_view::npos)
+                req.query = req.target.substr(question + 1);
+            for (const auto& [name, value] : in.headers)
+                req.headers.emplace_back(name, value);
+            req.body = in.body;
+            http::Response res;
+            handler(req, res, false);
+            out.status = res.status;
+            for (const auto& [name, value] : res.headers)
+                out.set_header(name, value);
+            out.set_content(std::move(res.body), res.content_type);
+        };
+        server->Get(".*", adapter);
+        server->Post(".*", adapter);
+        server->set_exception_handler(
+            [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+                res.status = 500;
+                res.set_content("internal server error", "text/plain");
+            });
+    }
     void start() {
         thread = std::thread([this] {
             server->listen_after_bind();
@@ -98,47 +155,78 @@ struct ApiServer::Impl {
         , resolvers(r)
         , metrics(m)
         , readiness(std::move(ready))
-        , options(std::move(o)) {}
+        , options(std::move(o))
+        , playground(playground_page(options.playground_endpoint)) {}
 
-    void configure(httplib::Server& server) const {
-        server.set_tcp_nodelay(true); // else Nagle + delayed ACK: ~40 ms per request
-        server.set_keep_alive_max_count(10'000);
-        server.set_keep_alive_timeout(5);
-        server.set_read_timeout(30);
-        server.set_write_timeout(30);
-        server.set_payload_max_length(options.max_body_bytes);
-        const int threads = options.threads;
-        server.new_task_queue = [threads] {
-            return new httplib::ThreadPool(threads);
-        };
-        server.set_exception_handler(
-            [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-                transport_error(res, 500, "internal system error", "INTERNAL_SERVER_ERROR");
-            });
+    http::ServerOptions http_options(int loops, int workers) const {
+        http::ServerOptions o;
+        o.loops = loops;
+        o.workers = workers;
+        o.max_body_bytes = options.max_body_bytes;
+        return o;
     }
 
-    // Times the handler and counts its answer under `route`.
-    httplib::Server::Handler metered(std::string route, httplib::Server::Handler handler) {
-        return [this, route = std::move(route),
-                handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
-            const auto start = Clock::now();
-            handler(req, res);
-            metrics.api_request(route, res.status,
-                                std::chrono::duration<double>(Clock::now() - start).count());
-        };
+    // The API listener's routes. Answers on the event loop what cannot block; the rest
+    // (mutations, Gardener calls, the store's readiness) goes to a worker.
+    http::Handled handle(const http::Request& req, http::Response& res, bool on_loop) const {
+        const auto start = Clock::now();
+        std::string_view route;
+        if (req.path == options.api_endpoint && (req.method == "POST" || req.method == "GET")) {
+            route = options.api_endpoint;
+            if (graphql_request(req, res, on_loop) == http::Handled::Blocking)
+                return http::Handled::Blocking;
+        } else if (req.path == "/" && req.method == "GET") {
+            route = "/";
+            res.content_type = "text/html; charset=utf-8";
+            res.body = playground;
+        } else if (req.path == "/healthz" && req.method == "GET") {
+            route = "/healthz";
+            res.body = "ok";
+        } else if (req.path == "/readyz" && req.method == "GET") {
+            if (on_loop)
+                return http::Handled::Blocking;
+            route = "/readyz";
+            const std::string why = readiness ? readiness() : std::string();
+            res.status = why.empty() ? 200 : 503;
+            res.body = why.empty() ? "ok" : why;
+        } else {
+            res.status = 404;
+            res.body = "not found";
+            return http::Handled::Answered; // not counted: a client's path is not a label
+        }
+        metrics.api_request(route, res.status,
+                            std::chrono::duration<double>(Clock::now() - start).count());
+        return http::Handled::Answered;
     }
 
-    bool authorized(const httplib::Request& req, httplib::Response& res) const {
+    // The metrics listener's routes.
+    http::Handled handle_metrics(const http::Request& req, http::Response& res,
+                                 bool on_loop) const {
+        if (req.path == "/metrics" && req.method == "GET") {
+            if (on_loop)
+                return http::Handled::Blocking; // reads the store
+            res.content_type = "text/plain; version=0.0.4; charset=utf-8";
+            res.body = metrics.scrape();
+        } else if (req.path == "/healthz" && req.method == "GET") {
+            res.body = "ok";
+        } else {
+            res.status = 404;
+            res.body = "not found";
+        }
+        return http::Handled::Answered;
+    }
+
+    bool authorized(const http::Request& req, http::Response& res) const {
         if (!options.token)
             return true;
-        const std::string header = req.get_header_value("Authorization");
+        const std::string_view header = req.header("Authorization").value_or("");
         constexpr std::string_view bearer = "Bearer ";
         if (header.size() > bearer.size() &&
             std::equal(bearer.begin(), bearer.end(), header.begin(),
                        [](char a, char b) { return std::tolower(a) == std::tolower(b); }) &&
             same_secret(header.substr(bearer.size()), *options.token))
             return true;
-        res.set_header("WWW-Authenticate", "Bearer realm=\"kprov\"");
+        res.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"kprov\"");
         transport_error(res, 401,
                         header.empty() ? "authentication required: send Authorization: Bearer "
                                          "<token>"
@@ -147,60 +235,76 @@ struct ApiServer::Impl {
         return false;
     }
 
-    void graphql_request(const httplib::Request& req, httplib::Response& res) const {
+    http::Handled graphql_request(const http::Request& req, http::Response& res,
+                                  bool on_loop) const {
         if (!authorized(req, res))
-            return;
+            return http::Handled::Answered;
         graphql::Request request;
-        if (req.method == "POST") {
+        if (req.method == "POST" && quick_read(req.body, request)) {
+            // The usual body, read without a JSON tree of the query text.
+        } else if (req.method == "POST") {
             // Not const: the variables are moved out, since copying a deeply nested JSON value
             // recurses (execute() refuses nesting beyond Limits::max_variable_nesting).
             json body = json::parse(req.body, nullptr, false);
-            if (body.is_discarded() || !body.is_object())
-                return transport_error(res, 400,
-                                       "the request body is not a JSON object (expected "
-                                       "{\"query\": ..., \"variables\": ..., "
-                                       "\"operationName\": ...})",
-                                       "BAD_REQUEST");
+            if (body.is_discarded() || !body.is_object()) {
+                transport_error(res, 400,
+                                "the request body is not a JSON object (expected "
+                                "{\"query\": ..., \"variables\": ..., \"operationName\": ...})",
+                                "BAD_REQUEST");
+                return http::Handled::Answered;
+            }
             const auto query = body.find("query");
-            if (query == body.end() || !query->is_string())
-                return transport_error(res, 400, "the request body has no \"query\" string",
-                                       "BAD_REQUEST");
-            request.query = query->get<std::string>();
+            if (query == body.end() || !query->is_string()) {
+                transport_error(res, 400, "the request body has no \"query\" string",
+                                "BAD_REQUEST");
+                return http::Handled::Answered;
+            }
+            request.query = std::move(query->get_ref<std::string&>());
             if (const auto v = body.find("variables"); v != body.end() && !v->is_null()) {
-                if (!v->is_object())
-                    return transport_error(res, 400, "\"variables\" is not a JSON object",
-                                           "BAD_REQUEST");
+                if (!v->is_object()) {
+                    transport_error(res, 400, "\"variables\" is not a JSON object", "BAD_REQUEST");
+                    return http::Handled::Answered;
+                }
                 request.variables = std::move(*v);
             }
             if (const auto n = body.find("operationName"); n != body.end() && !n->is_null()) {
-                if (!n->is_string())
-                    return transport_error(res, 400, "\"operationName\" is not a string",
-                                           "BAD_REQUEST");
+                if (!n->is_string()) {
+                    transport_error(res, 400, "\"operationName\" is not a string", "BAD_REQUEST");
+                    return http::Handled::Answered;
+                }
                 request.operation_name = n->get<std::string>();
             }
         } else {
-            if (!req.has_param("query"))
-                return transport_error(res, 400, "the URL has no query parameter \"query\"",
-                                       "BAD_REQUEST");
-            request.query = req.get_param_value("query");
-            request.allow_mutations = false;
-            if (const auto text = req.get_param_value("variables"); !text.empty()) {
-                request.variables = json::parse(text, nullptr, false);
-                if (request.variables.is_discarded() || !request.variables.is_object())
-                    return transport_error(res, 400,
-                                           "the query parameter \"variables\" is not a JSON "
-                                           "object",
-                                           "BAD_REQUEST");
+            auto query = req.query_param("query");
+            if (!query) {
+                transport_error(res, 400, "the URL has no query parameter \"query\"",
+                                "BAD_REQUEST");
+                return http::Handled::Answered;
             }
-            request.operation_name = req.get_param_value("operationName");
+            request.query = std::move(*query);
+            request.allow_mutations = false;
+            if (const auto text = req.query_param("variables"); text && !text->empty()) {
+                request.variables = json::parse(*text, nullptr, false);
+                if (request.variables.is_discarded() || !request.variables.is_object()) {
+                    transport_error(res, 400,
+                                    "the query parameter \"variables\" is not a JSON object",
+                                    "BAD_REQUEST");
+                    return http::Handled::Answered;
+                }
+            }
+            request.operation_name = req.query_param("operationName").value_or("");
         }
+        if (on_loop && (!options.queries_on_loop || may_block(request.query)))
+            return http::Handled::Blocking;
 
-        // Header names are case-insensitive in httplib's map.
-        std::any state =
-            RequestState{req.get_header_value("Tenant"), req.get_header_value("Sub-Account")};
-        const auto response = graphql::execute(schema, resolvers, request, state, options.limits);
+        std::any state = RequestState{std::string(req.header("Tenant").value_or("")),
+                                      std::string(req.header("Sub-Account").value_or(""))};
+        auto response =
+            graphql::execute(schema, resolvers, request, state, options.limits, &documents);
         res.status = response.outcome == graphql::Response::Outcome::Executed ? 200 : 422;
-        res.set_content(response.body.dump(-1, ' ', false, json::error_handler_t::replace), k_json);
+        res.content_type = k_json;
+        res.body = std::move(response.text);
+        return http::Handled::Answered;
     }
 
     const graphql::Schema& schema;
@@ -208,8 +312,13 @@ struct ApiServer::Impl {
     Metrics& metrics;
     ReadinessCheck readiness;
     ServerOptions options;
-    Listener api;
-    Listener metrics_listener;
+    std::string playground;
+    mutable graphql::DocumentCache documents;
+    std::unique_ptr<http::Server> api; // plain HTTP
+    TlsListener tls;                   // or TLS
+    std::unique_ptr<http::Server> metrics_server;
+    int api_port = 0;
+    int metrics_port = 0;
     std::string scheme = "http";
     std::string host;
     bool started = false;
@@ -224,6 +333,20 @@ ApiServer::~ApiServer() {
     stop();
 }
 
+namespace {
+
+int bind_http(http::Server& server, const std::string& address) {
+    const auto [host, port] = split_address(address);
+    try {
+        return server.bind(host, port);
+    } catch (const std::system_error&) {
+        throw ConfigError("cannot listen on \"" + address +
+                          "\": the port is in use or the host is not an address of this machine");
+    }
+}
+
+} // namespace
+
 void ApiServer::bind() {
     auto& impl = *m_impl;
     const auto& options = impl.options;
@@ -231,72 +354,57 @@ void ApiServer::bind() {
         throw ConfigError("TLS needs both KPROV_TLS_CERT and KPROV_TLS_KEY; only " +
                           std::string(options.tls_cert_file ? "KPROV_TLS_CERT" : "KPROV_TLS_KEY") +
                           " is set");
+    const auto handler = [&impl](const http::Request& req, http::Response& res, bool on_loop) {
+        return impl.handle(req, res, on_loop);
+    };
+    impl.host = split_address(options.address).first;
     if (options.tls_cert_file) {
         auto server = std::make_unique<httplib::SSLServer>(options.tls_cert_file->c_str(),
                                                            options.tls_key_file->c_str());
         if (!server->is_valid())
             throw ConfigError(read_file_error(options.tls_cert_file, options.tls_key_file));
-        impl.api.server = std::move(server);
-        impl.scheme = "https";
-    } else {
-        impl.api.server = std::make_unique<httplib::Server>();
-    }
-    auto& api = *impl.api.server;
-    impl.configure(api);
-
-    const std::string endpoint = options.api_endpoint;
-    const auto graphql = impl.metered(
-        endpoint, [&impl](const auto& req, auto& res) { impl.graphql_request(req, res); });
-    api.Post(endpoint, graphql);
-    api.Get(endpoint, graphql);
-    const std::string page = playground_page(options.playground_endpoint);
-    api.Get("/", impl.metered("/", [page](const auto&, auto& res) {
-        res.set_content(page, "text/html; charset=utf-8");
-    }));
-    api.Get("/healthz", impl.metered("/healthz", [](const auto&, auto& res) {
-        res.set_content("ok", "text/plain");
-    }));
-    api.Get("/readyz", impl.metered("/readyz", [&impl](const auto&, auto& res) {
-        const std::string why = impl.readiness ? impl.readiness() : std::string();
-        res.status = why.empty() ? 200 : 503;
-        res.set_content(why.empty() ? "ok" : why, "text/plain");
-    }));
-
-    const auto bind_one = [](httplib::Server& server, const std::string& address) {
-        const auto [host, port] = split_address(address);
-        const int bound = port == 0 ? server.bind_to_any_port(host)
-                                    : (server.bind_to_port(host, port) ? port : -1);
-        if (bound <= 0)
-            throw ConfigError("cannot listen on \"" + address +
+        server->set_tcp_nodelay(true); // else Nagle + delayed ACK: ~40 ms per request
+        server->set_keep_alive_max_count(10'000);
+        server->set_keep_alive_timeout(5);
+        server->set_read_timeout(30);
+        server->set_write_timeout(30);
+        server->set_payload_max_length(options.max_body_bytes);
+        const int threads = options.threads;
+        server->new_task_queue = [threads] {
+            return new httplib::ThreadPool(threads);
+        };
+        impl.tls.server = std::move(server);
+        impl.tls.serve(handler);
+        const auto [host, port] = split_address(options.address);
+        impl.api_port = port == 0 ? impl.tls.server->bind_to_any_port(host)
+                                  : (impl.tls.server->bind_to_port(host, port) ? port : -1);
+        if (impl.api_port <= 0)
+            throw ConfigError("cannot listen on \"" + options.address +
                               "\": the port is in use or the host is not an address of this "
                               "machine");
-        return bound;
-    };
-    impl.api.port = bind_one(api, options.address);
-    impl.host = split_address(options.address).first;
+        impl.scheme = "https";
+    } else {
+        impl.api = std::make_unique<http::Server>(
+            handler, impl.http_options(options.loops, options.threads));
+        impl.api_port = bind_http(*impl.api, options.address);
+    }
 
     if (!options.metrics_address.empty()) {
-        impl.metrics_listener.server = std::make_unique<httplib::Server>();
-        auto& metrics = *impl.metrics_listener.server;
-        impl.configure(metrics);
-        metrics.new_task_queue = [] {
-            return new httplib::ThreadPool(2);
-        };
-        metrics.Get("/metrics", [&impl](const auto&, auto& res) {
-            res.set_content(impl.metrics.scrape(), "text/plain; version=0.0.4; charset=utf-8");
-        });
-        metrics.Get("/healthz",
-                    [](const auto&, auto& res) { res.set_content("ok", "text/plain"); });
-        impl.metrics_listener.port = bind_one(metrics, options.metrics_address);
+        impl.metrics_server = std::make_unique<http::Server>(
+            [&impl](const http::Request& req, http::Response& res, bool on_loop) {
+                return impl.handle_metrics(req, res, on_loop);
+            },
+            impl.http_options(1, 1));
+        impl.metrics_port = bind_http(*impl.metrics_server, options.metrics_address);
     }
 }
 
 int ApiServer::port() const {
-    return m_impl->api.port;
+    return m_impl->api_port;
 }
 
 int ApiServer::metrics_port() const {
-    return m_impl->metrics_listener.port;
+    return m_impl->metrics_port;
 }
 
 std::string ApiServer::base_url() const {
@@ -304,21 +412,29 @@ std::string ApiServer::base_url() const {
     const std::string shown = host == "0.0.0.0"                     ? "127.0.0.1"
                               : host.find(':') != std::string::npos ? "[" + host + "]"
                                                                     : host;
-    return m_impl->scheme + "://" + shown + ":" + std::to_string(m_impl->api.port);
+    return m_impl->scheme + "://" + shown + ":" + std::to_string(m_impl->api_port);
 }
 
 void ApiServer::start() {
-    if (m_impl->started)
+    auto& impl = *m_impl;
+    if (impl.started)
         return;
-    m_impl->started = true;
-    if (m_impl->metrics_listener.server)
-        m_impl->metrics_listener.start();
-    m_impl->api.start();
+    impl.started = true;
+    if (impl.metrics_server)
+        impl.metrics_server->start();
+    if (impl.api)
+        impl.api->start();
+    else if (impl.tls.server)
+        impl.tls.start();
 }
 
 void ApiServer::stop() {
-    m_impl->api.stop();
-    m_impl->metrics_listener.stop();
+    auto& impl = *m_impl;
+    if (impl.api)
+        impl.api->stop();
+    impl.tls.stop();
+    if (impl.metrics_server)
+        impl.metrics_server->stop();
 }
 
 } // namespace kprov::api

@@ -24,9 +24,14 @@ struct ServerOptions {
     std::optional<std::string> token;             ///< required as "Authorization: Bearer <token>"
     std::optional<std::string> tls_cert_file;     ///< PEM; both or neither
     std::optional<std::string> tls_key_file;
-    /// HTTP worker threads. Each keep-alive connection holds one while it is open, so this
-    /// bounds the concurrent clients served without queueing.
+    /// Event-loop threads of the plain-HTTP listener; 0: one per core.
+    int loops = 0;
+    /// Threads for requests that may block (mutations, Gardener calls, /readyz); with TLS, the
+    /// listener's threads, each holding one keep-alive connection while it is open.
     int threads = 32;
+    /// Whether queries that only read the store run on the event loops. Right for a local
+    /// SQLite file; a store across the network (PostgreSQL) would stall a loop per round trip.
+    bool queries_on_loop = true;
     std::size_t max_body_bytes = 1024 * 1024; ///< larger bodies get 413
     graphql::Limits limits;                   ///< document size, tokens, depth, aliases
 };

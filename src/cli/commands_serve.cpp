@@ -30,7 +30,7 @@ api::ServerOptions server_options(const config::Settings& settings, const ServeA
     options.token = settings.api_token;
     options.tls_cert_file = settings.tls_cert_file;
     options.tls_key_file = settings.tls_key_file;
-    // Each keep-alive client holds a thread while connected: room for a few dozen clients.
+    // Threads for requests that may block (with TLS: one per keep-alive client).
     options.threads = static_cast<int>(std::max(32U, 8 * std::thread::hardware_concurrency()));
     return options;
 }
@@ -78,11 +78,14 @@ public:
         else
             m_main = &main;
     }
-    /// One of the stores, in turn. Thread-safe.
+    /// One of the stores: the same one for a thread each time (the API's event loops each
+    /// keep theirs, with its statements and pages warm), the threads spread over them in turn.
+    /// Thread-safe.
     engine::Store& next() {
         if (m_main)
             return *m_main;
-        return *m_stores[m_next.fetch_add(1, std::memory_order_relaxed) % m_stores.size()];
+        thread_local const std::size_t mine = m_next.fetch_add(1, std::memory_order_relaxed);
+        return *m_stores[mine % m_stores.size()];
     }
 
 private:
@@ -133,8 +136,10 @@ int cmd_serve(Context& ctx, const ServeArgs& args) {
     };
     deps.log = access.log();
     const auto resolvers = api::provisioner_resolvers(deps);
+    auto options = server_options(settings, args);
+    options.queries_on_loop = access.store().dialect() == "sqlite";
     api::ApiServer server(*schema, resolvers, metrics, readiness(access.store()),
-                          server_options(settings, args));
+                          std::move(options));
     server.bind();
 
     // 3. Run; the URLs go to stdout once the listeners are bound.

@@ -80,13 +80,17 @@ engine::LogSink LogScope::sink() const {
 // The ShootClient port over a Gardener client opened at the first call.
 class EngineAccess::LazyShoots final : public engine::ShootClient {
 public:
-    explicit LazyShoots(Context& ctx)
-        : m_ctx(ctx) {}
+    LazyShoots(Context& ctx, const engine::WatchedShoots& watched)
+        : m_ctx(ctx)
+        , m_watched(watched) {}
 
     gardener::GardenerClient& client() { return *port().second; }
 
     std::optional<engine::ShootState> get(const std::string& name) override {
         return port().first->get(name);
+    }
+    std::optional<engine::ShootState> watched(const std::string& name) override {
+        return m_watched.find(name);
     }
     std::vector<engine::ShootState> list(const std::string& label_selector) override {
         return port().first->list(label_selector);
@@ -123,6 +127,7 @@ private:
     }
 
     Context& m_ctx;
+    const engine::WatchedShoots& m_watched;
     std::mutex m_mutex;
     std::shared_ptr<gardener::GardenerClient> m_client;
     std::unique_ptr<gardener::GardenerShootClient> m_port;
@@ -142,7 +147,7 @@ EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int stor
                     director_warning);
     m_options.director = director::director_options(ctx.config().settings, m_director.get());
     m_store = open_configured_store(ctx, store_connections);
-    m_shoots = std::make_unique<LazyShoots>(ctx);
+    m_shoots = std::make_unique<LazyShoots>(ctx, m_watched);
     gardener::ClientOptions cluster_options;
     cluster_options.qps = ctx.config().settings.gardener_qps;
     cluster_options.burst = ctx.config().settings.gardener_burst;

@@ -7,6 +7,7 @@
 #include "engine/engine_options.hpp"
 #include "engine/executor.hpp"
 #include "engine/service.hpp"
+#include "engine/watched_shoots.hpp"
 #include "stores/open_store.hpp"
 
 #include <memory>
@@ -82,6 +83,9 @@ public:
     engine::RequestContext request() const;
     /// The engine's log sink (LogScope::sink of this access's scope).
     engine::LogSink log() const { return m_log.sink(); }
+    /// The shoots as this process's watch delivered them (EngineDaemon fills it); shoots()
+    /// answers ShootClient::watched from it.
+    engine::WatchedShoots& watched_shoots() { return m_watched; }
 
 private:
     class LazyShoots;
@@ -90,6 +94,7 @@ private:
     LogScope m_log;
     std::string m_owner;
     SystemClock m_clock;
+    engine::WatchedShoots m_watched;
     engine::EngineOptions m_options;
     std::unique_ptr<stores::StoreBackend> m_store;
     std::unique_ptr<LazyShoots> m_shoots;

@@ -48,12 +48,14 @@ EngineDaemon::EngineDaemon(Context& ctx, EngineAccess& access, std::optional<int
 
 EngineDaemon::EngineDaemon(Context& ctx, EngineAccess& access, engine::Executor& executor,
                            engine::Store& store, std::optional<int> workers)
-    : m_pool(executor, store, access.clock(), pool_options(access, ctx, workers)) {
+    : m_pool(executor, store, access.clock(), pool_options(access, ctx, workers))
+    , m_watched(access.watched_shoots()) {
     m_audit = gardener::make_audit_log_worker(
         access.gardener(), ctx.config().settings.audit_logs_tenant_config_path,
         [&access](const std::string& id) { return access.store().find_runtime(id).has_value(); });
     m_watch = std::make_unique<gardener::ShootWatch>(
         access.gardener(), [this](const std::vector<engine::ShootEvent>& events) {
+            m_watched.on_events(events);
             m_pool.on_shoot_events(events);
             if (m_audit)
                 m_audit->on_shoot_events(events);
@@ -68,10 +70,12 @@ void EngineDaemon::start() {
     m_pool.start();
     if (m_audit)
         m_audit->start();
+    m_watched.follow([watch = m_watch.get()] { return watch->is_up(); });
     m_watch->start();
 }
 
 void EngineDaemon::stop() {
+    m_watched.follow({});
     m_watch->stop();
     if (m_audit)
         m_audit->stop();

@@ -67,6 +67,7 @@ private:
     /// The audit-log reconciler (APP_GARDENER_AUDIT_LOGS_TENANT_CONFIG_PATH); null without one.
     std::unique_ptr<gardener::AuditLogWorker> m_audit;
     std::unique_ptr<gardener::ShootWatch> m_watch;
+    engine::WatchedShoots& m_watched; ///< the access's, filled by m_watch
 };
 
 } // namespace kprov::cli

@@ -84,6 +84,9 @@ private:
                 // Not an error a stage classified: the original's "any other error" (§3.2).
                 return retry(StageError::recoverable(e.what()));
             }
+            // What the stage decided holds from when it returned: a transition, the end of the
+            // operation and the next due time are stamped then, not when the stage began.
+            m_now = m_ex.m_clock.now();
             if (next.next == k_stage_finished)
                 return finish();
             if (next.next != m_op.stage) {
@@ -262,9 +265,10 @@ PassResult Executor::run_operation(const std::string& operation_id, const std::s
     return r;
 }
 
-std::vector<PassResult> Executor::run_due(const std::string& owner, int limit) {
+std::vector<PassResult> Executor::run_due(const std::string& owner, int limit, ClaimOrder order) {
     std::vector<PassResult> results;
-    for (const auto& op : m_store.claim_due(owner, m_clock.now(), m_options.lease_ttl, limit))
+    for (const auto& op :
+         m_store.claim_due(owner, m_clock.now(), m_options.lease_ttl, limit, order))
         results.push_back(run_pass(op, owner));
     return results;
 }

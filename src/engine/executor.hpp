@@ -95,9 +95,10 @@ public:
     /// the claim fails.
     PassResult run_operation(const std::string& operation_id, const std::string& owner);
 
-    /// Claims up to `limit` due operations and runs one pass of each, in order. Throws
-    /// StoreError when the claim fails.
-    std::vector<PassResult> run_due(const std::string& owner, int limit);
+    /// Claims up to `limit` due operations, `order`'s queue first (Store::claim_due), and runs
+    /// one pass of each, in order. Throws StoreError when the claim fails.
+    std::vector<PassResult> run_due(const std::string& owner, int limit,
+                                    ClaimOrder order = ClaimOrder::NewFirst);
 
     /// Runs passes of one operation (`kprov ... --wait`) until it ends, the deadline passes or
     /// a stop is requested, sleeping with `sleeper` until it is due again. An operation held

@@ -66,6 +66,8 @@ struct ShootEvent {
     /// The kcp.provisioner.kyma-project.io/runtime-id annotation.
     std::optional<std::string> runtime_id;
     bool deleted = false;
+    /// The shoot as the event carried it (no ShootState::json); nullopt for deletions.
+    std::optional<ShootState> state;
 };
 
 /// Gardener, scoped to the project namespace garden-<project>. Used by several worker threads
@@ -75,6 +77,14 @@ public:
     virtual ~ShootClient() = default;
     /// nullopt when the shoot does not exist.
     virtual std::optional<ShootState> get(const std::string& name) = 0;
+    /// The shoot as the process's shared watch last delivered it (WatchedShoots), without
+    /// asking Gardener; nullopt when no watch runs or it has not seen the shoot. It may be older
+    /// than Gardener's state and than this process's own latest write: a stage may only act on
+    /// what stays true once it holds (a creation that succeeded), and read anything else.
+    virtual std::optional<ShootState> watched(const std::string& name) {
+        (void)name;
+        return std::nullopt;
+    }
     /// Shoots whose labels match `label_selector` ("account=<tenant>").
     virtual std::vector<ShootState> list(const std::string& label_selector) = 0;
     /// POSTs `shoot_json`; returns the stored shoot. Throws Conflict when a shoot of that name

@@ -75,7 +75,27 @@ StageResult waiting_for_cluster_domain(StageContext& context) {
     return go_to(k_stage_waiting_for_cluster_creation);
 }
 
+// The creation this operation waits for is done: Gardener reconciled the latest spec.
+bool creation_succeeded(const ShootState& shoot) {
+    return shoot.last_operation && shoot.last_operation->state == "Succeeded" &&
+           shoot.observed_generation == shoot.generation;
+}
+
+// The watch's copy of the shoot, when the watch is up, spares the pass a read in two cases: the
+// creation succeeded (that stays true however old the copy is), or it is still under way (the
+// change that ends it comes as an event and makes the operation due again). A failure is read
+// from Gardener before the operation acts on it. The copy must be of this runtime's shoot: a
+// lagging watch may still hold an earlier shoot of the same name.
+bool watched_copy_settles(const StageContext& context, const ShootState& seen) {
+    const auto owner = seen.annotations.find(std::string(k_runtime_id_annotation));
+    if (owner == seen.annotations.end() || owner->second != context.runtime().id)
+        return false;
+    return !seen.last_operation || seen.last_operation->state != "Failed";
+}
+
 StageResult waiting_for_cluster_creation(StageContext& context) {
+    if (auto seen = context.watched_shoot(); seen && watched_copy_settles(context, *seen))
+        context.remember(*seen);
     const auto shoot = context.shoot();
     if (!shoot)
         throw shoot_not_found(context.shoot_name());
@@ -85,7 +105,7 @@ StageResult waiting_for_cluster_creation(StageContext& context) {
     if (last->state == "Succeeded") {
         // Unlike the original, a Succeeded counts only once Gardener has picked up the latest
         // spec (gardener-contract.md §6.4): an older result says nothing about this one.
-        if (shoot->observed_generation != shoot->generation)
+        if (!creation_succeeded(*shoot))
             return wait_in(k_stage_waiting_for_cluster_creation, 20s);
         if (context.runtime().gardener.seed.empty() && shoot->seed_name &&
             !shoot->seed_name->empty())

@@ -122,6 +122,9 @@ public:
     /// GETs the shoot and remembers it; nullopt when it does not exist. A failed GET throws a
     /// recoverable StageError of component "k8s client - gardener" (the original's "err").
     std::optional<ShootState> read_shoot();
+    /// The shoot as the shared watch last delivered it (ShootClient::watched), without asking
+    /// Gardener; possibly older than Gardener's state and this process's own writes.
+    std::optional<ShootState> watched_shoot() { return m_shoots.watched(shoot_name()); }
     /// Remembers what a write returned, for the next stage of this pass.
     void remember(const ShootState& shoot) { m_memory.shoot = shoot; }
     void forget_shoot() { m_memory.shoot.reset(); }

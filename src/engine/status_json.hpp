@@ -71,4 +71,12 @@ nlohmann::ordered_json runtime_status_json(const Runtime& runtime,
                                            const std::optional<Operation>& last,
                                            const RuntimeStatusExtras& extras = {});
 
+/// operation_status_json and runtime_status_json as nlohmann::json (members by name, not in
+/// the contract's order): what the GraphQL resolvers hand the executor, which writes them in the
+/// order a query selects.
+nlohmann::json operation_status_value(const Operation& op,
+                                      const std::optional<std::string>& compass_runtime_id = {});
+nlohmann::json runtime_status_value(const Runtime& runtime, const std::optional<Operation>& last,
+                                    const RuntimeStatusExtras& extras = {});
+
 } // namespace kprov::engine

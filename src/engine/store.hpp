@@ -51,6 +51,18 @@ struct RuntimeChange {
     bool soft_delete = false;              ///< end of deprovisioning
 };
 
+/// Which due operations a claim takes first (Store::claim_due, WorkerPool).
+enum class ClaimOrder {
+    NewFirst,     ///< operations no worker has run yet (attempts = 0), then re-checks
+    RecheckFirst, ///< operations a worker has run before, then new ones
+};
+
+/// What Store::find_runtime_status returns.
+struct RuntimeWithLastOperation {
+    Runtime runtime;
+    std::optional<Operation> last;
+};
+
 class Store {
 public:
     virtual ~Store() = default;
@@ -98,6 +110,18 @@ public:
     /// The API checks it on every query. The default reads the whole runtime; the stores read
     /// one column by primary key.
     virtual std::optional<std::string> tenant_of(const std::string& runtime_id);
+    /// The operation and the tenant of its runtime (nullopt when the runtime is gone), read
+    /// together: what the API's runtimeOperationStatus checks. nullopt when there is no such
+    /// operation. The default calls find_operation and tenant_of; the stores use one statement.
+    virtual std::optional<std::pair<Operation, std::optional<std::string>>>
+    find_operation_with_tenant(const std::string& operation_id);
+    /// The runtime (soft-deleted ones too) as RuntimeStatus shows it, with its last operation,
+    /// read from one snapshot: the gardener config with OIDC and DNS, but no administrators and
+    /// no kubeconfig (the status shows neither). nullopt when there is no such runtime. The
+    /// default calls find_runtime and last_operation; the stores read it in as few statements
+    /// as they can (the API answers runtimeStatus from it).
+    virtual std::optional<RuntimeWithLastOperation>
+    find_runtime_status(const std::string& runtime_id);
     /// In-progress operations counted by type (for metrics); types with none are absent.
     virtual std::map<OperationType, int> count_in_progress() = 0;
 
@@ -105,10 +129,13 @@ public:
 
     /// Leases up to `limit` in-progress operations that are due (next_run_at <= now) and not
     /// leased by anyone else (no lease, or an expired one): sets the lease to (owner, now + ttl)
-    /// and increments attempts. Returns them as stored after the claim, soonest due first.
+    /// and increments attempts. `order` says which of the two queues of due operations goes
+    /// first, new ones (attempts = 0) or re-checks; each queue in due-time order, and the batch
+    /// is filled from the other queue. Returns them as stored after the claim, in that order.
     /// Two concurrent callers never get the same operation.
     virtual std::vector<Operation> claim_due(const std::string& owner, Timestamp now,
-                                             std::chrono::milliseconds ttl, int limit) = 0;
+                                             std::chrono::milliseconds ttl, int limit,
+                                             ClaimOrder order = ClaimOrder::NewFirst) = 0;
 
     /// Leases one operation under the same rules, whether or not it is due (`kprov ... --wait`
     /// drives its own operation). nullopt if it is not in progress or someone else holds it.

@@ -42,7 +42,9 @@ WorkerPool::WorkerPool(Executor& executor, Store& store, const Clock& clock,
     , m_clock(clock)
     , m_options(std::move(options)) {
     m_options.workers = std::max(1, m_options.workers);
+    m_options.new_first_every = std::max(1, m_options.new_first_every);
     m_pass_since.assign(static_cast<std::size_t>(m_options.workers), k_no_pass);
+    m_claims.assign(static_cast<std::size_t>(m_options.workers), 0);
 }
 
 WorkerPool::~WorkerPool() {
@@ -138,7 +140,12 @@ WorkerPool::Claim WorkerPool::run_one(const std::string& owner, int index) {
         }
     } pass_end{*this, slot};
 
-    const auto results = m_executor.run_due(owner, 1);
+    const auto turn = m_claims[slot]++ + slot;
+    const auto results =
+        m_executor.run_due(owner, 1,
+                           turn % static_cast<std::uint64_t>(m_options.new_first_every) == 0
+                               ? ClaimOrder::NewFirst
+                               : ClaimOrder::RecheckFirst);
     Claim claim = results.empty() ? Claim::NoneDue : Claim::Ran;
     for (const auto& r : results) {
         if (r.outcome != PassOutcome::NotClaimed)

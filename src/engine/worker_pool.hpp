@@ -6,8 +6,10 @@
 // `max_idle` even without events.
 //
 // Claiming one operation at a time keeps a long pass on one thread from holding back others:
-// every idle thread can take the next due operation, and the store hands them out soonest due
-// first, so a new operation (due at its start) is never behind re-checks scheduled after it.
+// every idle thread can take the next due operation. Due operations form two queues, new ones
+// and re-checks (a waiting stage an event made due, a retry), each soonest due first; a
+// worker's claims take turns between them (WorkerPoolOptions::new_first_every), so neither a
+// burst of new operations nor a flood of re-checks holds the other queue back.
 //
 // A shoot event makes the operations of its runtime due at once (Store::make_due). The watch
 // only hands events over: one flusher thread writes them in batches, so a burst of events (a
@@ -45,6 +47,12 @@ struct WorkerPoolOptions {
     /// How long an idle worker sleeps when the earliest due operation is leased by someone else
     /// (another thread's or process's pass is running it) or the store failed.
     std::chrono::milliseconds busy_poll{200};
+    /// Each worker's claims alternate between the two queues of due operations: one claim in
+    /// `new_first_every` takes new operations first, the others take re-checks first (a
+    /// waiting stage a shoot event made due, a retry). So a new operation is picked up within a
+    /// few passes however many re-checks are due, and an operation whose shoot is ready is not
+    /// held back by a burst of new ones. Workers start at different points of the cycle.
+    int new_first_every = 4;
     /// At start, make every in-progress operation due (APP_ENQUEUE_IN_PROGRESS_OPERATIONS):
     /// while no process watched, shoots may have changed or vanished unseen, and a first list
     /// cannot show what vanished. Off: they run at their stored next_run_at.
@@ -124,6 +132,8 @@ private:
     std::size_t m_prune_at = 0; ///< m_last_event is pruned when it grows to this size
     /// Per worker, the event sequence when its pass began; UINT64_MAX when it runs none.
     std::vector<std::uint64_t> m_pass_since;
+    /// Per worker, its claims so far (only its own thread touches its entry).
+    std::vector<std::uint64_t> m_claims;
     /// Runtimes with shoot events not yet written by the flusher.
     std::unordered_set<std::string> m_pending_due;
     std::condition_variable_any m_flush_cv;

@@ -58,7 +58,7 @@ std::map<std::string, std::string> string_map_at(const json& object,
 
 } // namespace
 
-engine::ShootState shoot_state(const json& shoot) {
+engine::ShootState shoot_state(const json& shoot, WithJson with_json) {
     engine::ShootState s;
     if (!shoot.is_object())
         return s;
@@ -107,7 +107,8 @@ engine::ShootState shoot_state(const json& shoot) {
             s.hibernation_possible_message = text_at(c, {"message"});
         }
     }
-    s.json = shoot.dump();
+    if (with_json == WithJson::Yes)
+        s.json = shoot.dump();
     return s;
 }
 

@@ -11,8 +11,10 @@
 namespace kprov::gardener {
 
 /// Reads what the engine needs of a Shoot. Every field is optional: an absent or mistyped one
-/// reads as ShootState's default, never as an exception.
-engine::ShootState shoot_state(const nlohmann::json& shoot);
+/// reads as ShootState's default, never as an exception. ShootState::json (the whole object,
+/// for builders that edit it) is only filled `with_json`: the watch does not need it.
+enum class WithJson { No, Yes };
+engine::ShootState shoot_state(const nlohmann::json& shoot, WithJson with_json = WithJson::Yes);
 
 /// Thread-safe (as GardenerClient). create() throws kprov::Conflict for AlreadyExists and
 /// update() for a stale resourceVersion; other failures are KubeError (a RemoteError).

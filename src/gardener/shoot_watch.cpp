@@ -49,20 +49,21 @@ std::vector<engine::ShootEvent> ShootEventFilter::on(const WatchEvent& event) {
     std::vector<engine::ShootEvent> out;
     // A new or changed shoot is passed on; an unchanged one only remembered.
     auto seen = [&](const nlohmann::json& object) {
-        const engine::ShootState state = shoot_state(object);
+        engine::ShootState state = shoot_state(object, WithJson::No);
         if (state.name.empty())
             return;
         Seen now{fingerprint(state), runtime_id_of(state)};
         const auto known = m_seen.find(state.name);
+        const std::string name = state.name;
         if (known == m_seen.end() || known->second.fingerprint != now.fingerprint)
-            out.push_back({state.name, now.runtime_id, false});
-        m_pending[state.name] = std::move(now);
+            out.push_back({name, now.runtime_id, false, std::move(state)});
+        m_pending[name] = std::move(now);
     };
     auto gone = [&](const std::string& name, std::optional<std::string> runtime_id) {
         const auto known = m_seen.find(name);
         if (!runtime_id && known != m_seen.end())
             runtime_id = known->second.runtime_id;
-        out.push_back({name, std::move(runtime_id), true});
+        out.push_back({name, std::move(runtime_id), true, std::nullopt});
         m_pending[name] = std::nullopt;
     };
 
@@ -74,7 +75,7 @@ std::vector<engine::ShootEvent> ShootEventFilter::on(const WatchEvent& event) {
         seen(event.object);
         break;
     case WatchEventType::Deleted: {
-        const engine::ShootState state = shoot_state(event.object);
+        const engine::ShootState state = shoot_state(event.object, WithJson::No);
         if (!state.name.empty())
             gone(state.name, runtime_id_of(state));
         break;

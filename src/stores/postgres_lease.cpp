@@ -24,12 +24,12 @@ namespace {
 // operation goes first, however many re-checks fell due before it (ARCHITECTURE.md, Engine).
 // SKIP LOCKED: concurrent claimers pass over each other's rows instead of queueing on them; a
 // row whose lease was taken meanwhile fails the re-checked WHERE under READ COMMITTED.
-std::string claim_due_sql(bool fresh) {
+std::string claim_due_sql(bool rechecks) {
     return std::string("UPDATE operation AS o SET lease_owner = $1, lease_expires_at = $3, "
                        "attempts = o.attempts + 1 "
                        "WHERE o.id IN (SELECT id FROM operation "
                        "WHERE state = 'IN_PROGRESS' AND next_run_at <= $2 ") +
-           (fresh ? "AND attempts = 0 " : "") +
+           (rechecks ? "AND attempts > 0 " : "AND attempts = 0 ") +
            "AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= $2) "
            "ORDER BY next_run_at, id LIMIT $4 FOR UPDATE SKIP LOCKED) "
            "RETURNING " +
@@ -62,11 +62,15 @@ pqxx::result write(pqxx::connection& c, const std::string& sql, const Params& pa
 } // namespace
 
 std::vector<Operation> PostgresStore::claim_due(const std::string& owner, Timestamp now,
-                                                std::chrono::milliseconds ttl, int limit) {
+                                                std::chrono::milliseconds ttl, int limit,
+                                                engine::ClaimOrder order) {
     if (limit <= 0)
         return {};
-    static const std::string fresh_sql = claim_due_sql(true);
-    static const std::string any_sql = claim_due_sql(false);
+    // Two queues, each with its own partial index: new operations and re-checks. The first
+    // named by `order`, then the other fills the batch.
+    static const std::string new_sql = claim_due_sql(false);
+    static const std::string recheck_sql = claim_due_sql(true);
+    const bool rechecks_first = order == engine::ClaimOrder::RecheckFirst;
     std::vector<Operation> out;
     m_pool.run([&](pqxx::connection& c) {
         out.clear();
@@ -76,15 +80,15 @@ std::vector<Operation> PostgresStore::claim_due(const std::string& owner, Timest
                  exec(tx, sql, {owner, format_db_time(now), expiry(now, ttl), std::to_string(n)}))
                 out.push_back(read_operation(PqxxRow(row)));
         };
-        due(fresh_sql, limit);
+        due(rechecks_first ? recheck_sql : new_sql, limit);
         if (static_cast<int>(out.size()) < limit)
-            due(any_sql, limit - static_cast<int>(out.size()));
+            due(rechecks_first ? new_sql : recheck_sql, limit - static_cast<int>(out.size()));
         tx.commit();
     });
-    // RETURNING keeps no order: first-time claims first, then by due time.
-    std::sort(out.begin(), out.end(), [](const Operation& a, const Operation& b) {
-        return std::make_tuple(a.attempts > 1, a.next_run_at, a.id) <
-               std::make_tuple(b.attempts > 1, b.next_run_at, b.id);
+    // RETURNING keeps no order (attempts counts this claim already).
+    std::sort(out.begin(), out.end(), [&](const Operation& a, const Operation& b) {
+        return std::make_tuple((a.attempts > 1) != rechecks_first, a.next_run_at, a.id) <
+               std::make_tuple((b.attempts > 1) != rechecks_first, b.next_run_at, b.id);
     });
     return out;
 }

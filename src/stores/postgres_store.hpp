@@ -48,8 +48,9 @@ public:
     std::map<engine::OperationType, int> count_in_progress() override;
 
     // Running operations (postgres_lease.cpp)
-    std::vector<engine::Operation> claim_due(const std::string& owner, Timestamp now,
-                                             std::chrono::milliseconds ttl, int limit) override;
+    std::vector<engine::Operation>
+    claim_due(const std::string& owner, Timestamp now, std::chrono::milliseconds ttl, int limit,
+              engine::ClaimOrder order = engine::ClaimOrder::NewFirst) override;
     std::optional<engine::Operation> claim(const std::string& operation_id,
                                            const std::string& owner, Timestamp now,
                                            std::chrono::milliseconds ttl) override;

@@ -45,19 +45,6 @@ SQLite::Statement prepare(SQLite::Database& db, const std::string& sql,
     return statement;
 }
 
-void insert_row(SQLite::Database& db, const std::string& table,
-                const std::vector<ColumnValue>& values) {
-    std::string columns, marks;
-    for (const auto& v : values) {
-        columns += columns.empty() ? "" : ", ";
-        columns += v.column;
-        marks += marks.empty() ? "?" : ", ?";
-    }
-    prepare(db, "INSERT INTO " + table + " (" + columns + ") VALUES (" + marks + ")",
-            parameters(values))
-        .exec();
-}
-
 std::string assignments(const std::vector<ColumnValue>& values) {
     std::string out;
     for (const auto& v : values) {
@@ -85,13 +72,18 @@ SqliteStore::SqliteStore(std::string path, SecretCipher cipher)
     , m_cipher(std::move(cipher)) {
     try {
         m_db = std::make_unique<SQLite::Database>(
-            m_path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE | SQLite::OPEN_FULLMUTEX,
+            // No mutex of SQLite's own: m_mutex already serializes every use of the
+            // connection, and SQLite's would be taken on every call (every column read).
+            m_path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE | SQLite::OPEN_NOMUTEX,
             k_busy_timeout_ms);
         // WAL lets readers (kprov status) run beside a writer (kprov watch); NORMAL is durable
         // in WAL mode except for the last commits on power loss, never corrupting.
         m_db->exec("PRAGMA journal_mode = WAL");
         m_db->exec("PRAGMA synchronous = NORMAL");
         m_db->exec("PRAGMA foreign_keys = ON");
+        // Reads through the OS page cache, without a pread() per page the connection's own
+        // cache (2 MB) misses.
+        m_db->exec("PRAGMA mmap_size = 268435456");
     } catch (const SQLite::Exception& e) {
         fail(e);
     }
@@ -174,6 +166,17 @@ MigrationReport SqliteStore::migrate() {
         tx.commit();
         return report;
     });
+}
+
+void SqliteStore::insert_row(const std::string& table, const std::vector<ColumnValue>& values) {
+    std::string columns, marks;
+    for (const auto& v : values) {
+        columns += columns.empty() ? "" : ", ";
+        columns += v.column;
+        marks += marks.empty() ? "?" : ", ?";
+    }
+    cached("INSERT INTO " + table + " (" + columns + ") VALUES (" + marks + ")", parameters(values))
+        .exec();
 }
 
 CachedStatement SqliteStore::cached(const std::string& sql, const std::vector<DbValue>& params) {
@@ -393,6 +396,60 @@ std::optional<std::string> SqliteStore::tenant_of(const std::string& runtime_id)
         if (!st.executeStep())
             return std::nullopt;
         return st.getColumn(0).getString();
+    });
+}
+
+std::optional<std::pair<engine::Operation, std::optional<std::string>>>
+SqliteStore::find_operation_with_tenant(const std::string& operation_id) {
+    static const std::string sql = "SELECT " + qualified(k_operation_columns, "o") +
+                                   ", c.tenant FROM operation o"
+                                   " LEFT JOIN cluster c ON c.id = o.cluster_id WHERE o.id = ?";
+    return locked([&]() -> std::optional<std::pair<engine::Operation, std::optional<std::string>>> {
+        auto st = cached(sql, {operation_id});
+        if (!st.executeStep())
+            return std::nullopt;
+        const SqliteRow row(st);
+        return std::pair(read_operation(row), row.optional_text(k_operation_column_count));
+    });
+}
+
+std::optional<engine::RuntimeWithLastOperation>
+SqliteStore::find_runtime_status(const std::string& runtime_id) {
+    // One statement for the cluster, its gardener config and its last operation; the OIDC and
+    // DNS children only when there are some. No BEGIN/COMMIT: while the first statement has
+    // not been reset, SQLite keeps its read transaction, so the children see the same snapshot.
+    // The kubeconfig is not selected, so not decrypted.
+    static const std::string sql = [] {
+        std::string cluster = qualified(k_cluster_columns, "c");
+        const std::string secret = "c.kubeconfig, c.is_kubeconfig_encrypted";
+        cluster.replace(cluster.find(secret), secret.size(), "NULL, NULL");
+        return "SELECT " + cluster + ", " + qualified(k_gardener_columns, "g") + ", " +
+               qualified(k_operation_columns, "o") +
+               ", EXISTS (SELECT 1 FROM oidc_config WHERE gardener_config_id = g.id)"
+               " OR EXISTS (SELECT 1 FROM dns_config WHERE gardener_config_id = g.id)"
+               " FROM cluster c LEFT JOIN gardener_config g ON g.cluster_id = c.id"
+               // The latest start, then the latest row: both from operation_cluster_start,
+               // where ORDER BY start_timestamp DESC, rowid DESC would need a temporary B-tree.
+               " LEFT JOIN operation o ON o.rowid = (SELECT MAX(rowid) FROM operation"
+               "   WHERE cluster_id = c.id AND start_timestamp = (SELECT MAX(start_timestamp)"
+               "   FROM operation WHERE cluster_id = c.id))"
+               " WHERE c.id = ?";
+    }();
+    return locked([&]() -> std::optional<engine::RuntimeWithLastOperation> {
+        auto st = cached(sql, {runtime_id});
+        if (!st.executeStep())
+            return std::nullopt;
+        const SqliteRow row(st);
+        engine::RuntimeWithLastOperation out{read_cluster(row, m_cipher), std::nullopt};
+        const int operation = k_cluster_column_count + k_gardener_column_count;
+        if (!row.is_null(operation))
+            out.last = read_operation(row, operation);
+        if (!row.is_null(k_cluster_column_count)) {
+            out.runtime.gardener = read_gardener_config(row, k_cluster_column_count);
+            if (row.boolean(operation + k_operation_column_count))
+                read_gardener_children(out.runtime.gardener);
+        }
+        return out;
     });
 }
 

@@ -46,13 +46,18 @@ public:
     std::vector<engine::RuntimeSummary> list_runtimes(const engine::RuntimeFilter& filter) override;
     std::vector<engine::RuntimeSummary> query_runtimes(const engine::RuntimeQuery& query) override;
     std::optional<std::string> tenant_of(const std::string& runtime_id) override;
+    std::optional<std::pair<engine::Operation, std::optional<std::string>>>
+    find_operation_with_tenant(const std::string& operation_id) override;
+    std::optional<engine::RuntimeWithLastOperation>
+    find_runtime_status(const std::string& runtime_id) override;
     std::vector<std::string> runtime_ids_with_prefix(const std::string& prefix,
                                                      std::size_t limit) override;
     std::vector<std::string> operation_ids_with_prefix(const std::string& prefix,
                                                        std::size_t limit) override;
     std::map<engine::OperationType, int> count_in_progress() override;
-    std::vector<engine::Operation> claim_due(const std::string& owner, Timestamp now,
-                                             std::chrono::milliseconds ttl, int limit) override;
+    std::vector<engine::Operation>
+    claim_due(const std::string& owner, Timestamp now, std::chrono::milliseconds ttl, int limit,
+              engine::ClaimOrder order = engine::ClaimOrder::NewFirst) override;
     std::optional<engine::Operation> claim(const std::string& operation_id,
                                            const std::string& owner, Timestamp now,
                                            std::chrono::milliseconds ttl) override;
@@ -87,6 +92,8 @@ private:
     /// store's small indexed queries), with `params` bound to ?1, ?2, ... Expects the
     /// connection to be held.
     CachedStatement cached(const std::string& sql, const std::vector<DbValue>& params = {});
+    /// INSERT INTO table (columns...) VALUES (?...) with `values` bound, through cached().
+    void insert_row(const std::string& table, const std::vector<ColumnValue>& values);
 
     // Helpers that expect the connection to be held (sqlite_store_writes.cpp).
     void insert_gardener_config(const std::string& cluster_id, const engine::GardenerConfig& g);
@@ -176,10 +183,6 @@ private:
 /// A prepared statement with `params` bound to ?1, ?2, ...
 SQLite::Statement prepare(SQLite::Database& db, const std::string& sql,
                           const std::vector<DbValue>& params = {});
-
-/// INSERT INTO table (columns...) VALUES (?...) with `values` bound.
-void insert_row(SQLite::Database& db, const std::string& table,
-                const std::vector<ColumnValue>& values);
 
 /// "a = ?, b = ?, ..." for an UPDATE's SET clause.
 std::string assignments(const std::vector<ColumnValue>& values);

@@ -32,7 +32,7 @@ void SqliteStore::insert_gardener_config(const std::string& cluster_id,
                                          const engine::GardenerConfig& g) {
     auto values = gardener_values(g);
     values.insert(values.begin(), {{"id", g.id}, {"cluster_id", cluster_id}});
-    insert_row(*m_db, "gardener_config", values);
+    insert_row("gardener_config", values);
     insert_gardener_children(g.id, g);
 }
 
@@ -40,29 +40,29 @@ void SqliteStore::insert_gardener_children(const std::string& gardener_id,
                                            const engine::GardenerConfig& g) {
     // Children read back in rowid order, which keeps the caller's order of lists.
     if (g.oidc) {
-        insert_row(*m_db, "oidc_config", oidc_values(gardener_id, *g.oidc));
+        insert_row("oidc_config", oidc_values(gardener_id, *g.oidc));
         for (const auto& alg : g.oidc->signing_algs)
-            insert_row(*m_db, "signing_algorithms",
+            insert_row("signing_algorithms",
                        signing_algorithm_values(engine::new_uuid(), gardener_id, alg));
     }
     if (g.dns) {
         const std::string dns_id = engine::new_uuid();
-        insert_row(*m_db, "dns_config", dns_config_values(dns_id, gardener_id, *g.dns));
+        insert_row("dns_config", dns_config_values(dns_id, gardener_id, *g.dns));
         for (const auto& p : g.dns->providers)
-            insert_row(*m_db, "dns_providers", dns_provider_values(engine::new_uuid(), dns_id, p));
+            insert_row("dns_providers", dns_provider_values(engine::new_uuid(), dns_id, p));
     }
 }
 
 void SqliteStore::insert_administrators(const std::string& cluster_id,
                                         const std::vector<std::string>& administrators) {
     for (const auto& admin : administrators)
-        insert_row(*m_db, "cluster_administrator",
+        insert_row("cluster_administrator",
                    administrator_values(engine::new_uuid(), cluster_id, admin, m_cipher));
 }
 
 void SqliteStore::insert_new_operation(const Operation& op) {
     try {
-        insert_row(*m_db, "operation", operation_values(op));
+        insert_row("operation", operation_values(op));
     } catch (const SQLite::Exception& e) {
         // The partial unique index operation_one_in_progress is the only UNIQUE constraint of
         // `operation` besides its primary key: the database decides, not a read before the write.
@@ -77,7 +77,7 @@ void SqliteStore::insert_new_operation(const Operation& op) {
 void SqliteStore::insert_runtime(const engine::Runtime& runtime, const Operation& first) {
     write([&] {
         try {
-            insert_row(*m_db, "cluster", cluster_values(runtime, m_cipher));
+            insert_row("cluster", cluster_values(runtime, m_cipher));
         } catch (const SQLite::Exception& e) {
             if (e.getExtendedErrorCode() == SQLITE_CONSTRAINT_PRIMARYKEY)
                 throw Conflict("runtime " + runtime.id + " already exists");
@@ -153,31 +153,33 @@ std::vector<Operation> SqliteStore::claim_where(const std::string& condition,
 }
 
 std::vector<Operation> SqliteStore::claim_due(const std::string& owner, Timestamp now,
-                                              std::chrono::milliseconds ttl, int limit) {
+                                              std::chrono::milliseconds ttl, int limit,
+                                              engine::ClaimOrder order) {
     if (limit <= 0)
         return {};
-    // Operations no worker has claimed yet go first, from their own partial index, however
-    // many re-checks fell due before them (ARCHITECTURE.md, Engine).
-    const auto due = [&](const char* fresh, int n) {
+    // Two queues, each with its own partial index: new operations (attempts = 0) and re-checks
+    // (ARCHITECTURE.md, Engine). The first named by `order`, then the other fills the batch.
+    const bool rechecks_first = order == engine::ClaimOrder::RecheckFirst;
+    const auto due = [&](bool rechecks, int n) {
         return claim_where(std::string("id IN (SELECT id FROM operation WHERE state = "
                                        "'IN_PROGRESS' AND next_run_at <= ?3 ") +
-                               fresh +
+                               (rechecks ? "AND attempts > 0 " : "AND attempts = 0 ") +
                                "AND (lease_owner IS NULL OR lease_expires_at IS NULL "
                                "OR lease_expires_at <= ?3) ORDER BY next_run_at, rowid LIMIT ?4)",
                            {std::int64_t{n}}, owner, now, ttl);
     };
     auto claimed = write([&] {
-        auto out = due("AND attempts = 0 ", limit);
+        auto out = due(rechecks_first, limit);
         if (static_cast<int>(out.size()) < limit) {
-            auto rest = due("", limit - static_cast<int>(out.size()));
+            auto rest = due(!rechecks_first, limit - static_cast<int>(out.size()));
             std::move(rest.begin(), rest.end(), std::back_inserter(out));
         }
         return out;
     });
-    // RETURNING gives rows in no particular order: first-time claims first, then by due time.
-    std::stable_sort(claimed.begin(), claimed.end(), [](const Operation& a, const Operation& b) {
-        return std::make_pair(a.attempts > 1, a.next_run_at) <
-               std::make_pair(b.attempts > 1, b.next_run_at);
+    // RETURNING gives rows in no particular order (attempts counts this claim already).
+    std::stable_sort(claimed.begin(), claimed.end(), [&](const Operation& a, const Operation& b) {
+        return std::make_pair((a.attempts > 1) != rechecks_first, a.next_run_at) <
+               std::make_pair((b.attempts > 1) != rechecks_first, b.next_run_at);
     });
     return claimed;
 }
@@ -239,14 +241,13 @@ void SqliteStore::save_progress(const Operation& op, const std::string& owner, T
         }
 
         for (const auto& t : transitions)
-            insert_row(*m_db, "operation_transition", transition_values(op.id, t));
+            insert_row("operation_transition", transition_values(op.id, t));
         if (change.seed)
             cached("UPDATE gardener_config SET seed = ? WHERE cluster_id = ?",
                    {*change.seed, cluster_id})
                 .exec();
         if (change.kubeconfig)
-            prepare(
-                *m_db,
+            cached(
                 "UPDATE cluster SET kubeconfig = ?, is_kubeconfig_encrypted = 1 WHERE id = ?",
                 {m_cipher.encrypt(*change.kubeconfig, kubeconfig_context(cluster_id)), cluster_id})
                 .exec();
@@ -260,16 +261,13 @@ int SqliteStore::make_due(const std::vector<std::string>& runtime_ids, Timestamp
         return 0;
     return write([&] {
         // min(): an operation that is already due keeps its place in the queue.
-        SQLite::Statement st(*m_db, "UPDATE operation SET next_run_at = min(next_run_at, ?) "
-                                    "WHERE cluster_id = ? AND state = 'IN_PROGRESS'");
         const std::string at = format_db_time(now);
         int touched = 0;
-        for (const auto& id : runtime_ids) {
-            st.bind(1, at);
-            st.bind(2, id);
-            touched += st.exec();
-            st.reset();
-        }
+        for (const auto& id : runtime_ids)
+            touched += cached("UPDATE operation SET next_run_at = min(next_run_at, ?) "
+                              "WHERE cluster_id = ? AND state = 'IN_PROGRESS'",
+                              {at, id})
+                           .exec();
         return touched;
     });
 }

@@ -208,6 +208,67 @@ TEST_F(Provision, SucceededCountsOnlyOnceGardenerObservedTheLatestGeneration) {
     EXPECT_EQ(pass(id).outcome, PassOutcome::Succeeded);
 }
 
+TEST_F(Provision, ASucceededCreationTheWatchDeliveredNeedsNoRead) {
+    const std::string id = waiting_for_creation();
+    gardener.succeed("shoot1");
+    gardener.shoot("shoot1")["spec"]["seedName"] = "gcp-eu1";
+    gardener.watched_states["shoot1"] = *gardener.get("shoot1");
+    const int reads = gardener.calls("get");
+    clock.advance(1s);
+    EXPECT_EQ(pass(id).outcome, PassOutcome::Succeeded);
+    EXPECT_EQ(gardener.calls("get"), reads);
+    EXPECT_EQ(clusters.calls.size(), 1u);
+    EXPECT_EQ(runtime(operation(id).cluster_id).gardener.seed, "gcp-eu1");
+}
+
+TEST_F(Provision, AWatchedCreationStillUnderWayWaitsWithoutARead) {
+    // The copy may lag behind Gardener: the event of the change that ends the creation makes
+    // the operation due again, so waiting on the copy loses nothing.
+    const std::string id = waiting_for_creation();
+    gardener.observe("shoot1");
+    gardener.set_last_operation("shoot1", "Create", "Processing");
+    gardener.watched_states["shoot1"] = *gardener.get("shoot1");
+    gardener.succeed("shoot1");
+    const int reads = gardener.calls("get");
+    clock.advance(1s);
+    const auto waiting = pass(id);
+    EXPECT_EQ(waiting.operation.stage, "WaitingForClusterCreation");
+    EXPECT_EQ(waiting.operation.next_run_at, clock.now() + 20s);
+    EXPECT_EQ(gardener.calls("get"), reads);
+
+    gardener.watched_states["shoot1"] = *gardener.get("shoot1");
+    EXPECT_EQ(pass(id).outcome, PassOutcome::Succeeded);
+}
+
+TEST_F(Provision, AWatchedFailureIsReadFromGardenerBeforeTheOperationFails) {
+    const std::string id = waiting_for_creation();
+    gardener.observe("shoot1");
+    gardener.set_last_operation("shoot1", "Create", "Failed", "quota exceeded");
+    gardener.watched_states["shoot1"] = *gardener.get("shoot1");
+    gardener.set_last_operation("shoot1", "Create", "Processing"); // retried meanwhile
+    const int reads = gardener.calls("get");
+    clock.advance(1s);
+    const auto result = pass(id);
+    EXPECT_EQ(gardener.calls("get"), reads + 1);
+    EXPECT_EQ(result.outcome, PassOutcome::Waiting);
+    EXPECT_EQ(result.operation.stage, "WaitingForClusterCreation");
+}
+
+TEST_F(Provision, AWatchedShootOfAnotherRuntimeIsNotTrusted) {
+    // A lagging watch may still hold an earlier shoot of the same name.
+    const std::string id = waiting_for_creation();
+    gardener.observe("shoot1");
+    gardener.set_last_operation("shoot1", "Create", "Processing");
+    auto earlier = *gardener.get("shoot1");
+    earlier.annotations[std::string(k_runtime_id_annotation)] = "an-earlier-runtime";
+    earlier.last_operation->state = "Succeeded";
+    gardener.watched_states["shoot1"] = earlier;
+    const int reads = gardener.calls("get");
+    clock.advance(1s);
+    EXPECT_EQ(pass(id).operation.stage, "WaitingForClusterCreation");
+    EXPECT_EQ(gardener.calls("get"), reads + 1);
+}
+
 TEST_F(Provision, SucceededShootLearnsTheSeedCreatesBindingsAndFinishes) {
     const auto started = provision();
     pass(started.operation.id);

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <set>
 #include <thread>
@@ -123,9 +124,14 @@ private:
 
 class ThreadedClusters final : public RuntimeClusterClient {
 public:
-    void create_operator_bindings(const std::string&, const OperatorBindings&) override { ++calls; }
+    void create_operator_bindings(const std::string&, const OperatorBindings&) override {
+        ++calls;
+        if (on_bindings)
+            on_bindings();
+    }
     void configure_runtime_agent(const std::string&, const AgentConfiguration&) override {}
     std::atomic<int> calls{0};
+    std::function<void()> on_bindings; ///< set before the workers start
 };
 
 class WorkerPoolTest : public EngineTest {
@@ -174,7 +180,7 @@ protected:
         for (const auto& op : ops) {
             const std::string name = runtime(op.runtime_id).gardener.name;
             gardener.succeed(name);
-            events.push_back({name, op.runtime_id, false});
+            events.push_back({name, op.runtime_id, false, {}});
         }
         for (auto* p : pools)
             p->on_shoot_events(events);
@@ -222,8 +228,8 @@ TEST_F(WorkerPoolTest, AShootEventMakesItsWaitingOperationDueAtOnce) {
     for (const auto& op : ops)
         gardener.succeed(runtime(op.runtime_id).gardener.name);
     // An event without a runtime id (a shoot kprov did not create) changes nothing.
-    workers->on_shoot_events({{"foreign", std::nullopt, false}});
-    workers->on_shoot_events({{"s0", ops[0].runtime_id, false}});
+    workers->on_shoot_events({{"foreign", std::nullopt, false, {}}});
+    workers->on_shoot_events({{"s0", ops[0].runtime_id, false, {}}});
     // The clock stands still: only the event can have made it due.
     ASSERT_TRUE(eventually([&] { return all_succeeded({ops[0]}); }, 2s));
     // The other runtime had no event: it waits for its poll.
@@ -242,7 +248,7 @@ TEST_F(WorkerPoolTest, AnEventDuringAPassOfItsOperationIsNotLost) {
     ASSERT_TRUE(shoots.creates_waiting(1));
     // The event arrives while the pass that creates the shoot still runs; its save then writes
     // the stage's 20 s poll over the event's make_due.
-    workers->on_shoot_events({{"s0", ops[0].runtime_id, false}});
+    workers->on_shoot_events({{"s0", ops[0].runtime_id, false, {}}});
     // Gardener is quick: the shoot is ready right after the create answered.
     shoots.after_create = [&](const std::string& name) {
         gardener.succeed(name);
@@ -252,6 +258,36 @@ TEST_F(WorkerPoolTest, AnEventDuringAPassOfItsOperationIsNotLost) {
     // that stands still; only a pass for the missed event can find the shoot ready.
     ASSERT_TRUE(eventually([&] { return all_succeeded(ops); }, 2s));
     EXPECT_EQ(gardener.calls("create"), 1);
+}
+
+TEST_F(WorkerPoolTest, AReadyShootIsNotHeldBackByABurstOfNewOperations) {
+    auto executor = threaded_executor();
+    const auto ready = provision_many(1); // s0
+    {
+        auto workers = pool(*executor, 1, "pool", 10s);
+        workers->start();
+        ASSERT_TRUE(eventually([&] { return at_stage(ready, "WaitingForClusterCreation"); }));
+    }
+    // Ten new operations arrive while s0's shoot gets ready and its event makes it due.
+    std::vector<StartedOperation> burst;
+    for (int i = 1; i <= 10; ++i)
+        burst.push_back(provision(provision_document("s" + std::to_string(i))));
+    gardener.succeed("s0");
+    store.make_due({ready[0].runtime_id}, clock.now());
+    int creates_before_bindings = -1;
+    clusters_mt.on_bindings = [&] {
+        if (creates_before_bindings < 0)
+            creates_before_bindings = gardener.calls("create");
+    };
+
+    auto workers = pool(*executor, 1, "pool", 10s); // new_first_every = 4
+    workers->start();
+    ASSERT_TRUE(eventually(
+        [&] { return all_succeeded(ready) && at_stage(burst, "WaitingForClusterCreation"); }));
+    // The worker's first claim took a new operation, its second the re-check of s0: s0's own
+    // create and one of the burst came before s0 finished, not all ten.
+    EXPECT_EQ(creates_before_bindings, 2);
+    EXPECT_EQ(gardener.calls("create"), 11);
 }
 
 TEST_F(WorkerPoolTest, StopLetsPassesInFlightEndAndReleaseTheirLeases) {
@@ -298,7 +334,7 @@ TEST_F(WorkerPoolTest, PoolsSharingAStoreNeverRunOneOperationTwiceAtOnce) {
     shoots.delay = 2ms;
     std::vector<ShootEvent> events;
     for (const auto& op : ops)
-        events.push_back({runtime(op.runtime_id).gardener.name, op.runtime_id, false});
+        events.push_back({runtime(op.runtime_id).gardener.name, op.runtime_id, false, {}});
     const int gets_before = gardener.calls("get");
     const auto until = std::chrono::steady_clock::now() + 600ms;
     while (std::chrono::steady_clock::now() < until) {

@@ -107,11 +107,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto response =
         kprov::api::graphql::execute(*g_schema, g_resolvers, request, state, limits);
     // Strict serialization: throws (and the fuzzer reports it) on invalid UTF-8.
-    const std::string body = response.body.dump() + checked.body.dump();
-    if (body.empty() || !response.body.is_object())
+    const std::string body = response.body().dump() + checked.body().dump();
+    if (body.empty() || !response.body().is_object())
         __builtin_trap();
     if (response.outcome != kprov::api::graphql::Response::Outcome::Executed &&
-        response.body.contains("data"))
+        response.body().contains("data"))
         __builtin_trap();
     return 0;
 }

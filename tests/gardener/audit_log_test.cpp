@@ -152,7 +152,7 @@ TEST_F(AuditLogSimTest, TheWorkerReconcilesTheShootsOfWatchEvents) {
     client->create_shoot(shoot("al-event", "ours-3", "eu-central-1"));
     AuditLogWorker worker(std::make_shared<AuditLogReconciler>(reconciler()));
     worker.start();
-    worker.on_shoot_events({{"al-event", std::string("ours-3"), false}});
+    worker.on_shoot_events({{"al-event", std::string("ours-3"), false, {}}});
     bool updated = false;
     for (int i = 0; i < 500 && !updated; ++i) {
         const json s = client->get_shoot("al-event").value();

@@ -2,6 +2,7 @@
 // watch thread against the kprov-sim binary: events for kprov's shoots, up/down, drops and
 // compaction (410) survived without losing a change.
 
+#include "engine/watched_shoots.hpp"
 #include "gardener/shoot_watch.hpp"
 #include "sim_shoots.hpp"
 #include "support/sim_process.hpp"
@@ -75,6 +76,47 @@ TEST(ShootEventFilter, PassesOnChangesAStageCanSeeAndSkipsProgressAndBookmarks) 
                 ::testing::ElementsAre("foreign=?"));
     EXPECT_THAT(on(WatchEventType::Deleted, shoot_object("a", "r1", "Succeeded", 100, 2)),
                 ::testing::ElementsAre("a deleted=r1"));
+}
+
+TEST(ShootEventFilter, EventsCarryTheShootSoWatchedShootsCanAnswerWithoutARead) {
+    ShootEventFilter filter;
+    engine::WatchedShoots watched;
+    bool up = true;
+    watched.follow([&up] { return up; });
+    auto deliver = [&](WatchEventType type, const json& object) {
+        auto events = filter.on(WatchEvent{type, object});
+        filter.commit();
+        watched.on_events(events);
+        return events;
+    };
+    const auto added = deliver(WatchEventType::Added, shoot_object("a", "r1"));
+    ASSERT_EQ(added.size(), 1u);
+    ASSERT_TRUE(added[0].state);
+    EXPECT_EQ(added[0].state->name, "a");
+    EXPECT_EQ(added[0].state->annotations.at(k_annotation), "r1");
+    EXPECT_TRUE(added[0].state->json.empty()); // the whole object is not kept for the watch
+
+    deliver(WatchEventType::Modified, shoot_object("a", "r1", "Succeeded", 100));
+    const auto seen = watched.find("a");
+    ASSERT_TRUE(seen);
+    ASSERT_TRUE(seen->last_operation);
+    EXPECT_EQ(seen->last_operation->state, "Succeeded");
+    EXPECT_EQ(seen->dns_domain, "a.example");
+    EXPECT_FALSE(watched.find("b"));
+    // While the watch is down, or once no watch follows, no copy is trusted.
+    up = false;
+    EXPECT_FALSE(watched.find("a"));
+    up = true;
+    EXPECT_TRUE(watched.find("a"));
+
+    const auto deleted = deliver(WatchEventType::Deleted, shoot_object("a", "r1", "Succeeded"));
+    ASSERT_EQ(deleted.size(), 1u);
+    EXPECT_FALSE(deleted[0].state);
+    EXPECT_FALSE(watched.find("a"));
+    EXPECT_EQ(watched.size(), 0u);
+    deliver(WatchEventType::Added, shoot_object("c", "r3"));
+    watched.follow({});
+    EXPECT_FALSE(watched.find("c"));
 }
 
 TEST(ShootEventFilter, AResyncPassesOnWhatChangedOrVanishedMeanwhile) {

@@ -250,7 +250,7 @@ TEST(GraphQLConformance, KprovAndGraphqlCoreAgreeOnValidity) {
         const bool kprov_ok = r.outcome == Response::Outcome::Executed;
         const bool python_ok = python[i]["verdict"] == "valid";
         json kprov_messages = json::array();
-        for (const auto& e : r.body.value("errors", json::array()))
+        for (const auto& e : r.body().value("errors", json::array()))
             kprov_messages.push_back(e["message"]);
         if (i < seeds) {
             EXPECT_TRUE(kprov_ok && python_ok)

@@ -17,9 +17,9 @@ const Schema& schema() {
 }
 
 json data_of(const Response& r) {
-    EXPECT_EQ(r.outcome, Outcome::Executed) << r.body.dump();
-    EXPECT_FALSE(r.body.contains("errors")) << r.body.dump();
-    return r.body.value("data", json());
+    EXPECT_EQ(r.outcome, Outcome::Executed) << r.body().dump();
+    EXPECT_FALSE(r.body().contains("errors")) << r.body().dump();
+    return r.body().value("data", json());
 }
 
 json status_value(const std::string& id) {
@@ -128,9 +128,9 @@ TEST(Executor, RefusesVariablesThatDoNotFit) {
     auto message = [&](json variables) {
         const Response resp = testing::run(schema(), r, query, std::move(variables));
         EXPECT_EQ(resp.outcome, Outcome::ValidationFailed);
-        EXPECT_FALSE(resp.body.contains("data"));
-        EXPECT_EQ(resp.body["errors"][0]["extensions"]["code"], "GRAPHQL_VALIDATION_FAILED");
-        return resp.body["errors"][0]["message"].get<std::string>();
+        EXPECT_FALSE(resp.body().contains("data"));
+        EXPECT_EQ(resp.body()["errors"][0]["extensions"]["code"], "GRAPHQL_VALIDATION_FAILED");
+        return resp.body()["errors"][0]["message"].get<std::string>();
     };
     EXPECT_EQ(message(json::object()),
               "Variable \"$id\" of required type \"String!\" was not provided.");
@@ -144,7 +144,7 @@ TEST(Executor, RefusesVariablesThatDoNotFit) {
     auto mutation_message = [&](json c) {
         const Response resp = testing::run(schema(), r, mutation, {{"c", std::move(c)}});
         EXPECT_EQ(resp.outcome, Outcome::ValidationFailed);
-        return resp.body["errors"][0]["message"].get<std::string>();
+        return resp.body()["errors"][0]["message"].get<std::string>();
     };
     EXPECT_EQ(mutation_message({{"gardenerConfig", {{"volumeSizeGB", 3000000000LL}}}}),
               "Variable \"$c\" got invalid value {\"gardenerConfig\":{\"volumeSizeGB\":3000000000}}"
@@ -166,8 +166,8 @@ TEST(Executor, RefusesVariablesThatDoNotFit) {
         schema(), r, "query ($id: String = \"x\") { runtimeStatus(id: $id) { __typename } }",
         {{"id", nullptr}});
     EXPECT_EQ(null_id.outcome, Outcome::Executed);
-    EXPECT_EQ(null_id.body["data"], json::parse(R"({"runtimeStatus":null})"));
-    EXPECT_EQ(null_id.body["errors"][0]["message"],
+    EXPECT_EQ(null_id.body()["data"], json::parse(R"({"runtimeStatus":null})"));
+    EXPECT_EQ(null_id.body()["errors"][0]["message"],
               "Argument \"id\" of non-null type \"String!\" must not be null.");
 
     const Response bad = testing::run(schema(), r, query, json::array());
@@ -214,15 +214,15 @@ TEST(Executor, ResolvesUnionMembersByTypename) {
 
     provider = {{"zones", {"a"}}}; // no __typename: the executor cannot tell the member
     Response resp = testing::run(schema(), r, query);
-    EXPECT_TRUE(resp.body["data"]["runtimeStatus"]["runtimeConfiguration"]["clusterConfig"]
-                         ["providerSpecificConfig"]
-                             .is_null());
-    EXPECT_EQ(resp.body["errors"][0]["path"],
+    EXPECT_TRUE(resp.body()["data"]["runtimeStatus"]["runtimeConfiguration"]["clusterConfig"]
+                           ["providerSpecificConfig"]
+                               .is_null());
+    EXPECT_EQ(resp.body()["errors"][0]["path"],
               json::parse(R"(["runtimeStatus","runtimeConfiguration","clusterConfig",
                               "providerSpecificConfig"])"));
     provider = {{"__typename", "DNSConfig"}};
     resp = testing::run(schema(), r, query);
-    EXPECT_NE(resp.body["errors"][0]["message"].get<std::string>().find("\"DNSConfig\""),
+    EXPECT_NE(resp.body()["errors"][0]["message"].get<std::string>().find("\"DNSConfig\""),
               std::string::npos);
 }
 
@@ -240,14 +240,14 @@ TEST(Executor, ReportsResolverErrorsWithPathLocationsAndExtensions) {
   u: upgradeRuntime(id: "x", config: {kymaConfig: {version: "1", components: []}}) { id }
 })");
     EXPECT_EQ(resp.outcome, Outcome::Executed);
-    EXPECT_EQ(resp.body["data"], json::parse(R"({"r":"","u":null})"));
-    EXPECT_EQ(resp.body["errors"], json::parse(R"([{"message":"managed by Reconciler",
+    EXPECT_EQ(resp.body()["data"], json::parse(R"({"r":"","u":null})"));
+    EXPECT_EQ(resp.body()["errors"], json::parse(R"([{"message":"managed by Reconciler",
         "locations":[{"line":3,"column":3}],"path":["u"]}])"));
 
     // A non-null root field that fails takes the whole data with it.
     const Response d = testing::run(schema(), r, "mutation { deprovisionRuntime(id: \"x\") }");
-    EXPECT_TRUE(d.body["data"].is_null());
-    EXPECT_EQ(d.body["errors"], json::parse(R"([{"message":"tenant header is empty",
+    EXPECT_TRUE(d.body()["data"].is_null());
+    EXPECT_EQ(d.body()["errors"], json::parse(R"([{"message":"tenant header is empty",
         "locations":[{"line":1,"column":12}],"path":["deprovisionRuntime"],
         "extensions":{"error_code":400,"error_reason":"Err-Provisioner-0400"}}])"));
 }
@@ -261,11 +261,11 @@ TEST(Executor, PropagatesNullsToTheNearestNullableField) {
     value = json::parse(R"({"runtimeConfiguration":{"clusterConfig":{"name":"n",
         "dnsConfig":{"domain":null,"providers":[]}}}})");
     Response resp = testing::run(schema(), r, query);
-    EXPECT_EQ(resp.body["data"], json::parse(R"({"runtimeStatus":{"runtimeConfiguration":
+    EXPECT_EQ(resp.body()["data"], json::parse(R"({"runtimeStatus":{"runtimeConfiguration":
         {"clusterConfig":{"name":"n","dnsConfig":null}}}})"));
-    EXPECT_EQ(resp.body["errors"][0]["message"],
+    EXPECT_EQ(resp.body()["errors"][0]["message"],
               "Cannot return null for non-nullable field DNSConfig.domain.");
-    EXPECT_EQ(resp.body["errors"][0]["path"],
+    EXPECT_EQ(resp.body()["errors"][0]["path"],
               json::parse(R"(["runtimeStatus","runtimeConfiguration","clusterConfig","dnsConfig",
                               "domain"])"));
 
@@ -274,10 +274,10 @@ TEST(Executor, PropagatesNullsToTheNearestNullableField) {
         "dnsConfig":{"domain":"d","providers":[{"primary":true,"domainsInclude":["a"]},
                                                 {"primary":true,"domainsInclude":["a",null]}]}}}})");
     resp = testing::run(schema(), r, query);
-    EXPECT_EQ(resp.body["data"]["runtimeStatus"]["runtimeConfiguration"]["clusterConfig"]
-                       ["dnsConfig"]["providers"],
+    EXPECT_EQ(resp.body()["data"]["runtimeStatus"]["runtimeConfiguration"]["clusterConfig"]
+                         ["dnsConfig"]["providers"],
               json::parse(R"([{"primary":true,"domainsInclude":["a"]},null])"));
-    EXPECT_EQ(resp.body["errors"][0]["path"],
+    EXPECT_EQ(resp.body()["errors"][0]["path"],
               json::parse(R"(["runtimeStatus","runtimeConfiguration","clusterConfig","dnsConfig",
                               "providers",1,"domainsInclude",1])"));
 
@@ -285,10 +285,10 @@ TEST(Executor, PropagatesNullsToTheNearestNullableField) {
     value = json::parse(R"({"runtimeConfiguration":{"clusterConfig":{"name":["not","a","string"],
         "dnsConfig":{"domain":"d","providers":{"not":"a list"}}}}})");
     resp = testing::run(schema(), r, query);
-    ASSERT_EQ(resp.body["errors"].size(), 2u) << resp.body.dump();
-    EXPECT_EQ(resp.body["errors"][0]["message"],
+    ASSERT_EQ(resp.body()["errors"].size(), 2u) << resp.body().dump();
+    EXPECT_EQ(resp.body()["errors"][0]["message"],
               "String cannot represent value: [\"not\",\"a\",\"string\"]");
-    EXPECT_EQ(resp.body["errors"][1]["message"],
+    EXPECT_EQ(resp.body()["errors"][1]["message"],
               "Expected Iterable, but did not find one for field \"DNSConfig.providers\".");
 }
 
@@ -302,8 +302,8 @@ TEST(Executor, SerializesLeafValuesPerTheirTypes) {
               json::parse(R"({"id":"42","state":"InProgress","operation":"WakeUp"})"));
     value = {{"id", "x"}, {"state", "IN_PROGRESS"}, {"operation", "Provision"}};
     const Response resp = testing::run(schema(), r, query);
-    EXPECT_TRUE(resp.body["data"]["runtimeOperationStatus"].is_null()); // state is non-null
-    EXPECT_EQ(resp.body["errors"][0]["message"],
+    EXPECT_TRUE(resp.body()["data"]["runtimeOperationStatus"].is_null()); // state is non-null
+    EXPECT_EQ(resp.body()["errors"][0]["message"],
               "Enum \"OperationState\" cannot represent value: \"IN_PROGRESS\"");
 }
 
@@ -334,10 +334,10 @@ TEST(Executor, SelectsTheOperationByName) {
               json::parse(R"({"runtimeOperationStatus":{"id":"b"}})"));
     Response resp = testing::run(schema(), r, doc);
     EXPECT_EQ(resp.outcome, Outcome::ValidationFailed);
-    EXPECT_EQ(resp.body["errors"][0]["message"],
+    EXPECT_EQ(resp.body()["errors"][0]["message"],
               "Must provide operation name if query contains multiple operations.");
     resp = testing::run(schema(), r, doc, json::object(), "C");
-    EXPECT_EQ(resp.body["errors"][0]["message"], "Unknown operation named \"C\".");
+    EXPECT_EQ(resp.body()["errors"][0]["message"], "Unknown operation named \"C\".");
 }
 
 TEST(Executor, GetRequestsMayNotMutate) {
@@ -351,7 +351,7 @@ TEST(Executor, GetRequestsMayNotMutate) {
                          query Q { runtimeOperationStatus(id: "q") { id } })";
     const Response refused = testing::run(schema(), r, doc, json::object(), "M", false);
     EXPECT_EQ(refused.outcome, Outcome::ValidationFailed);
-    EXPECT_EQ(refused.body["errors"][0]["message"],
+    EXPECT_EQ(refused.body()["errors"][0]["message"],
               "Can only perform a mutation operation from a POST request.");
     data_of(testing::run(schema(), r, doc, json::object(), "Q", false));
 }
@@ -360,13 +360,13 @@ TEST(Executor, AnswersParseAndValidationFailuresWithoutData) {
     Resolvers r;
     Response resp = testing::run(schema(), r, "{ runtimeStatus(id: \"x\" { id } }");
     EXPECT_EQ(resp.outcome, Outcome::ParseFailed);
-    EXPECT_EQ(resp.body,
+    EXPECT_EQ(resp.body(),
               json::parse(R"({"errors":[{"message":"Syntax Error: Expected Name, found \"{\".",
         "locations":[{"line":1,"column":25}],"extensions":{"code":"GRAPHQL_PARSE_FAILED"}}]})"));
 
     resp = testing::run(schema(), r, "{ runtimeStatus(id: \"x\") { id } }");
     EXPECT_EQ(resp.outcome, Outcome::ValidationFailed);
-    EXPECT_EQ(resp.body, json::parse(R"({"errors":[{"message":
+    EXPECT_EQ(resp.body(), json::parse(R"({"errors":[{"message":
         "Cannot query field \"id\" on type \"RuntimeStatus\".","locations":[{"line":1,"column":28}],
         "extensions":{"code":"GRAPHQL_VALIDATION_FAILED"}}]})"));
 
@@ -375,7 +375,7 @@ TEST(Executor, AnswersParseAndValidationFailuresWithoutData) {
     std::any state;
     resp = execute(schema(), r, big, state);
     EXPECT_EQ(resp.outcome, Outcome::ParseFailed);
-    EXPECT_EQ(resp.body["errors"][0]["message"],
+    EXPECT_EQ(resp.body()["errors"][0]["message"],
               "Syntax Error: Document of 71694 bytes exceeds the limit of 65536 bytes.");
 }
 
@@ -389,7 +389,7 @@ TEST(Executor, PassesTheRequestStateToResolvers) {
     request.query = "{ runtimeOperationStatus(id: \"x\") { id } }";
     std::any state = std::string("tenant-1");
     const Response resp = execute(schema(), r, request, state);
-    EXPECT_EQ(resp.body["data"]["runtimeOperationStatus"]["id"], "tenant-1");
+    EXPECT_EQ(resp.body()["data"]["runtimeOperationStatus"]["id"], "tenant-1");
 }
 
 TEST(Executor, CheckDocumentValidatesWithoutRunning) {

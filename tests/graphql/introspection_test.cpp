@@ -14,9 +14,9 @@ using nlohmann::json;
 
 json run_query(const std::string& query) {
     const Response r = testing::run(testing::provisioner_schema(), Resolvers{}, query);
-    EXPECT_EQ(r.outcome, Response::Outcome::Executed) << r.body.dump();
-    EXPECT_FALSE(r.body.contains("errors")) << r.body.dump();
-    return r.body.value("data", json());
+    EXPECT_EQ(r.outcome, Response::Outcome::Executed) << r.body().dump();
+    EXPECT_FALSE(r.body().contains("errors")) << r.body().dump();
+    return r.body().value("data", json());
 }
 
 json full_introspection() {

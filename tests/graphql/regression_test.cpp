@@ -11,8 +11,8 @@ using nlohmann::json;
 
 // Every response must serialize as strict UTF-8 JSON, whatever bytes the client sent.
 void expect_serializable(const Response& r) {
-    EXPECT_NO_THROW((void)r.body.dump())
-        << r.body.dump(-1, ' ', false, json::error_handler_t::replace);
+    EXPECT_NO_THROW((void)r.body().dump())
+        << r.body().dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 // crash-e6d03a3e: an operation name with invalid UTF-8 was echoed in "Unknown operation named".
@@ -23,7 +23,7 @@ TEST(GraphQLRegression, OperationNameWithInvalidUtf8) {
         std::string("{\"id\": \"r1\", \"withKyma\xd5\xc5\xdf\x8b\x8d\x8a\x9a\xd3"));
     EXPECT_EQ(r.outcome, Response::Outcome::ValidationFailed);
     expect_serializable(r);
-    const std::string message = r.body["errors"][0]["message"];
+    const std::string message = r.body()["errors"][0]["message"];
     EXPECT_EQ(message.rfind(
                   "Unknown operation named \"{\\\"id\\\": \\\"r1\\\", \\\"withKyma\xEF\xBF\xBD", 0),
               0u)
@@ -37,7 +37,7 @@ TEST(GraphQLRegression, UnicodeEscapeFollowedByInvalidUtf8) {
     const Response r = testing::run(testing::provisioner_schema(), Resolvers{}, query);
     EXPECT_EQ(r.outcome, Response::Outcome::ParseFailed);
     expect_serializable(r);
-    EXPECT_EQ(r.body["errors"][0]["message"],
+    EXPECT_EQ(r.body()["errors"][0]["message"],
               "Syntax Error: Invalid Unicode escape sequence: \"\\u\".");
 }
 
@@ -46,7 +46,7 @@ TEST(GraphQLRegression, NumberFollowedByInvalidUtf8) {
     const Response r = testing::run(testing::provisioner_schema(), Resolvers{}, "{ a(x: -\xFF) }");
     EXPECT_EQ(r.outcome, Response::Outcome::ParseFailed);
     expect_serializable(r);
-    EXPECT_EQ(r.body["errors"][0]["message"],
+    EXPECT_EQ(r.body()["errors"][0]["message"],
               "Syntax Error: Invalid number, expected digit but got: U+00FF.");
 }
 
@@ -58,7 +58,7 @@ TEST(GraphQLRegression, ResolverMessageWithInvalidUtf8) {
     const Response r = testing::run(testing::provisioner_schema(), resolvers,
                                     "{ runtimeOperationStatus(id: \"x\") { id } }");
     expect_serializable(r);
-    EXPECT_EQ(r.body["errors"][0]["message"], "bad \xEF\xBF\xBD byte");
+    EXPECT_EQ(r.body()["errors"][0]["message"], "bad \xEF\xBF\xBD byte");
 }
 
 // Deeply nested variables are refused before anything walks them recursively.
@@ -75,7 +75,7 @@ TEST(GraphQLRegression, DeeplyNestedVariables) {
         "providerSpecificConfig: {} } } }) { id } }",
         {{"l", std::move(deep)}});
     EXPECT_EQ(r.outcome, Response::Outcome::ValidationFailed);
-    EXPECT_EQ(r.body["errors"][0]["message"], "Variables nest deeper than 64 levels.");
+    EXPECT_EQ(r.body()["errors"][0]["message"], "Variables nest deeper than 64 levels.");
 }
 
 TEST(GraphQLRegression, JsonNestingIsMeasuredWithoutRecursion) {
@@ -95,7 +95,7 @@ TEST(GraphQLRegression, HugeInvalidVariableValue) {
         testing::provisioner_schema(), Resolvers{},
         "query ($id: String!) { runtimeStatus(id: $id) { __typename } }", {{"id", big}});
     EXPECT_EQ(r.outcome, Response::Outcome::ValidationFailed);
-    EXPECT_LT(r.body["errors"][0]["message"].get<std::string>().size(), 600u);
+    EXPECT_LT(r.body()["errors"][0]["message"].get<std::string>().size(), 600u);
 }
 
 } // namespace

@@ -20,8 +20,8 @@ json errors_of(const std::string& document) {
     const Response r = check_document(testing::provisioner_schema(), document);
     if (r.outcome == Response::Outcome::Executed)
         return json::array();
-    EXPECT_EQ(r.outcome, Response::Outcome::ValidationFailed) << document << "\n" << r.body;
-    return r.body["errors"];
+    EXPECT_EQ(r.outcome, Response::Outcome::ValidationFailed) << document << "\n" << r.body();
+    return r.body()["errors"];
 }
 
 void expect_error(const Case& c) {

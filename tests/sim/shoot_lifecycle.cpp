@@ -61,6 +61,8 @@ Json last_operation(const std::string& type, const std::string& state, int progr
 } // namespace
 
 void ShootStore::advance(TimePoint now) {
+    if (const auto next = next_due(); !next || now < *next)
+        return;
     // Only the shoots with a transition due (a step may remove its shoot, so not in the loop).
     std::vector<Key> keys;
     for (const auto& [key, rec] : m_shoots)
@@ -77,12 +79,15 @@ void ShootStore::advance(TimePoint now) {
 }
 
 std::optional<TimePoint> ShootStore::next_due() const {
+    if (m_next_due)
+        return *m_next_due;
     std::optional<TimePoint> best;
     for (const auto& [key, rec] : m_shoots) {
         auto d = due(rec);
         if (d && (!best || *d < *best))
             best = d;
     }
+    m_next_due = best;
     return best;
 }
 
@@ -214,7 +219,7 @@ void ShootStore::start_operation(Record& rec, TimePoint now) {
 void ShootStore::progress(Record& rec, int step, TimePoint now) {
     Operation& op = *rec.op;
     op.step = step;
-    Json obj = rec.obj;
+    Json& obj = rec.obj; // the most frequent write: edited in place, not copied
     obj["status"]["lastOperation"] = last_operation(op.type, "Processing", step * (100 / k_steps),
                                                     step_description(op.type, step), now);
     if (op.type != "Delete" && step >= 2 &&
@@ -229,7 +234,7 @@ void ShootStore::progress(Record& rec, int step, TimePoint now) {
         m_clusters.create(rec.cluster_id, obj["metadata"]["namespace"].get<std::string>(),
                           obj["metadata"]["name"].get<std::string>());
     }
-    commit(rec, std::move(obj));
+    commit_in_place(rec);
 }
 
 void ShootStore::finish_operation(Record& rec, TimePoint now) {

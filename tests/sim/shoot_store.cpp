@@ -116,9 +116,14 @@ AdmissionContext ShootStore::admission(const std::string& ns, const WriteContext
 }
 
 void ShootStore::commit(Record& rec, Json obj, const std::string& event) {
-    std::uint64_t rv = m_next_rv();
-    obj["metadata"]["resourceVersion"] = std::to_string(rv);
     rec.obj = std::move(obj);
+    commit_in_place(rec, event);
+}
+
+void ShootStore::commit_in_place(Record& rec, const std::string& event) {
+    std::uint64_t rv = m_next_rv();
+    rec.obj["metadata"]["resourceVersion"] = std::to_string(rv);
+    m_next_due.reset();
     rec.generation = rec.obj["metadata"].value("generation", 1LL);
     rec.observed_generation =
         rec.obj.contains("status") ? rec.obj["status"].value("observedGeneration", 0LL) : 0LL;
@@ -310,6 +315,7 @@ void ShootStore::remove_now(Key key) {
     if (!it->second.cluster_id.empty())
         m_clusters.remove(it->second.cluster_id);
     m_shoots.erase(it);
+    m_next_due.reset();
 }
 
 Json ShootStore::update_status(const std::string& ns, const std::string& name,
@@ -433,6 +439,7 @@ std::shared_ptr<StreamSource> ShootStore::watch(const std::string& ns, const Api
 void ShootStore::plan_failure(const std::string& ns, const std::string& name,
                               const FailPlan& plan) {
     Record& rec = find(ns, name);
+    m_next_due.reset();
     if (rec.op && !rec.op->in_error && (plan.type.empty() || plan.type == rec.op->type)) {
         rec.op->fail = plan;
         return;

@@ -81,7 +81,8 @@ public:
                                         double bookmark_seconds, double max_timeout_seconds,
                                         bool expired_as_event);
 
-    /// Applies every lifecycle transition due by `now`.
+    /// Applies every lifecycle transition due by `now`. Returns at once while nothing is due:
+    /// the server calls it before every request.
     void advance(TimePoint now);
     /// When the next transition is due; nullopt if none is pending.
     std::optional<TimePoint> next_due() const;
@@ -91,7 +92,10 @@ public:
     void plan_failure_next(const FailPlan& plan);
     void set_hibernation_possible(const std::string& ns, const std::string& name, bool possible,
                                   const std::string& message);
-    void set_settings(const LifecycleSettings& s) { m_settings = s; }
+    void set_settings(const LifecycleSettings& s) {
+        m_settings = s;
+        m_next_due.reset();
+    }
     const LifecycleSettings& settings() const { return m_settings; }
     /// Internal lifecycle state of every shoot, for GET /sim/shoots.
     Json describe() const;
@@ -126,11 +130,17 @@ private:
     };
     using Key = std::pair<std::string, std::string>;
 
+    /// The earliest due() over all shoots, computed by a scan and kept until a shoot changes
+    /// (commit, removal, a failure plan): nullopt while unknown.
+    mutable std::optional<std::optional<TimePoint>> m_next_due;
+
     Record& find(const std::string& ns, const std::string& name);
     const Record& find(const std::string& ns, const std::string& name) const;
     AdmissionContext admission(const std::string& ns, const WriteContext& ctx) const;
     /// Stores `obj` in `rec` with a new resourceVersion and publishes `event`.
     void commit(Record& rec, Json obj, const std::string& event = "MODIFIED");
+    /// commit() of rec.obj as the caller edited it in place (no copy of the object).
+    void commit_in_place(Record& rec, const std::string& event = "MODIFIED");
     void apply_operation_annotation(Record& rec, Json& obj);
     void check_hibernation_allowed(const Record& rec, const Json& obj) const;
     Json write_update(Record& rec, Json updated, const WriteContext& ctx);

@@ -427,6 +427,43 @@ TEST_P(StoreContract, ClaimDueTakesNewOperationsBeforeEarlierReChecks) {
     }
 }
 
+TEST_P(StoreContract, ClaimDueRecheckFirstTakesReChecksBeforeNewOperations) {
+    // Two operations were claimed once and are due again (re-checks); three new ones are due
+    // earlier than them. RecheckFirst takes the re-checks by due time, then fills the batch
+    // with new operations by due time.
+    //
+    // n operations of new runtimes, started a second apart from `first`:
+    const auto start_operations = [&](int n, Timestamp first) {
+        std::vector<std::string> ids;
+        for (int i = 0; i < n; ++i) {
+            const Runtime r = minimal_runtime(new_uuid());
+            const Operation op =
+                new_operation(r.id, OperationType::Provision, first + std::chrono::seconds(i));
+            m_store->insert_runtime(r, op);
+            ids.push_back(op.id);
+        }
+        return ids;
+    };
+    const auto rechecks = start_operations(2, k_t0 + 3min);
+    ASSERT_EQ(m_store->claim_due("w1", k_t0 + 4min, 1s, 10).size(), 2u);
+    const auto fresh = start_operations(3, k_t0 + 2min);
+
+    const auto batch =
+        m_store->claim_due("w2", k_t0 + 1h, 30s, 4, engine::ClaimOrder::RecheckFirst);
+    ASSERT_EQ(batch.size(), 4u);
+    EXPECT_EQ(batch[0].id, rechecks[0]);
+    EXPECT_EQ(batch[1].id, rechecks[1]);
+    EXPECT_EQ(batch[2].id, fresh[0]);
+    EXPECT_EQ(batch[3].id, fresh[1]);
+    EXPECT_EQ(batch[0].attempts, 2);
+    EXPECT_EQ(batch[2].attempts, 1);
+
+    // NewFirst takes the one new operation left.
+    const auto last = m_store->claim_due("w3", k_t0 + 1h, 30s, 1, engine::ClaimOrder::NewFirst);
+    ASSERT_EQ(last.size(), 1u);
+    EXPECT_EQ(last[0].id, fresh[2]);
+}
+
 TEST_P(StoreContract, ClaimDueFillsTheBatchWithReChecksAfterNewOperations) {
     const Runtime old_runtime = minimal_runtime(new_uuid());
     const Operation old_op = new_operation(old_runtime.id, OperationType::Provision, k_t0);
@@ -715,6 +752,44 @@ TEST_P(StoreContract, TenantOfReadsTheStoredTenant) {
     EXPECT_EQ(m_store->tenant_of(r.id), "global-account-2");
     EXPECT_EQ(m_store->tenant_of(new_uuid()), std::nullopt);
     EXPECT_EQ(m_store->tenant_of("not-a-uuid"), std::nullopt);
+}
+
+TEST_P(StoreContract, RuntimeStatusReadsTheRuntimeAndItsLastOperationTogether) {
+    Runtime r = full_runtime(new_uuid());
+    r.kubeconfig = "apiVersion: v1";
+    m_store->insert_runtime(r, new_operation(r.id, OperationType::Provision, k_t0));
+    const auto first = m_store->last_operation(r.id);
+    ASSERT_TRUE(first);
+    const auto got = m_store->find_runtime_status(r.id);
+    ASSERT_TRUE(got);
+    Runtime expected = r;
+    expected.administrators.clear(); // not part of a status
+    expected.kubeconfig.reset();
+    expect_same_runtime(got->runtime, expected);
+    ASSERT_TRUE(got->last);
+    EXPECT_EQ(got->last->id, first->id);
+    EXPECT_EQ(m_store->find_runtime_status(new_uuid()), std::nullopt);
+
+    const Runtime bare = idle_runtime();
+    Operation later = new_operation(bare.id, OperationType::DeprovisionNoInstall, k_t0 + 1h);
+    m_store->insert_operation(later);
+    const auto bare_status = m_store->find_runtime_status(bare.id);
+    ASSERT_TRUE(bare_status);
+    EXPECT_EQ(bare_status->last->id, later.id);
+    EXPECT_EQ(bare_status->runtime.tenant, bare.tenant);
+}
+
+TEST_P(StoreContract, OperationWithTenantReadsBothInOneGo) {
+    Runtime r = minimal_runtime(new_uuid());
+    r.tenant = "global-account-1";
+    const Operation op = new_operation(r.id, OperationType::Provision, k_t0);
+    m_store->insert_runtime(r, op);
+    const auto got = m_store->find_operation_with_tenant(op.id);
+    ASSERT_TRUE(got);
+    EXPECT_EQ(got->first.id, op.id);
+    EXPECT_EQ(got->first.cluster_id, r.id);
+    EXPECT_EQ(got->second, "global-account-1");
+    EXPECT_EQ(m_store->find_operation_with_tenant(new_uuid()), std::nullopt);
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, StoreContract, ::testing::Values("sqlite", "postgres"),

@@ -314,6 +314,14 @@ void FakeGardener::fail_next(const std::string& method, std::exception_ptr error
     m_failures[method].push_back(std::move(error));
 }
 
+std::optional<ShootState> FakeGardener::watched(const std::string& name) {
+    std::lock_guard lock(m_mutex);
+    const auto it = watched_states.find(name);
+    if (it == watched_states.end())
+        return std::nullopt;
+    return it->second;
+}
+
 int FakeGardener::calls(const std::string& method) const {
     std::lock_guard lock(m_mutex);
     auto it = m_calls.find(method);

@@ -27,6 +27,8 @@ public:
     explicit FakeGardener(const Clock& clock, std::string project = "kyma-dev");
 
     std::optional<engine::ShootState> get(const std::string& name) override;
+    /// From `watched_states` (what a test says the watch delivered); not counted as a call.
+    std::optional<engine::ShootState> watched(const std::string& name) override;
     std::vector<engine::ShootState> list(const std::string& label_selector) override;
     engine::ShootState create(const std::string& shoot_json) override;
     engine::ShootState update(const std::string& shoot_json) override;
@@ -67,6 +69,8 @@ public:
     int calls(const std::string& method) const;
     int total_calls() const;
 
+    /// What the shared watch delivered last, per shoot name (ShootClient::watched).
+    std::map<std::string, engine::ShootState> watched_states;
     /// Creating a shoot without spec.dns.domain defaults it, as Gardener does.
     bool default_dns_domain = true;
     std::map<std::string, nlohmann::json> config_maps;

@@ -149,17 +149,20 @@ std::optional<Operation> FakeStore::claim_locked(Operation& op, const std::strin
 }
 
 std::vector<Operation> FakeStore::claim_due(const std::string& owner, Timestamp now,
-                                            std::chrono::milliseconds ttl, int limit) {
+                                            std::chrono::milliseconds ttl, int limit,
+                                            engine::ClaimOrder order) {
     std::lock_guard lock(m_mutex);
     std::vector<Operation*> due;
     for (auto& op : m_operations)
         if (op.state == OperationState::InProgress && op.next_run_at <= now &&
             !(op.lease && op.lease->expires_at > now))
             due.push_back(&op);
-    // As the stores: operations no worker has claimed yet first, then by due time.
-    std::stable_sort(due.begin(), due.end(), [](const Operation* a, const Operation* b) {
-        return std::make_pair(a->attempts > 0, a->next_run_at) <
-               std::make_pair(b->attempts > 0, b->next_run_at);
+    // As the stores: the queue `order` names first (new operations or re-checks), each by due
+    // time.
+    const bool rechecks_first = order == engine::ClaimOrder::RecheckFirst;
+    std::stable_sort(due.begin(), due.end(), [&](const Operation* a, const Operation* b) {
+        return std::make_pair((a->attempts > 0) != rechecks_first, a->next_run_at) <
+               std::make_pair((b->attempts > 0) != rechecks_first, b->next_run_at);
     });
     std::vector<Operation> out;
     for (auto* op : due) {

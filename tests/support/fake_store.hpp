@@ -29,8 +29,9 @@ public:
     std::vector<engine::RuntimeSummary> list_runtimes(const engine::RuntimeFilter& filter) override;
     std::map<engine::OperationType, int> count_in_progress() override;
 
-    std::vector<engine::Operation> claim_due(const std::string& owner, Timestamp now,
-                                             std::chrono::milliseconds ttl, int limit) override;
+    std::vector<engine::Operation>
+    claim_due(const std::string& owner, Timestamp now, std::chrono::milliseconds ttl, int limit,
+              engine::ClaimOrder order = engine::ClaimOrder::NewFirst) override;
     std::optional<engine::Operation> claim(const std::string& operation_id,
                                            const std::string& owner, Timestamp now,
                                            std::chrono::milliseconds ttl) override;

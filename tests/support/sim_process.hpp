@@ -76,6 +76,8 @@ public:
     SimProcess(const SimProcess&) = delete;
     SimProcess& operator=(const SimProcess&) = delete;
 
+    pid_t pid() const { return m_pid; }
+
     TempDir dir;
     std::filesystem::path kubeconfig;
     std::string url;

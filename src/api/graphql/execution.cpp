@@ -1,6 +1,7 @@
 #include "api/graphql/execution.hpp"
 
 #include "api/graphql/introspection.hpp"
+#include "api/graphql/json_text.hpp"
 #include "api/graphql/lexer.hpp"
 #include "api/graphql/values.hpp"
 
@@ -74,29 +75,30 @@ using Groups = std::vector<std::pair<std::string_view, Fields>>;
 class Executor {
 public:
     Executor(const Schema& schema, const Resolvers& resolvers, const ast::Document& document,
-             const json& variables, std::any& state, json& errors)
+             const json& variables, std::any& state, json& errors, std::string& out)
         : m_schema(schema)
         , m_resolvers(resolvers)
         , m_doc(document)
         , m_vars(variables)
         , m_state(state)
-        , m_errors(errors) {}
+        , m_errors(errors)
+        , m_out(out) {}
 
-    json run(const ast::Operation& op) {
+    void run(const ast::Operation& op) {
         const TypeDef* root = m_schema.root(op.kind);
         if (!root) {
             m_errors.push_back(
                 error_json("Schema is not configured to execute this operation.", {op.loc}));
-            return nullptr;
+            m_out += "null";
+            return;
         }
         Groups groups;
         std::vector<std::string_view> visited;
         collect(*root, op.selections, groups, visited);
-        json data;
+        const std::size_t start = m_out.size();
         // Single-threaded, so mutation root fields already run serially, in document order.
-        if (!selection_set(*root, json(nullptr), groups, data))
-            return nullptr;
-        return data;
+        if (!selection_set(*root, json(nullptr), groups))
+            null_since(start);
     }
 
 private:
@@ -112,7 +114,37 @@ private:
     const json& m_vars;
     std::any& m_state;
     json& m_errors;
+    std::string& m_out; // the response text so far; a failed value is cut back to null
     std::vector<PathItem> m_path;
+
+    // A leaf value that serialize_leaf would return unchanged, written without copying it:
+    // false when it needs serialize_leaf's conversion (or its error).
+    bool write_leaf_as_is(const TypeDef& type, const json& value) {
+        if (value.is_string()) {
+            const auto& text = value.get_ref<const std::string&>();
+            const bool fits = type.kind == TypeKind::Enum ? type.enum_value(text) != nullptr
+                                                          : type.scalar == ScalarKind::String ||
+                                                                type.scalar == ScalarKind::ID;
+            if (fits)
+                append_json_string(m_out, text);
+            return fits;
+        }
+        if (value.is_boolean() && type.scalar == ScalarKind::Boolean) {
+            m_out += value.get<bool>() ? "true" : "false";
+            return true;
+        }
+        return false;
+    }
+
+    // What was written since `mark` becomes null (a failure propagated to a nullable place).
+    void null_since(std::size_t mark) {
+        m_out.resize(mark);
+        m_out += "null";
+    }
+
+    bool null_since_mark(std::size_t mark) const {
+        return m_out.size() - mark == 4 && m_out.compare(mark, 4, "null") == 0;
+    }
 
     void error(const std::string& message, const Fields& fields, json extensions = nullptr) {
         json e = error_json(message, {fields.front()->loc});
@@ -193,17 +225,22 @@ private:
         }
     }
 
-    bool selection_set(const TypeDef& type, const json& parent, const Groups& groups, json& out) {
-        out = json::object();
+    bool selection_set(const TypeDef& type, const json& parent, const Groups& groups) {
+        m_out += '{';
+        bool first = true;
         for (const auto& [key, fields] : groups) {
+            if (!first)
+                m_out += ',';
+            first = false;
+            append_json_string(m_out, key);
+            m_out += ':';
             m_path.push_back({key, 0, false});
-            json value;
-            const bool ok = field(type, parent, fields, value);
+            const bool ok = field(type, parent, fields);
             m_path.pop_back();
             if (!ok)
                 return false;
-            out[std::string(key)] = std::move(value);
         }
+        m_out += '}';
         return true;
     }
 
@@ -248,21 +285,22 @@ private:
         return true;
     }
 
-    bool field(const TypeDef& type, const json& parent, const Fields& fields, json& out) {
+    bool field(const TypeDef& type, const json& parent, const Fields& fields) {
         const ast::Selection& node = *fields.front();
         if (node.name == "__typename") {
-            out = type.name;
+            append_json_string(m_out, type.name);
             return true;
         }
         const FieldDef* def = m_schema.field(type, node.name);
         if (!def) { // validation rules this out; keep going if a caller skipped it
-            out = nullptr;
+            m_out += "null";
             return true;
         }
         const TypeView field_type(def->type);
         json args;
         std::string problem;
         json resolved;
+        const json* value = &resolved; // or the parent's member, read without a copy
         bool failed = false;
         if (!argument_values(def->arguments, node.arguments, args, problem)) {
             error(problem, fields);
@@ -287,23 +325,25 @@ private:
         } else if (parent.is_object()) {
             const auto it = parent.find(node.name);
             if (it != parent.end())
-                resolved = *it;
+                value = &*it;
         }
-        if (!failed && complete(type, *def, field_type, fields, resolved, out))
+        const std::size_t mark = m_out.size();
+        if (!failed && complete(type, *def, field_type, fields, *value))
             return true;
         if (field_type.non_null())
             return false;
-        out = nullptr;
+        null_since(mark);
         return true;
     }
 
     /// False when an error was raised at this position; the nearest nullable one absorbs it.
     bool complete(const TypeDef& parent_type, const FieldDef& def, TypeView type,
-                  const Fields& fields, const json& value, json& out) {
+                  const Fields& fields, const json& value) {
         if (type.non_null()) {
-            if (!complete(parent_type, def, type.inner(), fields, value, out))
+            const std::size_t mark = m_out.size();
+            if (!complete(parent_type, def, type.inner(), fields, value))
                 return false;
-            if (out.is_null()) {
+            if (null_since_mark(mark)) {
                 error("Cannot return null for non-nullable field " + parent_type.name + "." +
                           def.name + ".",
                       fields);
@@ -312,7 +352,7 @@ private:
             return true;
         }
         if (value.is_null()) {
-            out = nullptr;
+            m_out += "null";
             return true;
         }
         if (type.list()) {
@@ -323,28 +363,35 @@ private:
                 return false;
             }
             const TypeView item_type = type.inner();
-            out = json::array();
+            m_out += '[';
             for (std::size_t i = 0; i < value.size(); ++i) {
+                if (i > 0)
+                    m_out += ',';
                 m_path.push_back({{}, i, true});
-                json item;
-                const bool ok = complete(parent_type, def, item_type, fields, value[i], item);
+                const std::size_t mark = m_out.size();
+                const bool ok = complete(parent_type, def, item_type, fields, value[i]);
                 m_path.pop_back();
                 if (!ok) {
                     if (item_type.non_null())
                         return false;
-                    item = nullptr;
+                    null_since(mark);
                 }
-                out.push_back(std::move(item));
             }
+            m_out += ']';
             return true;
         }
         const TypeDef* t = m_schema.type(type.name);
         if (!t)
             return false;
         if (t->is_leaf()) {
-            std::string problem;
-            if (serialize_leaf(*t, value, out, problem))
+            if (write_leaf_as_is(*t, value))
                 return true;
+            std::string problem;
+            json out;
+            if (serialize_leaf(*t, value, out, problem)) {
+                append_json(m_out, out);
+                return true;
+            }
             error(problem, fields);
             return false;
         }
@@ -368,16 +415,17 @@ private:
         std::vector<std::string_view> visited;
         for (const auto* f : fields)
             collect(*object, f->selections, groups, visited);
-        return selection_set(*object, value, groups, out);
+        return selection_set(*object, value, groups);
     }
 };
 
 } // namespace
 
-json execute_operation(const Schema& schema, const Resolvers& resolvers,
+void execute_operation(const Schema& schema, const Resolvers& resolvers,
                        const ast::Document& document, const ast::Operation& operation,
-                       const json& variables, std::any& request_state, json& errors) {
-    return Executor(schema, resolvers, document, variables, request_state, errors).run(operation);
+                       const json& variables, std::any& request_state, json& errors,
+                       std::string& out) {
+    Executor(schema, resolvers, document, variables, request_state, errors, out).run(operation);
 }
 
 } // namespace kprov::api::graphql

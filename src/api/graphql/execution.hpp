@@ -1,8 +1,8 @@
 #pragma once
 // Executing a validated operation: variables coerced, fields collected (@skip/@include,
 // fragments), arguments coerced, resolvers called (root mutation fields one after another),
-// values completed with the spec's non-null propagation. Errors go to a JSON array in the
-// response's shape.
+// values completed with the spec's non-null propagation, written as JSON text as they complete.
+// Errors go to a JSON array in the response's shape.
 
 #include "api/graphql/schema.hpp"
 
@@ -21,11 +21,11 @@ nlohmann::json error_json(const std::string& message, const std::vector<SourceLo
 bool coerce_variables(const Schema& schema, const ast::Operation& operation,
                       const nlohmann::json& raw, nlohmann::json& out, nlohmann::json& errors);
 
-/// The operation's "data" (null when a non-null root field failed); field errors appended to
-/// `errors`.
-nlohmann::json execute_operation(const Schema& schema, const Resolvers& resolvers,
-                                 const ast::Document& document, const ast::Operation& operation,
-                                 const nlohmann::json& variables, std::any& request_state,
-                                 nlohmann::json& errors);
+/// Appends the operation's "data" to `out` as JSON text, fields in the order the operation
+/// selects them ("null" when a non-null root field failed); field errors appended to `errors`.
+void execute_operation(const Schema& schema, const Resolvers& resolvers,
+                       const ast::Document& document, const ast::Operation& operation,
+                       const nlohmann::json& variables, std::any& request_state,
+                       nlohmann::json& errors, std::string& out);
 
 } // namespace kprov::api::graphql

@@ -4,11 +4,15 @@
 #include "api/graphql/graphql.hpp"
 
 #include "api/graphql/execution.hpp"
+#include "api/graphql/json_text.hpp"
 #include "api/graphql/parser.hpp"
 #include "api/graphql/validation.hpp"
 
 #include <algorithm>
+#include <list>
+#include <mutex>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 namespace kprov::api::graphql {
@@ -41,6 +45,10 @@ const Resolver* Resolvers::find(std::string_view type_name, std::string_view fie
     return nullptr;
 }
 
+json Response::body() const {
+    return json::parse(text);
+}
+
 namespace {
 
 Response refuse(Response::Outcome outcome, json errors) {
@@ -50,8 +58,9 @@ Response refuse(Response::Outcome outcome, json errors) {
         e["extensions"]["code"] = code;
     Response r;
     r.outcome = outcome;
-    r.body = json::object();
-    r.body["errors"] = std::move(errors);
+    r.text = "{\"errors\":";
+    append_json(r.text, errors);
+    r.text += '}';
     return r;
 }
 
@@ -74,37 +83,47 @@ const ast::Operation* select_operation(const ast::Document& doc, const std::stri
         if (op.name == name)
             return &op;
     // The name comes from the client unchecked: shown as a JSON string, invalid UTF-8 replaced.
-    problem = "Unknown operation named " +
-              json(name).dump(-1, ' ', false, json::error_handler_t::replace) + ".";
+    problem = "Unknown operation named ";
+    append_json_string(problem, name);
+    problem += ".";
     return nullptr;
 }
 
-/// Parsing and validation: nullopt when the document may run, else the refusal.
-std::optional<Response> parse_and_validate(const Schema& schema, std::string_view query,
-                                           const Limits& limits, ast::Document& doc) {
+/// A document after parsing and validation: ready to run, or refused with its errors.
+struct Checked {
+    ast::Document doc;
+    std::optional<Response> refusal;
+};
+
+std::shared_ptr<const Checked> parse_and_validate(const Schema& schema, std::string_view query,
+                                                  const Limits& limits) {
     using Outcome = Response::Outcome;
-    if (query.size() > limits.max_document_bytes)
-        return refuse(Outcome::ParseFailed,
-                      "Syntax Error: Document of " + std::to_string(query.size()) +
-                          " bytes exceeds the limit of " +
-                          std::to_string(limits.max_document_bytes) + " bytes.");
-    try {
-        doc = parse_document(query, limits);
-    } catch (const SyntaxError& e) {
-        return refuse(Outcome::ParseFailed, e.what(), {e.where});
+    auto checked = std::make_shared<Checked>();
+    if (query.size() > limits.max_document_bytes) {
+        checked->refusal = refuse(Outcome::ParseFailed,
+                                  "Syntax Error: Document of " + std::to_string(query.size()) +
+                                      " bytes exceeds the limit of " +
+                                      std::to_string(limits.max_document_bytes) + " bytes.");
+        return checked;
     }
-    json problems = validate(schema, doc);
+    try {
+        checked->doc = parse_document(query, limits);
+    } catch (const SyntaxError& e) {
+        checked->refusal = refuse(Outcome::ParseFailed, e.what(), {e.where});
+        return checked;
+    }
+    json problems = validate(schema, checked->doc);
     if (!problems.empty())
-        return refuse(Outcome::ValidationFailed, std::move(problems));
-    return std::nullopt;
+        checked->refusal = refuse(Outcome::ValidationFailed, std::move(problems));
+    return checked;
 }
 
 Response run(const Schema& schema, const Resolvers& resolvers, const Request& request,
-             std::any& request_state, const Limits& limits) {
+             std::any& request_state, const Limits& limits, const Checked& checked) {
     using Outcome = Response::Outcome;
-    ast::Document doc;
-    if (auto refused = parse_and_validate(schema, request.query, limits, doc))
-        return std::move(*refused);
+    if (checked.refusal)
+        return *checked.refusal;
+    const ast::Document& doc = checked.doc;
 
     std::string problem;
     const ast::Operation* op = select_operation(doc, request.operation_name, problem);
@@ -129,22 +148,68 @@ Response run(const Schema& schema, const Resolvers& resolvers, const Request& re
 
     Response r;
     r.outcome = Outcome::Executed;
-    r.body = json::object();
-    r.body["data"] =
-        execute_operation(schema, resolvers, doc, *op, variables, request_state, errors);
-    if (!errors.empty())
-        r.body["errors"] = std::move(errors);
+    r.text.reserve(1024);
+    r.text = "{\"data\":";
+    execute_operation(schema, resolvers, doc, *op, variables, request_state, errors, r.text);
+    if (!errors.empty()) {
+        r.text += ",\"errors\":";
+        append_json(r.text, errors);
+    }
+    r.text += '}';
     return r;
 }
 
 Response internal_error() {
     Response r;
-    r.body = {{"data", nullptr},
-              {"errors", json::array({error_json("Internal server error.", {})})}};
+    r.text = "{\"data\":null,\"errors\":";
+    append_json(r.text, json::array({error_json("Internal server error.", {})}));
+    r.text += '}';
     return r;
 }
 
 } // namespace
+
+struct DocumentCache::Impl {
+    using Entry = std::pair<std::string, std::shared_ptr<const Checked>>;
+
+    std::size_t capacity;
+    mutable std::mutex mutex;
+    std::list<Entry> order; // most recently used first
+    std::unordered_map<std::string_view, std::list<Entry>::iterator> index; // keys: order's
+
+    std::shared_ptr<const Checked> find(std::string_view query) {
+        const std::lock_guard lock(mutex);
+        const auto it = index.find(query);
+        if (it == index.end())
+            return nullptr;
+        order.splice(order.begin(), order, it->second);
+        return it->second->second;
+    }
+
+    void insert(std::string_view query, std::shared_ptr<const Checked> checked) {
+        const std::lock_guard lock(mutex);
+        if (capacity == 0 || index.count(query) != 0)
+            return;
+        order.emplace_front(std::string(query), std::move(checked));
+        index.emplace(order.front().first, order.begin());
+        if (order.size() > capacity) {
+            index.erase(order.back().first);
+            order.pop_back();
+        }
+    }
+};
+
+DocumentCache::DocumentCache(std::size_t capacity)
+    : m_impl(std::make_unique<Impl>()) {
+    m_impl->capacity = capacity;
+}
+
+DocumentCache::~DocumentCache() = default;
+
+std::size_t DocumentCache::size() const {
+    const std::lock_guard lock(m_impl->mutex);
+    return m_impl->order.size();
+}
 
 std::size_t json_nesting(const json& value, std::size_t stop_after) {
     std::size_t deepest = 0;
@@ -165,11 +230,11 @@ std::size_t json_nesting(const json& value, std::size_t stop_after) {
 
 Response check_document(const Schema& schema, std::string_view query, const Limits& limits) {
     try {
-        ast::Document doc;
-        if (auto refused = parse_and_validate(schema, query, limits, doc))
-            return std::move(*refused);
+        const auto checked = parse_and_validate(schema, query, limits);
+        if (checked->refusal)
+            return *checked->refusal;
         Response r;
-        r.body = json::object();
+        r.text = "{}";
         return r;
     } catch (const std::exception&) {
         return internal_error();
@@ -177,9 +242,19 @@ Response check_document(const Schema& schema, std::string_view query, const Limi
 }
 
 Response execute(const Schema& schema, const Resolvers& resolvers, const Request& request,
-                 std::any& request_state, const Limits& limits) {
+                 std::any& request_state, const Limits& limits, DocumentCache* cache) {
     try {
-        return run(schema, resolvers, request, request_state, limits);
+        std::shared_ptr<const Checked> checked;
+        // An oversized document is refused before it is hashed or kept.
+        const bool cacheable = cache && request.query.size() <= limits.max_document_bytes;
+        if (cacheable)
+            checked = cache->m_impl->find(request.query);
+        if (!checked) {
+            checked = parse_and_validate(schema, request.query, limits);
+            if (cacheable)
+                cache->m_impl->insert(request.query, checked);
+        }
+        return run(schema, resolvers, request, request_state, limits, *checked);
     } catch (const std::exception&) {
         // Only a bug or exhaustion gets here; the client still gets the response shape.
         return internal_error();

@@ -96,21 +96,50 @@ struct Response {
         ValidationFailed, // the document does not fit the schema (or variables do not): no "data"
     };
     Outcome outcome = Outcome::Executed;
-    /// {"data": ..., "errors": [...]} as the spec lays it out ("errors" only when there are some);
-    /// for ParseFailed/ValidationFailed only "errors", each with extensions.code
-    /// GRAPHQL_PARSE_FAILED / GRAPHQL_VALIDATION_FAILED.
-    nlohmann::json body;
+    /// The response as compact JSON text: {"data": ..., "errors": [...]} as the spec lays it out
+    /// ("errors" only when there are some), the members of "data" in the order the query
+    /// selected them; for ParseFailed/ValidationFailed only "errors", each with
+    /// extensions.code GRAPHQL_PARSE_FAILED / GRAPHQL_VALIDATION_FAILED. Valid UTF-8: invalid
+    /// bytes in what resolvers returned are replaced by U+FFFD.
+    std::string text;
+
+    /// `text` parsed (for tests and callers that inspect the answer); member order is lost.
+    nlohmann::json body() const;
 };
+
+class DocumentCache;
 
 /// Parses, validates and executes one request. Never throws for anything a client sends.
 /// Reentrant; resolvers run on the calling thread, root mutation fields one after another.
-/// Error messages are valid UTF-8; "data" holds what the resolvers returned, so a caller that
-/// cannot vouch for their strings dumps with nlohmann::json::error_handler_t::replace.
+/// With a `cache`, the document is parsed and validated only when the cache does not hold it;
+/// variables are coerced per request.
 Response execute(const Schema& schema, const Resolvers& resolvers, const Request& request,
-                 std::any& request_state, const Limits& limits = {});
+                 std::any& request_state, const Limits& limits = {},
+                 DocumentCache* cache = nullptr);
+
+/// Parsed and validated documents by their text, so that a repeated query costs a hash lookup
+/// instead of parsing and validation; a document that fails is kept with its errors. Bounded:
+/// the least recently used document goes first. One cache serves one schema and one Limits.
+/// Thread-safe.
+class DocumentCache {
+public:
+    explicit DocumentCache(std::size_t capacity = 512);
+    ~DocumentCache();
+    DocumentCache(const DocumentCache&) = delete;
+    DocumentCache& operator=(const DocumentCache&) = delete;
+
+    /// Documents held now (at most the capacity).
+    std::size_t size() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+    friend Response execute(const Schema&, const Resolvers&, const Request&, std::any&,
+                            const Limits&, DocumentCache*);
+};
 
 /// Parses and validates a document without choosing or running an operation: ParseFailed or
-/// ValidationFailed with the errors execute() would answer, else Executed with an empty body.
+/// ValidationFailed with the errors execute() would answer, else Executed with text "{}".
 /// Never throws for anything a client sends.
 Response check_document(const Schema& schema, std::string_view query, const Limits& limits = {});
 

@@ -1,0 +1,99 @@
+#pragma once
+// kprov serve's own HTTP/1.1 server (plain TCP): one epoll event loop per core, keep-alive and
+// pipelining, Content-Length bodies, limits and timeouts, and a small thread pool for requests
+// that may block. It exists because a general server's per-request overhead (routing by regex,
+// header multimaps, a poll before every read, one thread per connection) cost more CPU than
+// answering a GraphQL query (bench/README.md, "GraphQL API"). TLS is not its job: the TLS
+// listener stays on cpp-httplib behind the same Handler (server.cpp).
+//
+// What it answers by itself: 400 for a malformed request line or header, 411 for a chunked (or
+// any Transfer-Encoding) request body, 413 for a body over the limit, 431 for a header block
+// over the limit, 505 for an HTTP version other than 1.0 and 1.1; each closes the connection.
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace kprov::api::http {
+
+/// A parsed request. Its views point into the connection's buffer (or, for a request handed to
+/// a worker thread, into the request's own copy): valid while the handler runs.
+struct Request {
+    std::string_view method;
+    std::string_view target; ///< as sent: path, then "?query" when there is one
+    std::string_view path;   ///< target up to '?', not decoded
+    std::string_view query;  ///< after '?', not decoded; "" when absent
+    std::vector<std::pair<std::string_view, std::string_view>> headers;
+    std::string_view body;
+
+    /// The first header of that name (case-insensitive), nullopt when absent.
+    std::optional<std::string_view> header(std::string_view name) const;
+    /// The query parameter `name` decoded (%XX, '+' as space), nullopt when absent.
+    std::optional<std::string> query_param(std::string_view name) const;
+};
+
+struct Response {
+    int status = 200;
+    std::string content_type = "text/plain";
+    std::string body;
+    std::vector<std::pair<std::string, std::string>> headers; ///< beyond the ones the server writes
+};
+
+/// What a handler did with a request on an event loop.
+enum class Handled {
+    Answered, ///< the response is filled in
+    Blocking, ///< the request may block: call the handler again on a worker thread
+};
+
+/// Answers requests. Called on an event-loop thread with `on_loop` true, where it must not
+/// block: it answers, or returns Blocking, and the server calls it again with `on_loop` false on
+/// a worker thread, where it must answer (its return value is then ignored). An exception
+/// becomes a 500. Called concurrently from every loop and worker.
+using Handler = std::function<Handled(const Request&, Response&, bool on_loop)>;
+
+struct ServerOptions {
+    int loops = 0;   ///< event-loop threads; 0: one per core
+    int workers = 8; ///< threads for Blocking requests
+    std::size_t max_header_bytes = 64 * 1024;
+    std::size_t max_body_bytes = 1024 * 1024;
+    /// A keep-alive connection with no request in progress is closed after this long.
+    std::chrono::milliseconds idle_timeout{5000};
+    /// A request that has not arrived in full this long after its first byte, or a response
+    /// the client has not read this long, closes the connection.
+    std::chrono::milliseconds io_timeout{30000};
+    /// Requests on one connection before the server closes it.
+    int max_requests_per_connection = 100000;
+};
+
+/// A running server. Thread-safe: stop() may be called from any thread.
+class Server {
+public:
+    Server(Handler handler, ServerOptions options);
+    ~Server(); ///< stop()
+    Server(const Server&) = delete;
+    Server& operator=(const Server&) = delete;
+
+    /// Binds and listens on host:port (port 0: a free one) and returns the port. Throws
+    /// std::system_error when the address cannot be bound.
+    int bind(const std::string& host, int port);
+    /// Starts the loops and workers (after bind()).
+    void start();
+    /// Graceful: stops accepting, closes idle connections, answers the requests already
+    /// received (waiting up to io_timeout for them), then closes everything. Idempotent.
+    void stop();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+/// The reason phrase of an HTTP status code ("OK", "Not Found"); "" for unknown codes.
+std::string_view reason_phrase(int status);
+
+} // namespace kprov::api::http

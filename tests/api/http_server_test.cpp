@@ -1,0 +1,340 @@
+// kprov's own HTTP/1.1 server (src/api/http_server.hpp) over real sockets: keep-alive and
+// pipelining, what it refuses by itself, slow and vanishing clients, requests handed to worker
+// threads, graceful stop.
+
+#include "api/http_server.hpp"
+
+#include <arpa/inet.h>
+#include <atomic>
+#include <condition_variable>
+#include <future>
+#include <gtest/gtest.h>
+#include <mutex>
+#include <netinet/in.h>
+#include <string>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <vector>
+
+namespace kprov::api::http {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct Answer {
+    int status = 0;
+    std::string head;
+    std::string body;
+};
+
+// A client socket with a receive timeout, so that a broken server fails the test instead of
+// hanging it.
+class Client {
+public:
+    explicit Client(int port) {
+        m_fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        timeval timeout{10, 0};
+        setsockopt(m_fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_port = htons(static_cast<std::uint16_t>(port));
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        EXPECT_EQ(::connect(m_fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+    }
+    ~Client() { close(); }
+    Client(const Client&) = delete;
+    Client& operator=(const Client&) = delete;
+
+    void send(const std::string& bytes) {
+        ASSERT_EQ(::send(m_fd, bytes.data(), bytes.size(), MSG_NOSIGNAL),
+                  static_cast<ssize_t>(bytes.size()));
+    }
+    void shutdown_write() { ::shutdown(m_fd, SHUT_WR); }
+    void close() {
+        if (m_fd >= 0)
+            ::close(m_fd);
+        m_fd = -1;
+    }
+
+    /// The next answer; status 0 when the connection ends (or times out) first.
+    Answer next() {
+        Answer a;
+        std::size_t end;
+        while ((end = m_buffer.find("\r\n\r\n")) == std::string::npos)
+            if (!fill())
+                return a;
+        a.head = m_buffer.substr(0, end + 4);
+        a.status = std::stoi(a.head.substr(9, 3));
+        const auto at = a.head.find("Content-Length: ");
+        const std::size_t length = at == std::string::npos ? 0 : std::stoul(a.head.substr(at + 16));
+        while (m_buffer.size() < end + 4 + length)
+            if (!fill())
+                return Answer{};
+        a.body = m_buffer.substr(end + 4, length);
+        m_buffer.erase(0, end + 4 + length);
+        return a;
+    }
+
+    /// Whether the server closes the connection (reading discards what comes before).
+    bool closed_by_server() {
+        while (fill())
+            m_buffer.clear();
+        return m_eof;
+    }
+
+private:
+    bool fill() {
+        char chunk[4096];
+        const ssize_t n = ::recv(m_fd, chunk, sizeof chunk, 0);
+        if (n <= 0) {
+            m_eof = n == 0;
+            return false;
+        }
+        m_buffer.append(chunk, static_cast<std::size_t>(n));
+        return true;
+    }
+
+    int m_fd = -1;
+    std::string m_buffer;
+    bool m_eof = false;
+};
+
+std::string get(const std::string& path, const std::string& extra = {}) {
+    return "GET " + path + " HTTP/1.1\r\nHost: x\r\n" + extra + "\r\n";
+}
+
+std::string post(const std::string& path, const std::string& body) {
+    return "POST " + path +
+           " HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" +
+           body;
+}
+
+// Answers "<method> <path> <body>"; /block goes to a worker and waits there until released.
+class ServerTest : public ::testing::Test {
+protected:
+    void start(ServerOptions options = {}) {
+        options.loops = options.loops == 0 ? 1 : options.loops;
+        server = std::make_unique<Server>(
+            [this](const Request& req, Response& res, bool on_loop) {
+                ++calls;
+                if (req.path == "/block") {
+                    if (on_loop)
+                        return Handled::Blocking;
+                    std::unique_lock lock(mutex);
+                    blocked = true;
+                    changed.notify_all();
+                    changed.wait(lock, [this] { return released; });
+                }
+                if (req.path == "/throw")
+                    throw std::runtime_error("boom");
+                res.body = std::string(req.method) + " " + std::string(req.path) + " " +
+                           std::string(req.body);
+                if (const auto name = req.query_param("name"))
+                    res.body += " name=" + *name;
+                if (const auto tenant = req.header("tenant"))
+                    res.body += " tenant=" + std::string(*tenant);
+                return Handled::Answered;
+            },
+            options);
+        port = server->bind("127.0.0.1", 0);
+        server->start();
+    }
+    void wait_until_blocked() {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [this] { return blocked; });
+    }
+    void release() {
+        const std::lock_guard lock(mutex);
+        released = true;
+        changed.notify_all();
+    }
+    void TearDown() override {
+        release();
+        if (server)
+            server->stop();
+    }
+
+    std::unique_ptr<Server> server;
+    int port = 0;
+    std::atomic<int> calls{0};
+    std::mutex mutex;
+    std::condition_variable changed;
+    bool blocked = false;
+    bool released = false;
+};
+
+TEST_F(ServerTest, AnswersSeveralRequestsOnOneKeepAliveConnection) {
+    start();
+    Client c(port);
+    for (int i = 0; i < 3; ++i) {
+        c.send(post("/p" + std::to_string(i), "body" + std::to_string(i)));
+        const Answer a = c.next();
+        EXPECT_EQ(a.status, 200) << a.head;
+        EXPECT_EQ(a.body, "POST /p" + std::to_string(i) + " body" + std::to_string(i));
+        EXPECT_EQ(a.head.find("Connection: close"), std::string::npos) << a.head;
+    }
+    // Connection: close is honoured.
+    c.send(get("/last", "Connection: close\r\n"));
+    const Answer last = c.next();
+    EXPECT_EQ(last.body, "GET /last ");
+    EXPECT_NE(last.head.find("Connection: close"), std::string::npos) << last.head;
+    EXPECT_TRUE(c.closed_by_server());
+}
+
+TEST_F(ServerTest, AnswersPipelinedRequestsInOrder) {
+    start();
+    Client c(port);
+    c.send(get("/a") + post("/b", "x") + get("/c?name=a%20b+c", "Tenant: t-1\r\n"));
+    EXPECT_EQ(c.next().body, "GET /a ");
+    EXPECT_EQ(c.next().body, "POST /b x");
+    EXPECT_EQ(c.next().body, "GET /c  name=a b c tenant=t-1");
+}
+
+TEST_F(ServerTest, RefusesMalformedRequestsAndClosesTheConnection) {
+    start();
+    for (const std::string bad :
+         {"NOT A REQUEST LINE\r\n\r\n", "GET /x\r\n\r\n", "GET x HTTP/1.1\r\n\r\n",
+          "GET /x HTTP/1.1\r\nbad header\r\n\r\n", "GET /x HTTP/1.1\r\nContent-Length: 1x\r\n\r\n",
+          "G(T /x HTTP/1.1\r\n\r\n"}) {
+        Client c(port);
+        c.send(bad);
+        const Answer a = c.next();
+        EXPECT_EQ(a.status, 400) << bad;
+        EXPECT_TRUE(c.closed_by_server()) << bad;
+    }
+    Client c(port);
+    c.send("GET /x HTTP/2.0\r\n\r\n");
+    EXPECT_EQ(c.next().status, 505);
+    EXPECT_EQ(calls, 0);
+}
+
+TEST_F(ServerTest, RefusesOversizedHeadersAndBodiesAndChunkedBodies) {
+    ServerOptions options;
+    options.max_header_bytes = 1024;
+    options.max_body_bytes = 100;
+    start(options);
+    {
+        Client c(port);
+        c.send(get("/x", "X-Big: " + std::string(2000, 'a') + "\r\n"));
+        EXPECT_EQ(c.next().status, 431);
+        EXPECT_TRUE(c.closed_by_server());
+    }
+    {
+        // The body is sent in full although the answer comes first: the client reads 413.
+        Client c(port);
+        c.send(post("/x", std::string(100'000, 'b')));
+        EXPECT_EQ(c.next().status, 413);
+        EXPECT_TRUE(c.closed_by_server());
+    }
+    {
+        Client c(port);
+        c.send("POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n");
+        EXPECT_EQ(c.next().status, 411);
+        EXPECT_TRUE(c.closed_by_server());
+    }
+    EXPECT_EQ(calls, 0);
+    Client c(port);
+    c.send(post("/x", std::string(100, 'c')));
+    EXPECT_EQ(c.next().status, 200);
+}
+
+TEST_F(ServerTest, ClosesASlowClientsConnectionAndAnIdleOne) {
+    ServerOptions options;
+    options.io_timeout = 200ms;
+    options.idle_timeout = 200ms;
+    start(options);
+    Client slow(port);
+    slow.send("GET /x HTTP/1.1\r\nHost: x\r\n"); // never finishes its request
+    Client idle(port);
+    idle.send(get("/x"));
+    EXPECT_EQ(idle.next().status, 200);
+    EXPECT_TRUE(slow.closed_by_server());
+    EXPECT_TRUE(idle.closed_by_server());
+    EXPECT_EQ(calls, 1);
+}
+
+TEST_F(ServerTest, ForgetsAConnectionClosedMidRequest) {
+    start();
+    {
+        Client c(port);
+        c.send("POST /x HTTP/1.1\r\nContent-Length: 10\r\n\r\nabc");
+    }
+    Client c(port);
+    c.send(get("/after"));
+    EXPECT_EQ(c.next().body, "GET /after ");
+    EXPECT_EQ(calls, 1);
+}
+
+TEST_F(ServerTest, AnswersARequestTheClientHalfClosedAfter) {
+    start();
+    Client c(port);
+    c.send(get("/half"));
+    c.shutdown_write(); // as `nc -N` does: the request is complete, so it is answered
+    EXPECT_EQ(c.next().body, "GET /half ");
+    EXPECT_TRUE(c.closed_by_server());
+}
+
+TEST_F(ServerTest, ServesOtherConnectionsWhileAWorkerBlocks) {
+    start(); // one loop
+    Client blocking(port);
+    blocking.send(get("/block"));
+    wait_until_blocked();
+    Client other(port);
+    other.send(get("/free"));
+    EXPECT_EQ(other.next().body, "GET /free ");
+    release();
+    EXPECT_EQ(blocking.next().body, "GET /block ");
+    // The connection goes on after the worker's answer.
+    blocking.send(get("/next"));
+    EXPECT_EQ(blocking.next().body, "GET /next ");
+}
+
+TEST_F(ServerTest, AnswersAHandlersExceptionWith500) {
+    start();
+    Client c(port);
+    c.send(get("/throw") + get("/x"));
+    EXPECT_EQ(c.next().status, 500);
+    EXPECT_EQ(c.next().status, 200);
+}
+
+TEST_F(ServerTest, StopAnswersTheRequestInFlightThenCloses) {
+    start();
+    Client idle(port);
+    idle.send(get("/x"));
+    EXPECT_EQ(idle.next().status, 200);
+    Client c(port);
+    c.send(get("/block"));
+    wait_until_blocked();
+    auto stopped = std::async(std::launch::async, [this] { server->stop(); });
+    EXPECT_TRUE(idle.closed_by_server());
+    release();
+    const Answer a = c.next();
+    EXPECT_EQ(a.body, "GET /block ");
+    EXPECT_NE(a.head.find("Connection: close"), std::string::npos) << a.head;
+    stopped.get();
+    EXPECT_TRUE(c.closed_by_server());
+}
+
+TEST(HttpServer, RefusesAnAddressInUse) {
+    Server first([](const Request&, Response&, bool) { return Handled::Answered; }, {});
+    const int port = first.bind("127.0.0.1", 0);
+    Server second([](const Request&, Response&, bool) { return Handled::Answered; }, {});
+    EXPECT_THROW(second.bind("127.0.0.1", port), std::system_error);
+    EXPECT_THROW(second.bind("256.0.0.1", 0), std::system_error);
+}
+
+TEST(HttpRequest, DecodesQueryParametersAndFindsHeadersByAnyCase) {
+    Request r;
+    r.query = "a=1&query=%7B%20x%20%7D&plus=a+b&empty&bad=%zz";
+    r.headers = {{"Content-Type", "text/plain"}};
+    EXPECT_EQ(r.query_param("query"), "{ x }");
+    EXPECT_EQ(r.query_param("plus"), "a b");
+    EXPECT_EQ(r.query_param("empty"), "");
+    EXPECT_EQ(r.query_param("bad"), "%zz");
+    EXPECT_EQ(r.query_param("missing"), std::nullopt);
+    EXPECT_EQ(r.header("content-type"), "text/plain");
+    EXPECT_EQ(r.header("Accept"), std::nullopt);
+}
+
+} // namespace
+} // namespace kprov::api::http
