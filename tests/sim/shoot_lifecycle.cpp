@@ -61,34 +61,40 @@ Json last_operation(const std::string& type, const std::string& state, int progr
 } // namespace
 
 void ShootStore::advance(TimePoint now) {
-    if (const auto next = next_due(); !next || now < *next)
-        return;
     // Only the shoots with a transition due (a step may remove its shoot, so not in the loop).
     std::vector<Key> keys;
-    for (const auto& [key, rec] : m_shoots)
-        if (const auto d = due(rec); d && *d <= now)
-            keys.push_back(key);
+    for (auto it = m_due.begin(); it != m_due.end() && it->first <= now; ++it)
+        keys.push_back(it->second);
     for (const auto& key : keys) {
         // Each step is one write; a bound keeps a bug from spinning forever.
         for (int i = 0; i < 32; ++i) {
             auto it = m_shoots.find(key);
-            if (it == m_shoots.end() || !step(it->second, now))
+            if (it == m_shoots.end())
+                break;
+            const bool stepped = step(it->second, now);
+            if (auto again = m_shoots.find(key); again != m_shoots.end())
+                reindex(again->second); // a step that wrote nothing may still change due()
+            if (!stepped)
                 break;
         }
     }
 }
 
 std::optional<TimePoint> ShootStore::next_due() const {
-    if (m_next_due)
-        return *m_next_due;
-    std::optional<TimePoint> best;
-    for (const auto& [key, rec] : m_shoots) {
-        auto d = due(rec);
-        if (d && (!best || *d < *best))
-            best = d;
-    }
-    m_next_due = best;
-    return best;
+    if (m_due.empty())
+        return std::nullopt;
+    return m_due.begin()->first;
+}
+
+void ShootStore::reindex(Record& rec) {
+    const auto d = due(rec);
+    if (d == rec.indexed_due)
+        return;
+    if (rec.indexed_due)
+        m_due.erase({*rec.indexed_due, rec.key});
+    if (d)
+        m_due.insert({*d, rec.key});
+    rec.indexed_due = d;
 }
 
 std::optional<TimePoint> ShootStore::due(const Record& rec) const {

@@ -123,11 +123,11 @@ void ShootStore::commit(Record& rec, Json obj, const std::string& event) {
 void ShootStore::commit_in_place(Record& rec, const std::string& event) {
     std::uint64_t rv = m_next_rv();
     rec.obj["metadata"]["resourceVersion"] = std::to_string(rv);
-    m_next_due.reset();
     rec.generation = rec.obj["metadata"].value("generation", 1LL);
     rec.observed_generation =
         rec.obj.contains("status") ? rec.obj["status"].value("observedGeneration", 0LL) : 0LL;
     m_hub.publish(event, rec.obj, rv);
+    reindex(rec);
 }
 
 Json ShootStore::list(const std::string& ns, const ListOptions& opts) const {
@@ -161,6 +161,7 @@ Json ShootStore::create(const std::string& ns, Json body, const WriteContext& ct
         return obj;
     m_garden.ensure_namespace(ns);
     Record& rec = m_shoots[{ns, name}];
+    rec.key = {ns, name};
     rec.plans = std::move(m_next_plans);
     m_next_plans.clear();
     commit(rec, std::move(obj), "ADDED");
@@ -314,8 +315,9 @@ void ShootStore::remove_now(Key key) {
     m_hub.publish("DELETED", last, rv);
     if (!it->second.cluster_id.empty())
         m_clusters.remove(it->second.cluster_id);
+    if (it->second.indexed_due)
+        m_due.erase({*it->second.indexed_due, key});
     m_shoots.erase(it);
-    m_next_due.reset();
 }
 
 Json ShootStore::update_status(const std::string& ns, const std::string& name,
@@ -439,9 +441,9 @@ std::shared_ptr<StreamSource> ShootStore::watch(const std::string& ns, const Api
 void ShootStore::plan_failure(const std::string& ns, const std::string& name,
                               const FailPlan& plan) {
     Record& rec = find(ns, name);
-    m_next_due.reset();
     if (rec.op && !rec.op->in_error && (plan.type.empty() || plan.type == rec.op->type)) {
         rec.op->fail = plan;
+        reindex(rec);
         return;
     }
     rec.plans.push_back(plan);

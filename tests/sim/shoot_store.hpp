@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -92,10 +93,7 @@ public:
     void plan_failure_next(const FailPlan& plan);
     void set_hibernation_possible(const std::string& ns, const std::string& name, bool possible,
                                   const std::string& message);
-    void set_settings(const LifecycleSettings& s) {
-        m_settings = s;
-        m_next_due.reset();
-    }
+    void set_settings(const LifecycleSettings& s) { m_settings = s; }
     const LifecycleSettings& settings() const { return m_settings; }
     /// Internal lifecycle state of every shoot, for GET /sim/shoots.
     Json describe() const;
@@ -110,7 +108,9 @@ private:
         bool in_error = false; ///< lastOperation.state == Error, waiting to retry
         TimePoint retry_at;
     };
+    using Key = std::pair<std::string, std::string>; ///< namespace, name
     struct Record {
+        Key key;
         Json obj;
         bool scheduled = false;
         std::optional<Operation> op;
@@ -127,12 +127,9 @@ private:
         /// lifecycle looks at them for every shoot on every tick.
         long long generation = 1;
         long long observed_generation = 0;
+        /// due() as m_due holds it.
+        std::optional<TimePoint> indexed_due;
     };
-    using Key = std::pair<std::string, std::string>;
-
-    /// The earliest due() over all shoots, computed by a scan and kept until a shoot changes
-    /// (commit, removal, a failure plan): nullopt while unknown.
-    mutable std::optional<std::optional<TimePoint>> m_next_due;
 
     Record& find(const std::string& ns, const std::string& name);
     const Record& find(const std::string& ns, const std::string& name) const;
@@ -147,6 +144,8 @@ private:
 
     // Lifecycle (shoot_lifecycle.cpp)
     bool step(Record& rec, TimePoint now); ///< applies one due transition; false if none
+    /// Files `rec` in m_due under its current due(); after every change of its state.
+    void reindex(Record& rec);
     void schedule(Record& rec, TimePoint now);
     void start_operation(Record& rec, TimePoint now);
     void progress(Record& rec, int step, TimePoint now);
@@ -166,6 +165,9 @@ private:
     std::function<std::uint64_t()> m_next_rv;
     std::function<std::uint64_t()> m_current_rv;
     std::map<Key, Record> m_shoots;
+    /// Every shoot with a transition pending, by due time: the server looks before every
+    /// request, so this must not scan all shoots.
+    std::set<std::pair<TimePoint, Key>> m_due;
     std::vector<FailPlan> m_next_plans;
 };
 
