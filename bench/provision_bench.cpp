@@ -217,6 +217,7 @@ int run(const Options& o) {
         if (s.contains("lastSucceeded"))
             created_at_ms[s["name"].get<std::string>()] = s["lastSucceeded"]["atUnixMs"];
     int succeeded = 0, failed = 0;
+    long long claims = 0; // passes, as the workers' claims counted them
     std::vector<double> delays_ms;
     std::map<std::string, std::vector<double>> stage_ms; // time spent in each stage
     std::ofstream timeline;
@@ -238,6 +239,8 @@ int run(const Options& o) {
                 std::chrono::duration<double, std::milli>(transitions[i + 1].at - transitions[i].at)
                     .count());
         const auto op = store->find_operation(op_id);
+        if (op)
+            claims += op->attempts;
         if (!op || op->state != kprov::engine::OperationState::Succeeded) {
             ++failed;
             continue;
@@ -293,6 +296,7 @@ int run(const Options& o) {
           {"max", percentile(delays_ms, 1.0)},
           {"samples", delays_ms.size()}}},
         {"stageMs", stages},
+        {"passesPerRuntime", static_cast<double>(claims) / o.runtimes},
         {"cpuMsPerRuntime",
          {{"kprovWatch", 1000 * watch_cpu / o.runtimes},
           {"kprovSim", 1000 * sim_cpu / o.runtimes}}},

@@ -94,6 +94,15 @@ std::string last_shoot_state(const ShootState& shoot) {
            ", Shoot description: " + (lo ? lo->description : std::string());
 }
 
+bool shoot_change_may_move(std::string_view stage, const ShootState& shoot) {
+    if (stage == k_stage_waiting_for_cluster_domain)
+        return shoot.dns_domain && !shoot.dns_domain->empty();
+    if (stage == k_stage_waiting_for_cluster_creation)
+        return shoot.deletion_timestamp || last_operation_is(shoot, "Succeeded") ||
+               last_operation_is(shoot, "Failed");
+    return true;
+}
+
 bool last_operation_is(const ShootState& shoot, std::string_view state) {
     return shoot.last_operation && shoot.last_operation->state == state;
 }

@@ -189,4 +189,10 @@ std::string last_shoot_state(const ShootState& shoot);
 /// Whether lastOperation exists and has `state`.
 bool last_operation_is(const ShootState& shoot, std::string_view state);
 
+/// Whether a shoot that changed to `shoot` can move an operation waiting at `stage`: false only
+/// where the stage is known to go on waiting for such a shoot (the provisioning waits while
+/// the domain is unset or the creation is under way), true for every other stage. The workers
+/// use it to leave an operation alone when its shoot's event cannot matter (WorkerPool).
+bool shoot_change_may_move(std::string_view stage, const ShootState& shoot);
+
 } // namespace kprov::engine

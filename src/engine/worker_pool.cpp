@@ -10,6 +10,7 @@ namespace {
 
 constexpr std::uint64_t k_no_pass = std::numeric_limits<std::uint64_t>::max();
 constexpr std::size_t k_min_event_memory = 1024;
+constexpr std::size_t k_max_waiting_entries = 100'000;
 
 std::string describe(const PassResult& r, const std::string& owner) {
     std::string text = owner + ": operation " + r.operation.id + " (" +
@@ -150,6 +151,17 @@ WorkerPool::Claim WorkerPool::run_one(const std::string& owner, int index) {
     for (const auto& r : results) {
         if (r.outcome != PassOutcome::NotClaimed)
             ++m_passes;
+        {
+            std::lock_guard lock(m_mutex);
+            if (r.outcome == PassOutcome::Waiting) {
+                // Operations that end in another process leave their entry behind; forgetting
+                // all of them now and then only costs passes.
+                if (m_waiting_at.size() >= k_max_waiting_entries)
+                    m_waiting_at.clear();
+                m_waiting_at[r.operation.cluster_id] = r.operation.stage;
+            } else if (r.outcome != PassOutcome::NotClaimed)
+                m_waiting_at.erase(r.operation.cluster_id);
+        }
         switch (r.outcome) {
         case PassOutcome::Succeeded:
             ++m_succeeded;
@@ -161,7 +173,7 @@ WorkerPool::Claim WorkerPool::run_one(const std::string& owner, int index) {
             break;
         case PassOutcome::Waiting:
             log(LogLevel::Debug, describe(r, owner));
-            redo_if_event_missed(r.operation.cluster_id, since);
+            redo_if_event_missed(r.operation.cluster_id, since, r.operation.stage);
             break;
         case PassOutcome::LeaseLost:
             ++m_lease_lost;
@@ -217,6 +229,13 @@ void WorkerPool::notify_due() {
     wake(m_options.workers);
 }
 
+bool WorkerPool::may_move(const ShootEvent& event) const {
+    if (event.deleted || !event.state || !event.runtime_id)
+        return true;
+    const auto waiting = m_waiting_at.find(*event.runtime_id);
+    return waiting == m_waiting_at.end() || shoot_change_may_move(waiting->second, *event.state);
+}
+
 void WorkerPool::on_shoot_events(const std::vector<ShootEvent>& events) {
     m_events += events.size();
     bool queued = false;
@@ -225,7 +244,11 @@ void WorkerPool::on_shoot_events(const std::vector<ShootEvent>& events) {
         for (const auto& e : events) {
             if (!e.runtime_id || e.runtime_id->empty())
                 continue;
-            m_last_event[*e.runtime_id] = ++m_event_sequence;
+            m_last_event[*e.runtime_id] = {++m_event_sequence, e};
+            if (!may_move(e)) {
+                ++m_events_ignored;
+                continue;
+            }
             m_pending_due.insert(*e.runtime_id);
             queued = true;
         }
@@ -262,11 +285,16 @@ void WorkerPool::flush_events(std::stop_token stop) {
     }
 }
 
-void WorkerPool::redo_if_event_missed(const std::string& runtime_id, std::uint64_t since) {
+void WorkerPool::redo_if_event_missed(const std::string& runtime_id, std::uint64_t since,
+                                      const std::string& stage) {
     {
         std::lock_guard lock(m_mutex);
         const auto it = m_last_event.find(runtime_id);
-        if (it == m_last_event.end() || it->second <= since)
+        if (it == m_last_event.end() || it->second.sequence <= since)
+            return;
+        // Judged again against the stage the pass ended at.
+        const ShootEvent& e = it->second.event;
+        if (!e.deleted && e.state && !shoot_change_may_move(stage, *e.state))
             return;
     }
     // The event's make_due came before our save, which wrote the stage's own next_run_at over
@@ -285,7 +313,8 @@ void WorkerPool::forget_old_events() {
     if (m_last_event.size() < std::max(k_min_event_memory, m_prune_at))
         return;
     const std::uint64_t oldest = *std::min_element(m_pass_since.begin(), m_pass_since.end());
-    std::erase_if(m_last_event, [oldest](const auto& entry) { return entry.second <= oldest; });
+    std::erase_if(m_last_event,
+                  [oldest](const auto& entry) { return entry.second.sequence <= oldest; });
     m_prune_at = 2 * m_last_event.size();
 }
 
@@ -297,6 +326,7 @@ WorkerPoolStats WorkerPool::stats() const {
     s.lease_lost = m_lease_lost;
     s.store_errors = m_store_errors;
     s.events = m_events;
+    s.events_ignored = m_events_ignored;
     return s;
 }
 

@@ -18,6 +18,11 @@
 // pass of that runtime's operation would be overwritten by the pass's own next_run_at; the pool
 // makes such an operation due again after the pass.
 //
+// The pool remembers at which stage its own passes left each operation waiting. An event whose
+// shoot cannot move that stage (shoot_change_may_move: a creation still under way) makes
+// nothing due: the pass would only have waited again. Operations this process has not run, or
+// whose last pass here did not end waiting, are made due by every event.
+//
 // Thread-safe: notify_due and on_shoot_events may be called from any thread.
 
 #include "engine/executor.hpp"
@@ -67,6 +72,8 @@ struct WorkerPoolStats {
     std::uint64_t lease_lost = 0; ///< passes that lost their lease to another worker
     std::uint64_t store_errors = 0;
     std::uint64_t events = 0; ///< shoot events received
+    /// Events that made nothing due: their shoot could not move the waiting stage.
+    std::uint64_t events_ignored = 0;
 };
 
 class WorkerPool {
@@ -112,8 +119,13 @@ private:
     /// Sleeps until the next due operation, a wake-up, `max_idle` or a stop.
     void idle(std::stop_token stop, std::chrono::milliseconds cap);
     void wake(int workers);
-    /// Called after a pass of `runtime_id`'s operation that began at event sequence `since`.
-    void redo_if_event_missed(const std::string& runtime_id, std::uint64_t since);
+    /// Called after a pass of `runtime_id`'s operation that began at event sequence `since` and
+    /// left it waiting at `stage`.
+    void redo_if_event_missed(const std::string& runtime_id, std::uint64_t since,
+                              const std::string& stage);
+    /// Whether `event` can move the operation of its runtime, as far as this process knows
+    /// its stage (m_waiting_at). Called with m_mutex held.
+    bool may_move(const ShootEvent& event) const;
     void forget_old_events();
     void log(LogLevel level, const std::string& message) const;
 
@@ -126,9 +138,15 @@ private:
     std::condition_variable_any m_cv;
     int m_wakeups = 0; ///< workers to wake, at most options.workers
     std::uint64_t m_event_sequence = 0;
-    /// Per runtime, the sequence number of its latest event; entries older than every pass in
-    /// flight are dropped.
-    std::unordered_map<std::string, std::uint64_t> m_last_event;
+    /// Per runtime, its latest event and that event's sequence number; entries older than every
+    /// pass in flight are dropped.
+    struct LastEvent {
+        std::uint64_t sequence = 0;
+        ShootEvent event;
+    };
+    std::unordered_map<std::string, LastEvent> m_last_event;
+    /// Per runtime, the stage where this process's last pass left its operation waiting.
+    std::unordered_map<std::string, std::string> m_waiting_at;
     std::size_t m_prune_at = 0; ///< m_last_event is pruned when it grows to this size
     /// Per worker, the event sequence when its pass began; UINT64_MAX when it runs none.
     std::vector<std::uint64_t> m_pass_since;
@@ -140,7 +158,7 @@ private:
     std::vector<std::jthread> m_threads; ///< the workers, then the flusher
 
     std::atomic<std::uint64_t> m_passes{0}, m_succeeded{0}, m_failed{0}, m_lease_lost{0},
-        m_store_errors{0}, m_events{0};
+        m_store_errors{0}, m_events{0}, m_events_ignored{0};
 };
 
 } // namespace kprov::engine

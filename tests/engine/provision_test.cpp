@@ -269,6 +269,30 @@ TEST_F(Provision, AWatchedShootOfAnotherRuntimeIsNotTrusted) {
     EXPECT_EQ(gardener.calls("get"), reads + 1);
 }
 
+TEST(ShootChangeMayMove, OnlyTheProvisioningWaitsIgnoreShootsTheyWouldWaitFor) {
+    ShootState shoot;
+    shoot.name = "shoot1";
+    EXPECT_FALSE(shoot_change_may_move("WaitingForClusterDomain", shoot));
+    EXPECT_FALSE(shoot_change_may_move("WaitingForClusterCreation", shoot));
+    shoot.dns_domain = "shoot1.example";
+    EXPECT_TRUE(shoot_change_may_move("WaitingForClusterDomain", shoot));
+    for (const char* state : {"Processing", "Pending", "Error", "Aborted"}) {
+        shoot.last_operation = ShootState::LastOperation{"Create", state, "", 40};
+        EXPECT_FALSE(shoot_change_may_move("WaitingForClusterCreation", shoot)) << state;
+    }
+    for (const char* state : {"Succeeded", "Failed"}) {
+        shoot.last_operation = ShootState::LastOperation{"Create", state, "", 100};
+        EXPECT_TRUE(shoot_change_may_move("WaitingForClusterCreation", shoot)) << state;
+    }
+    shoot.last_operation = ShootState::LastOperation{"Delete", "Processing", "", 10};
+    shoot.deletion_timestamp = Timestamp{};
+    EXPECT_TRUE(shoot_change_may_move("WaitingForClusterCreation", shoot));
+    // Every other stage judges the shoot itself.
+    for (const char* stage : {"WaitingForShootUpgrade", "WaitForHibernation", "WaitForWakeUp",
+                              "WaitingForClusterDeletion", "CreatingBindingsForOperators"})
+        EXPECT_TRUE(shoot_change_may_move(stage, ShootState{})) << stage;
+}
+
 TEST_F(Provision, SucceededShootLearnsTheSeedCreatesBindingsAndFinishes) {
     const auto started = provision();
     pass(started.operation.id);

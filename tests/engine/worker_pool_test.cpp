@@ -238,6 +238,31 @@ TEST_F(WorkerPoolTest, AShootEventMakesItsWaitingOperationDueAtOnce) {
     EXPECT_EQ(operation(ops[1].operation.id).next_run_at, scheduled);
 }
 
+TEST_F(WorkerPoolTest, AnEventThatCannotMoveTheWaitingStageMakesNothingDue) {
+    auto executor = threaded_executor();
+    auto workers = pool(*executor, 1, "pool", 10s);
+    const auto ops = provision_many(1);
+    workers->start();
+    ASSERT_TRUE(eventually([&] { return at_stage(ops, "WaitingForClusterCreation"); }));
+    const auto passes = workers->stats().passes;
+
+    // Gardener started the creation: the operation would only wait again.
+    gardener.observe("s0");
+    gardener.set_last_operation("s0", "Create", "Processing");
+    workers->on_shoot_events({{"s0", ops[0].runtime_id, false, gardener.get("s0")}});
+    EXPECT_EQ(workers->stats().events_ignored, 1u);
+    // A runtime this pool has not run is made due by any event.
+    workers->on_shoot_events(
+        {{"other", std::string("unknown-runtime"), false, gardener.get("s0")}});
+    EXPECT_EQ(workers->stats().events_ignored, 1u);
+
+    gardener.succeed("s0");
+    workers->on_shoot_events({{"s0", ops[0].runtime_id, false, gardener.get("s0")}});
+    ASSERT_TRUE(eventually([&] { return all_succeeded(ops); }));
+    EXPECT_EQ(workers->stats().events_ignored, 1u);
+    EXPECT_EQ(workers->stats().passes, passes + 1); // the Succeeded event's pass, no other
+}
+
 TEST_F(WorkerPoolTest, AnEventDuringAPassOfItsOperationIsNotLost) {
     auto executor = threaded_executor();
     auto workers = pool(*executor, 1, "pool", 10s);
