@@ -189,7 +189,7 @@ const std::vector<ResourceInfo>& World::gardener_resources() {
 }
 
 World::World(const SimOptions& opts, std::string ca)
-    : hub(opts.watch_history)
+    : hub(opts.watch_history, shoot_field_pointers())
     , garden(
           {gardener_resources()[2], gardener_resources()[3], gardener_resources()[4]},
           [this] { return ++rv; }, [this] { return rv; }, garden_namespace)

@@ -47,6 +47,13 @@ Json without_rv(Json obj) {
 
 } // namespace
 
+std::vector<std::string> shoot_field_pointers() {
+    std::vector<std::string> pointers;
+    for (const auto& [field, pointer] : shoot_fields())
+        pointers.push_back(pointer);
+    return pointers;
+}
+
 FailPlan FailPlan::from_json(const Json& j) {
     static const std::vector<std::string> known = {"codes",       "type",        "state",
                                                    "description", "immediately", "times"};

@@ -22,6 +22,9 @@
 namespace kprov::sim {
 
 class WatchHub;
+
+/// The JSON pointers of the shoot fields a field selector may name (WatchHub keeps them).
+std::vector<std::string> shoot_field_pointers();
 class ClusterRegistry;
 
 struct LifecycleSettings {

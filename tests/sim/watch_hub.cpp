@@ -14,8 +14,8 @@ using Steady = std::chrono::steady_clock;
 
 struct Event {
     std::uint64_t rv;
-    std::string type;
-    Json object;
+    std::string text; ///< the stream line
+    Json selectable;  ///< what matches() may read of the object
 };
 
 bool matches(const WatchOptions& o, const Json& obj) {
@@ -46,6 +46,7 @@ struct WatchHub::State {
     mutable std::mutex mu;
     std::condition_variable cv;
     std::size_t history_limit;
+    std::vector<Json::json_pointer> selectable;
     std::deque<Event> history;
     std::uint64_t floor = 0;  // a watch from rv < floor is too old
     std::uint64_t latest = 0; // rv of the last published event
@@ -82,9 +83,11 @@ struct WatchHub::State {
     }
 };
 
-WatchHub::WatchHub(std::size_t history_limit)
+WatchHub::WatchHub(std::size_t history_limit, std::vector<std::string> selectable)
     : m_state(std::make_shared<State>()) {
     m_state->history_limit = std::max<std::size_t>(history_limit, 1);
+    for (const auto& pointer : selectable)
+        m_state->selectable.emplace_back(pointer);
 }
 
 WatchHub::~WatchHub() {
@@ -93,16 +96,27 @@ WatchHub::~WatchHub() {
 
 void WatchHub::publish(const std::string& type, const Json& object, std::uint64_t rv) {
     std::lock_guard lock(m_state->mu);
-    m_state->history.push_back({rv, type, object});
+    std::string text = line(type, object);
+    for (auto& s : m_state->streams)
+        if (!s->closed && matches(s->opts, object))
+            s->pending.push_back(text);
+    // Not a copy of the whole object: the lifecycle publishes thousands of events a second in
+    // benchmarks, and a resumed watch needs only the text and what its selectors read.
+    Json selectable = object;
+    if (!m_state->selectable.empty()) {
+        selectable = Json::object();
+        if (object.contains("metadata"))
+            selectable["metadata"] = object["metadata"];
+        for (const auto& pointer : m_state->selectable)
+            if (object.contains(pointer))
+                selectable[pointer] = object.at(pointer);
+    }
+    m_state->history.push_back({rv, std::move(text), std::move(selectable)});
     m_state->latest = rv;
     while (m_state->history.size() > m_state->history_limit) {
         m_state->floor = std::max(m_state->floor, m_state->history.front().rv);
         m_state->history.pop_front();
     }
-    std::string text = line(type, object);
-    for (auto& s : m_state->streams)
-        if (!s->closed && matches(s->opts, object))
-            s->pending.push_back(text);
     m_state->cv.notify_all();
 }
 
@@ -123,8 +137,8 @@ std::shared_ptr<StreamSource> WatchHub::subscribe(const WatchOptions& opts,
                 throw expired("too old resource version: " + std::to_string(*from_rv) + " (" +
                               std::to_string(m_state->floor + 1) + ")");
             for (const auto& e : m_state->history)
-                if (e.rv > *from_rv && matches(opts, e.object))
-                    s->pending.push_back(line(e.type, e.object));
+                if (e.rv > *from_rv && matches(opts, e.selectable))
+                    s->pending.push_back(e.text);
         } else {
             for (const auto& obj : initial)
                 if (matches(opts, obj))

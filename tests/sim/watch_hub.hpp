@@ -28,8 +28,11 @@ struct WatchOptions {
 
 class WatchHub {
 public:
-    /// Keeps at most `history_limit` events; older versions answer 410.
-    explicit WatchHub(std::size_t history_limit);
+    /// Keeps at most `history_limit` events; older versions answer 410. The history keeps each
+    /// event's text and, for matching a resumed watch's selectors, the object's metadata and
+    /// the fields at `selectable` (JSON pointers a field selector may read); empty: the whole
+    /// object.
+    explicit WatchHub(std::size_t history_limit, std::vector<std::string> selectable = {});
     ~WatchHub();
     WatchHub(const WatchHub&) = delete;
     WatchHub& operator=(const WatchHub&) = delete;

@@ -61,6 +61,28 @@ TEST_F(Watch, LabelAndFieldSelectorsFilterEvents) {
         EXPECT_EQ(e["object"]["metadata"]["name"], "b");
 }
 
+TEST_F(Watch, ReplayedEventsAreWholeAndFollowTheSelectors) {
+    // Events from the history (a watch resumed from an older version) carry the whole object,
+    // though the history keeps only what selectors read of it besides the event's text.
+    std::string rv = list_rv();
+    f.http->post(f.shoots(), shoot_body("a").dump());
+    f.http->post(f.shoots(), shoot_body("b").dump());
+    f.http->patch(f.shoot("b"), R"({"metadata":{"labels":{"team":"x"}}})",
+                  "application/merge-patch+json");
+    WatchCollector by_name(f.sim->url(), f.sim->token(),
+                           watch_path(rv, "&fieldSelector=metadata.name%3Db&timeoutSeconds=2"));
+    ASSERT_TRUE(by_name.wait_for([](const Json& e) { return is_type(e, "MODIFIED", "b"); }));
+    for (const auto& e : by_name.events()) {
+        EXPECT_EQ(e["object"]["metadata"]["name"], "b");
+        EXPECT_TRUE(e["object"].contains("spec")) << e.dump();
+    }
+    WatchCollector by_label(f.sim->url(), f.sim->token(),
+                            watch_path(rv, "&labelSelector=team%3Dx&timeoutSeconds=2"));
+    ASSERT_TRUE(by_label.wait_for([](const Json& e) { return is_type(e, "MODIFIED", "b"); }));
+    for (const auto& e : by_label.events())
+        EXPECT_EQ(e["object"]["metadata"]["labels"].value("team", ""), "x");
+}
+
 TEST_F(Watch, ACompactedResourceVersionIs410Gone) {
     f.http->post(f.shoots(), shoot_body("a").dump());
     std::string old_rv = list_rv();
