@@ -67,25 +67,16 @@ bool has_token(std::string_view value, std::string_view token) {
     return false;
 }
 
-int hex_value(char c) {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 std::string url_decode(std::string_view s) {
     std::string out;
     out.reserve(s.size());
     for (std::size_t i = 0; i < s.size(); ++i) {
         if (s[i] == '+') {
             out += ' ';
-        } else if (s[i] == '%' && i + 2 < s.size() && hex_value(s[i + 1]) >= 0 &&
-                   hex_value(s[i + 2]) >= 0) {
-            out += static_cast<char>(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2]));
+        } else if (unsigned byte = 0;
+                   s[i] == '%' && i + 2 < s.size() &&
+                   std::from_chars(&s[i + 1], &s[i + 3], byte, 16).ptr == &s[i + 3]) {
+            out += static_cast<char>(byte);
             i += 2;
         } else {
             out += s[i];
@@ -514,6 +505,7 @@ private:
     std::vector<int> m_adopted;
     std::vector<Finished> m_finished;
     bool m_stopping = false;
+    bool m_accept_paused = false; // the listener is out of epoll for a tick
     Clock::time_point m_stop_deadline;
     Clock::time_point m_last_sweep;
 };
@@ -576,14 +568,21 @@ void Loop::run() {
         if (!m_stopping && m_server_stopping.load()) {
             m_stopping = true;
             m_stop_deadline = Clock::now() + m_options.io_timeout;
-            if (m_listener >= 0)
+            if (m_listener >= 0 && !m_accept_paused)
                 epoll_ctl(m_epoll.get(), EPOLL_CTL_DEL, m_listener, nullptr);
+            m_accept_paused = false;
             m_last_sweep = {};
         }
         const auto now = Clock::now();
         if (now - m_last_sweep >= tick) {
             m_last_sweep = now;
             sweep();
+            if (m_accept_paused && !m_stopping) {
+                epoll_event ev{};
+                ev.events = EPOLLIN;
+                ev.data.u64 = k_listener;
+                m_accept_paused = epoll_ctl(m_epoll.get(), EPOLL_CTL_ADD, m_listener, &ev) != 0;
+            }
         }
         if (m_stopping && (m_connections.empty() || now >= m_stop_deadline))
             break;
@@ -598,8 +597,16 @@ void Loop::run() {
 void Loop::accept_all() {
     for (;;) {
         const int fd = accept4(m_listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0)
-            return; // EAGAIN, or a failure that the next readiness retries (EMFILE, ...)
+        if (fd < 0) {
+            // Out of descriptors (EMFILE, ENFILE, ENOBUFS): the listener would be reported
+            // ready at once, again and again; it rests until the next sweep instead.
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+                errno != ECONNABORTED && !m_accept_paused) {
+                epoll_ctl(m_epoll.get(), EPOLL_CTL_DEL, m_listener, nullptr);
+                m_accept_paused = true;
+            }
+            return;
+        }
         const int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         // Connections go to the loops in turn, so every core serves some.
@@ -696,7 +703,10 @@ void Loop::read_from(std::uint64_t id, Connection& c) {
             c.in.append(m_read_buffer.data(), static_cast<std::size_t>(n));
             if (old == 0)
                 c.since = Clock::now(); // a request's first bytes
-            if (static_cast<std::size_t>(n) < k_read_chunk)
+            // Enough for one request at its limits: process() judges it before reading on,
+            // so a client cannot fill the server's memory.
+            if (static_cast<std::size_t>(n) < k_read_chunk ||
+                c.in.size() >= m_options.max_header_bytes + m_options.max_body_bytes)
                 break;
             continue;
         }

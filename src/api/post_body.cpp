@@ -35,15 +35,20 @@ public:
         if (!eat('"'))
             return false;
         while (m_at < m_text.size()) {
+            // A run of plain characters at once.
+            std::size_t end = m_at;
+            while (end < m_text.size() && m_text[end] >= 0x20 && m_text[end] <= 0x7e &&
+                   m_text[end] != '"' && m_text[end] != '\\')
+                ++end;
+            out.append(m_text.substr(m_at, end - m_at));
+            m_at = end;
+            if (m_at == m_text.size())
+                return false;
             const char c = m_text[m_at++];
             if (c == '"')
                 return true;
-            if (c < 0x20 || c > 0x7e)
-                return false;
-            if (c != '\\') {
-                out += c;
-                continue;
-            }
+            if (c != '\\')
+                return false; // a control character or beyond ASCII
             if (m_at == m_text.size())
                 return false;
             switch (m_text[m_at++]) {

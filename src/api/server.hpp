@@ -3,6 +3,9 @@
 // (POST and GET on APP_API_ENDPOINT), the playground page on "/", /healthz and /readyz; and
 // /metrics on APP_METRICS_ADDRESS. Optional bearer-token authentication (KPROV_API_TOKEN, for
 // the GraphQL endpoint) and TLS (KPROV_TLS_CERT + KPROV_TLS_KEY, for the API listener).
+// Plain HTTP is served by kprov's own event-loop server (http_server.hpp): what cannot block
+// runs on the loops, the rest (mutations, Gardener calls, store checks) on worker threads. The
+// TLS listener is cpp-httplib's SSLServer, calling the same handler on its own threads.
 
 #include "api/graphql/graphql.hpp"
 #include "api/metrics.hpp"

@@ -297,12 +297,16 @@ private:
             return true;
         }
         const TypeView field_type(def->type);
-        json args;
+        // Most fields take no arguments: they share one empty object instead of allocating one.
+        static const json k_no_arguments = json::object();
+        json own_args;
+        const json& args = def->arguments.empty() ? k_no_arguments : own_args;
         std::string problem;
         json resolved;
         const json* value = &resolved; // or the parent's member, read without a copy
         bool failed = false;
-        if (!argument_values(def->arguments, node.arguments, args, problem)) {
+        if (!def->arguments.empty() &&
+            !argument_values(def->arguments, node.arguments, own_args, problem)) {
             error(problem, fields);
             failed = true;
         } else if (is_introspection_field(m_schema, type.name, node.name)) {
