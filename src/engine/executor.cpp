@@ -265,11 +265,16 @@ PassResult Executor::run_operation(const std::string& operation_id, const std::s
     return r;
 }
 
-std::vector<PassResult> Executor::run_due(const std::string& owner, int limit, ClaimOrder order) {
+std::vector<PassResult>
+Executor::run_due(const std::string& owner, int limit, ClaimOrder order,
+                  const std::function<void(const Operation&)>& before_pass) {
     std::vector<PassResult> results;
     for (const auto& op :
-         m_store.claim_due(owner, m_clock.now(), m_options.lease_ttl, limit, order))
+         m_store.claim_due(owner, m_clock.now(), m_options.lease_ttl, limit, order)) {
+        if (before_pass)
+            before_pass(op);
         results.push_back(run_pass(op, owner));
+    }
     return results;
 }
 

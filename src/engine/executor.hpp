@@ -96,9 +96,11 @@ public:
     PassResult run_operation(const std::string& operation_id, const std::string& owner);
 
     /// Claims up to `limit` due operations, `order`'s queue first (Store::claim_due), and runs
-    /// one pass of each, in order. Throws StoreError when the claim fails.
+    /// one pass of each, in order, telling `before_pass` (if set) which one it starts. Throws
+    /// StoreError when the claim fails.
     std::vector<PassResult> run_due(const std::string& owner, int limit,
-                                    ClaimOrder order = ClaimOrder::NewFirst);
+                                    ClaimOrder order = ClaimOrder::NewFirst,
+                                    const std::function<void(const Operation&)>& before_pass = {});
 
     /// Runs passes of one operation (`kprov ... --wait`) until it ends, the deadline passes or
     /// a stop is requested, sleeping with `sleeper` until it is due again. An operation held

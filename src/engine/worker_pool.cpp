@@ -46,6 +46,7 @@ WorkerPool::WorkerPool(Executor& executor, Store& store, const Clock& clock,
     m_options.new_first_every = std::max(1, m_options.new_first_every);
     m_pass_since.assign(static_cast<std::size_t>(m_options.workers), k_no_pass);
     m_claims.assign(static_cast<std::size_t>(m_options.workers), 0);
+    m_in_pass.assign(static_cast<std::size_t>(m_options.workers), std::string());
 }
 
 WorkerPool::~WorkerPool() {
@@ -138,21 +139,25 @@ WorkerPool::Claim WorkerPool::run_one(const std::string& owner, int index) {
         ~PassEnd() {
             std::lock_guard lock(pool.m_mutex);
             pool.m_pass_since[slot] = k_no_pass;
+            pool.m_in_pass[slot].clear();
         }
     } pass_end{*this, slot};
 
     const auto turn = m_claims[slot]++ + slot;
-    const auto results =
-        m_executor.run_due(owner, 1,
-                           turn % static_cast<std::uint64_t>(m_options.new_first_every) == 0
-                               ? ClaimOrder::NewFirst
-                               : ClaimOrder::RecheckFirst);
+    const ClaimOrder order = turn % static_cast<std::uint64_t>(m_options.new_first_every) == 0
+                                 ? ClaimOrder::NewFirst
+                                 : ClaimOrder::RecheckFirst;
+    const auto results = m_executor.run_due(owner, 1, order, [&](const Operation& op) {
+        std::lock_guard lock(m_mutex);
+        m_in_pass[slot] = op.cluster_id;
+    });
     Claim claim = results.empty() ? Claim::NoneDue : Claim::Ran;
     for (const auto& r : results) {
         if (r.outcome != PassOutcome::NotClaimed)
             ++m_passes;
         {
             std::lock_guard lock(m_mutex);
+            m_in_pass[slot].clear(); // from here on, events are judged against m_waiting_at
             if (r.outcome == PassOutcome::Waiting) {
                 // Operations that end in another process leave their entry behind; forgetting
                 // all of them now and then only costs passes.
@@ -178,10 +183,13 @@ WorkerPool::Claim WorkerPool::run_one(const std::string& owner, int index) {
         case PassOutcome::LeaseLost:
             ++m_lease_lost;
             log(LogLevel::Info, describe(r, owner));
+            // Events held back during the pass: the stage is unknown, so any of them counts.
+            redo_if_event_missed(r.operation.cluster_id, since, "");
             break;
         case PassOutcome::StoreFailed:
             ++m_store_errors; // the executor logged it
             claim = Claim::StoreFailed;
+            redo_if_event_missed(r.operation.cluster_id, since, "");
             break;
         case PassOutcome::NotClaimed:
             break;
@@ -245,6 +253,8 @@ void WorkerPool::on_shoot_events(const std::vector<ShootEvent>& events) {
             if (!e.runtime_id || e.runtime_id->empty())
                 continue;
             m_last_event[*e.runtime_id] = {++m_event_sequence, e};
+            if (std::find(m_in_pass.begin(), m_in_pass.end(), *e.runtime_id) != m_in_pass.end())
+                continue; // judged when that pass ends (redo_if_event_missed)
             if (!may_move(e)) {
                 ++m_events_ignored;
                 continue;
@@ -287,6 +297,7 @@ void WorkerPool::flush_events(std::stop_token stop) {
 
 void WorkerPool::redo_if_event_missed(const std::string& runtime_id, std::uint64_t since,
                                       const std::string& stage) {
+    // `stage` "" (unknown) counts every event: shoot_change_may_move is true for it.
     {
         std::lock_guard lock(m_mutex);
         const auto it = m_last_event.find(runtime_id);

@@ -20,8 +20,10 @@
 //
 // The pool remembers at which stage its own passes left each operation waiting. An event whose
 // shoot cannot move that stage (shoot_change_may_move: a creation still under way) makes
-// nothing due: the pass would only have waited again. Operations this process has not run, or
-// whose last pass here did not end waiting, are made due by every event.
+// nothing due: the pass would only have waited again. An event for an operation that a pass
+// here is running is judged when that pass ends, against the stage it ends at. Operations this
+// process has not run, or whose last pass here did not end waiting, are made due by every
+// event.
 //
 // Thread-safe: notify_due and on_shoot_events may be called from any thread.
 
@@ -147,6 +149,9 @@ private:
     std::unordered_map<std::string, LastEvent> m_last_event;
     /// Per runtime, the stage where this process's last pass left its operation waiting.
     std::unordered_map<std::string, std::string> m_waiting_at;
+    /// Per worker, the runtime whose operation its pass runs ("" when none). Events for those
+    /// are judged after the pass, against the stage it ends at (redo_if_event_missed).
+    std::vector<std::string> m_in_pass;
     std::size_t m_prune_at = 0; ///< m_last_event is pruned when it grows to this size
     /// Per worker, the event sequence when its pass began; UINT64_MAX when it runs none.
     std::vector<std::uint64_t> m_pass_since;

@@ -315,6 +315,37 @@ TEST_F(WorkerPoolTest, AReadyShootIsNotHeldBackByABurstOfNewOperations) {
     EXPECT_EQ(gardener.calls("create"), 11);
 }
 
+TEST_F(WorkerPoolTest, AnEventDuringAPassIsJudgedAgainstTheStageThePassEndsAt) {
+    auto executor = threaded_executor();
+    auto workers = pool(*executor, 1, "pool", 10s);
+    const auto ops = provision_many(1);
+    shoots.close_gate();
+    workers->start();
+    workers->notify_due();
+    ASSERT_TRUE(shoots.creates_waiting(1));
+    // While the create is in flight, Gardener reports the creation started: the pass ends at
+    // WaitingForClusterCreation, which that shoot cannot move, so no second pass follows.
+    shoots.after_create = [&](const std::string& name) {
+        gardener.observe(name);
+        gardener.set_last_operation(name, "Create", "Processing");
+    };
+    ShootState started;
+    started.name = "s0";
+    started.last_operation = ShootState::LastOperation{"Create", "Processing", "", 0};
+    workers->on_shoot_events({{"s0", ops[0].runtime_id, false, started}});
+    shoots.open_gate();
+    ASSERT_TRUE(eventually([&] { return at_stage(ops, "WaitingForClusterCreation"); }));
+    workers->on_shoot_events({{"s0", ops[0].runtime_id, false, gardener.get("s0")}});
+    std::this_thread::sleep_for(100ms);
+    EXPECT_EQ(workers->stats().passes, 1u);
+    EXPECT_EQ(workers->stats().events_ignored, 1u); // the second; the first waited for the pass
+
+    gardener.succeed("s0");
+    workers->on_shoot_events({{"s0", ops[0].runtime_id, false, gardener.get("s0")}});
+    ASSERT_TRUE(eventually([&] { return all_succeeded(ops); }));
+    EXPECT_EQ(workers->stats().passes, 2u);
+}
+
 TEST_F(WorkerPoolTest, StopLetsPassesInFlightEndAndReleaseTheirLeases) {
     auto executor = threaded_executor();
     auto workers = pool(*executor, 2);
