@@ -78,7 +78,14 @@ std::string format_duration(Duration d) {
         std::string fraction = rest ? std::to_string(1000 + rest).substr(1) : "";
         while (!fraction.empty() && fraction.back() == '0')
             fraction.pop_back();
-        out += std::to_string(s) + (fraction.empty() ? "" : "." + fraction) + "s";
+        // Appended piece by piece: GCC 12 at -O3 warns (-Wrestrict, a false positive) about
+        // "." + fraction.
+        out += std::to_string(s);
+        if (!fraction.empty()) {
+            out += '.';
+            out += fraction;
+        }
+        out += 's';
     } else if (rest)
         out += std::to_string(rest) + "ms";
     return out;
