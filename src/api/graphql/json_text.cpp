@@ -35,6 +35,39 @@ template <typename T> void append_number(std::string& out, T value) {
 
 } // namespace
 
+bool append_json_escape(std::string& out, unsigned char c, const char* hex_digits) {
+    switch (c) {
+    case '"':
+        out += "\\\"";
+        return true;
+    case '\\':
+        out += "\\\\";
+        return true;
+    case '\n':
+        out += "\\n";
+        return true;
+    case '\r':
+        out += "\\r";
+        return true;
+    case '\t':
+        out += "\\t";
+        return true;
+    case '\b':
+        out += "\\b";
+        return true;
+    case '\f':
+        out += "\\f";
+        return true;
+    default:
+        if (c >= 0x20)
+            return false;
+        out += "\\u00";
+        out += hex_digits[c >> 4];
+        out += hex_digits[c & 0xF];
+        return true;
+    }
+}
+
 void append_json_string(std::string& out, std::string_view text) {
     static constexpr char k_hex[] = "0123456789abcdef";
     out += '"';
@@ -52,37 +85,8 @@ void append_json_string(std::string& out, std::string_view text) {
             }
         }
         out.append(text.substr(plain, i - plain));
-        switch (c) {
-        case '"':
-            out += "\\\"";
-            break;
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\r':
-            out += "\\r";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        case '\b':
-            out += "\\b";
-            break;
-        case '\f':
-            out += "\\f";
-            break;
-        default:
-            if (c < 0x20) {
-                out += "\\u00";
-                out += k_hex[c >> 4];
-                out += k_hex[c & 0xF];
-            } else {
-                out += "\xEF\xBF\xBD"; // U+FFFD for a byte of invalid UTF-8
-            }
-        }
+        if (!append_json_escape(out, c, k_hex))
+            out += "\xEF\xBF\xBD"; // U+FFFD for a byte of invalid UTF-8
         plain = ++i;
     }
     out.append(text.substr(plain));

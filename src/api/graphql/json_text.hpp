@@ -12,6 +12,11 @@ namespace kprov::api::graphql {
 /// (as nlohmann::json's error_handler_t::replace).
 void append_json_string(std::string& out, std::string_view text);
 
+/// Appends the JSON escape of `c` when it needs one: \" \\ \n \r \t \b \f, or \u00XX for
+/// other control characters, XX in `hex_digits` ("0123456789abcdef" or upper case). False
+/// (nothing appended) for any other byte.
+bool append_json_escape(std::string& out, unsigned char c, const char* hex_digits);
+
 /// Appends `value` as compact JSON, strings as append_json_string writes them.
 void append_json(std::string& out, const nlohmann::json& value);
 

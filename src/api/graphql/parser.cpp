@@ -1,5 +1,7 @@
 #include "api/graphql/parser.hpp"
 
+#include "api/graphql/json_text.hpp"
+
 #include <algorithm>
 #include <map>
 
@@ -441,41 +443,10 @@ const ast::Fragment* ast::Document::fragment(std::string_view fragment_name) con
 
 namespace {
 void print_string(std::string& out, std::string_view s) {
-    static constexpr char k_hex[] = "0123456789ABCDEF";
     out += '"';
-    for (const char c : s) {
-        switch (c) {
-        case '"':
-            out += "\\\"";
-            break;
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\r':
-            out += "\\r";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        case '\b':
-            out += "\\b";
-            break;
-        case '\f':
-            out += "\\f";
-            break;
-        default:
-            if (static_cast<unsigned char>(c) < 0x20) {
-                out += "\\u00";
-                out += k_hex[(c >> 4) & 0xF];
-                out += k_hex[c & 0xF];
-            } else {
-                out += c;
-            }
-        }
-    }
+    for (const char c : s)
+        if (!append_json_escape(out, static_cast<unsigned char>(c), "0123456789ABCDEF"))
+            out += c;
     out += '"';
 }
 
