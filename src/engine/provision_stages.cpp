@@ -77,8 +77,7 @@ StageResult waiting_for_cluster_domain(StageContext& context) {
 
 // The creation this operation waits for is done: Gardener reconciled the latest spec.
 bool creation_succeeded(const ShootState& shoot) {
-    return shoot.last_operation && shoot.last_operation->state == "Succeeded" &&
-           shoot.observed_generation == shoot.generation;
+    return last_operation_is(shoot, "Succeeded") && shoot.observed_generation == shoot.generation;
 }
 
 // The watch's copy of the shoot, when the watch is up, spares the pass a read in two cases: the
@@ -90,7 +89,7 @@ bool watched_copy_settles(const StageContext& context, const ShootState& seen) {
     const auto owner = seen.annotations.find(std::string(k_runtime_id_annotation));
     if (owner == seen.annotations.end() || owner->second != context.runtime().id)
         return false;
-    return !seen.last_operation || seen.last_operation->state != "Failed";
+    return !last_operation_is(seen, "Failed");
 }
 
 StageResult waiting_for_cluster_creation(StageContext& context) {

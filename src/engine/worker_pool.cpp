@@ -12,6 +12,12 @@ constexpr std::uint64_t k_no_pass = std::numeric_limits<std::uint64_t>::max();
 constexpr std::size_t k_min_event_memory = 1024;
 constexpr std::size_t k_max_waiting_entries = 100'000;
 
+// Whether `event` can move an operation waiting at `stage` ("" when unknown: any event can).
+// A deletion, or an event without the shoot, always can.
+bool may_move_at(const ShootEvent& event, const std::string& stage) {
+    return event.deleted || !event.state || shoot_change_may_move(stage, *event.state);
+}
+
 std::string describe(const PassResult& r, const std::string& owner) {
     std::string text = owner + ": operation " + r.operation.id + " (" +
                        std::string(to_api(r.operation.type)) + " of runtime " +
@@ -238,10 +244,9 @@ void WorkerPool::notify_due() {
 }
 
 bool WorkerPool::may_move(const ShootEvent& event) const {
-    if (event.deleted || !event.state || !event.runtime_id)
-        return true;
-    const auto waiting = m_waiting_at.find(*event.runtime_id);
-    return waiting == m_waiting_at.end() || shoot_change_may_move(waiting->second, *event.state);
+    const auto waiting =
+        event.runtime_id ? m_waiting_at.find(*event.runtime_id) : m_waiting_at.end();
+    return waiting == m_waiting_at.end() || may_move_at(event, waiting->second);
 }
 
 void WorkerPool::on_shoot_events(const std::vector<ShootEvent>& events) {
@@ -297,15 +302,13 @@ void WorkerPool::flush_events(std::stop_token stop) {
 
 void WorkerPool::redo_if_event_missed(const std::string& runtime_id, std::uint64_t since,
                                       const std::string& stage) {
-    // `stage` "" (unknown) counts every event: shoot_change_may_move is true for it.
     {
         std::lock_guard lock(m_mutex);
         const auto it = m_last_event.find(runtime_id);
         if (it == m_last_event.end() || it->second.sequence <= since)
             return;
         // Judged again against the stage the pass ended at.
-        const ShootEvent& e = it->second.event;
-        if (!e.deleted && e.state && !shoot_change_may_move(stage, *e.state))
+        if (!may_move_at(it->second.event, stage))
             return;
     }
     // The event's make_due came before our save, which wrote the stage's own next_run_at over
