@@ -7,8 +7,11 @@
 #include "stores/backends.hpp"
 #include "stores/store_common.hpp"
 
+#include <sqlite3.h>
+
 #include <algorithm>
 #include <filesystem>
+#include <mutex>
 #include <system_error>
 
 namespace kprov::stores::sqlite {
@@ -67,9 +70,27 @@ std::vector<DbValue> parameters(const std::vector<ColumnValue>& columns,
 
 // --- opening ---------------------------------------------------------------------------------
 
+namespace {
+
+// Process-wide settings, which SQLite takes only before its first use. Memory statistics
+// (sqlite3_status) are on by default and put one global mutex around every allocation SQLite
+// makes: with one connection per thread, the threads of kprov serve queued on it for every
+// column they read. kprov reads no memory statistics.
+void configure_sqlite_once() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        // SQLITE_MISUSE when something in this process used SQLite first: statistics stay on,
+        // which costs speed only.
+        sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    });
+}
+
+} // namespace
+
 SqliteStore::SqliteStore(std::string path, SecretCipher cipher)
     : m_path(std::move(path))
     , m_cipher(std::move(cipher)) {
+    configure_sqlite_once();
     try {
         m_db = std::make_unique<SQLite::Database>(
             // No mutex of SQLite's own: m_mutex already serializes every use of the
