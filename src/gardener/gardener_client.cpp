@@ -82,8 +82,10 @@ bool GardenerClient::delete_shoot(const std::string& name) {
 
 void GardenerClient::watch_shoots(const std::string& from_resource_version,
                                   const WatchCallback& callback, std::stop_token stop,
-                                  const std::string& label_selector) {
-    m_client->watch(shoots_path(), {from_resource_version, label_selector, {}}, callback,
+                                  const std::string& label_selector,
+                                  std::vector<std::string> object_fields) {
+    m_client->watch(shoots_path(),
+                    {from_resource_version, label_selector, {}, std::move(object_fields)}, callback,
                     std::move(stop));
 }
 

@@ -46,9 +46,11 @@ public:
     /// when it was already gone.
     bool delete_shoot(const std::string& name);
     /// Watches the project's shoots on the calling thread until `stop`; see KubeClient::watch.
-    /// An empty `from_resource_version` starts with a list (a Resync event).
+    /// An empty `from_resource_version` starts with a list (a Resync event). Non-empty
+    /// `object_fields`: events carry only these paths of each shoot (WatchOptions).
     void watch_shoots(const std::string& from_resource_version, const WatchCallback& callback,
-                      std::stop_token stop, const std::string& label_selector = {});
+                      std::stop_token stop, const std::string& label_selector = {},
+                      std::vector<std::string> object_fields = {});
     /// Requests an admin kubeconfig valid for `expiration` (Gardener's minimum is 10 minutes)
     /// and returns its YAML text. Throws KubeError (404 no shoot, 422 control plane not up yet).
     std::string admin_kubeconfig(const std::string& shoot_name, std::chrono::seconds expiration);

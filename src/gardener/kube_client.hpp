@@ -15,6 +15,7 @@
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <vector>
 
 namespace kprov::gardener {
 
@@ -92,6 +93,9 @@ struct WatchOptions {
     std::string resource_version;
     std::string label_selector;
     std::string field_selector;
+    /// Non-empty: each event's object is parsed only along these member paths (JsonProjection,
+    /// "metadata.name", "status.lastOperation"); the callback sees nothing else of it.
+    std::vector<std::string> object_fields;
 };
 
 /// Told about every request try of every KubeClient in the process: the client's label

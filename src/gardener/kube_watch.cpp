@@ -1,6 +1,7 @@
 // KubeClient::watch: a list-then-watch loop that survives dropped streams, 410 Gone and server
 // restarts, the way client-go's reflector does.
 
+#include "gardener/json_projection.hpp"
 #include "gardener/kube_client_impl.hpp"
 
 #include <spdlog/spdlog.h>
@@ -21,11 +22,13 @@ struct StreamOutcome {
 class EventSplitter {
 public:
     EventSplitter(std::string& resource_version, const WatchCallback& callback,
-                  StreamOutcome& outcome, const ErrorContext& context)
+                  StreamOutcome& outcome, const ErrorContext& context,
+                  const std::vector<std::string>& object_fields)
         : m_resource_version(resource_version)
         , m_callback(callback)
         , m_outcome(outcome)
-        , m_context(context) {}
+        , m_context(context)
+        , m_projection(event_fields(object_fields)) {}
 
     /// False when the stream should end (410, an ERROR event, a malformed line).
     bool feed(std::string_view chunk) {
@@ -44,8 +47,25 @@ public:
     }
 
 private:
+    // What an event is parsed to: everything, or the projection's paths under "object" and
+    // what this splitter reads itself.
+    static std::optional<JsonProjection> event_fields(const std::vector<std::string>& object) {
+        if (object.empty())
+            return std::nullopt;
+        std::vector<std::string> paths{"type", "object.metadata.resourceVersion"};
+        for (const auto& f : object)
+            paths.push_back("object." + f);
+        return JsonProjection(paths);
+    }
+
     bool handle(std::string_view line) {
-        json event = json::parse(line, nullptr, false);
+        json event;
+        if (m_projection)
+            event = m_projection->parse(line).value_or(json(json::value_t::discarded));
+        else
+            event = json::parse(line, nullptr, false);
+        if (m_projection && event.is_object() && event.value("type", "") == "ERROR")
+            event = json::parse(line, nullptr, false); // the whole Status, for the error
         const auto object = event.is_object() ? event.find("object") : event.end();
         if (!event.is_object() || object == event.end() || !object->is_object() ||
             !event.contains("type") || !event["type"].is_string()) {
@@ -86,6 +106,7 @@ private:
     const WatchCallback& m_callback;
     StreamOutcome& m_outcome;
     const ErrorContext& m_context;
+    const std::optional<JsonProjection> m_projection;
     std::string m_buffer;
 };
 
@@ -104,7 +125,7 @@ StreamOutcome stream(KubeClient::Impl& impl, const std::string& path, const Watc
     if (!impl.limiter.acquire(stop))
         return outcome;
     const ErrorContext context = impl.error_context(call, 1);
-    EventSplitter splitter(resource_version, callback, outcome, context);
+    EventSplitter splitter(resource_version, callback, outcome, context, options.object_fields);
     HttpRequest request = impl.make_request(call);
     request.total_timeout = std::chrono::milliseconds(0);
     request.inactivity_timeout = impl.options.watch_inactivity_timeout;

@@ -58,6 +58,25 @@ std::map<std::string, std::string> string_map_at(const json& object,
 
 } // namespace
 
+const std::vector<std::string>& shoot_state_fields() {
+    static const std::vector<std::string> fields{"metadata.name",
+                                                 "metadata.resourceVersion",
+                                                 "metadata.generation",
+                                                 "metadata.annotations",
+                                                 "metadata.labels",
+                                                 "metadata.deletionTimestamp",
+                                                 "spec.dns.domain",
+                                                 "spec.seedName",
+                                                 "spec.kubernetes.version",
+                                                 "spec.hibernation.enabled",
+                                                 "status.observedGeneration",
+                                                 "status.hibernated",
+                                                 "status.lastOperation",
+                                                 "status.lastErrors",
+                                                 "status.constraints"};
+    return fields;
+}
+
 engine::ShootState shoot_state(const json& shoot, WithJson with_json) {
     engine::ShootState s;
     if (!shoot.is_object())

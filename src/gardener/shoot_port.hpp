@@ -16,6 +16,10 @@ namespace kprov::gardener {
 enum class WithJson { No, Yes };
 engine::ShootState shoot_state(const nlohmann::json& shoot, WithJson with_json = WithJson::Yes);
 
+/// The member paths of a Shoot that shoot_state reads (WithJson::No): a watch that parses only
+/// these (WatchOptions::object_fields) gives shoot_state all it needs.
+const std::vector<std::string>& shoot_state_fields();
+
 /// Thread-safe (as GardenerClient). create() throws kprov::Conflict for AlreadyExists and
 /// update() for a stale resourceVersion; other failures are KubeError (a RemoteError).
 class GardenerShootClient final : public engine::ShootClient {

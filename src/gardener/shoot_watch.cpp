@@ -165,7 +165,8 @@ void ShootWatch::run(std::stop_token stop) {
                         delay = m_options.restart_delay;
                     }
                 },
-                stop, m_options.label_selector);
+                // Events carry only what shoot_state reads: most of a shoot is never built.
+                stop, m_options.label_selector, shoot_state_fields());
         } catch (const std::exception& e) {
             set_up(false);
             spdlog::warn("shoot watch of {} failed: {}; operations fall back to polling; "

@@ -7,11 +7,10 @@
 #include "stores/backends.hpp"
 #include "stores/store_common.hpp"
 
-#include <sqlite3.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <mutex>
+#include <sqlite3.h>
 #include <system_error>
 
 namespace kprov::stores::sqlite {

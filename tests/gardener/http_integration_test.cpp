@@ -360,7 +360,7 @@ TEST_F(HttpIntegrationTest, WatchResumesAfterTheStreamEndsAndAfterInactivity) {
     std::stop_source stop;
     const auto started = std::chrono::steady_clock::now();
     client.watch(
-        "/w", {"1", "", ""},
+        "/w", {"1", "", "", {}},
         [&](const WatchEvent& e) {
             seen.push_back(e.object["metadata"]["resourceVersion"]);
             if (seen.size() == 4)
@@ -390,7 +390,7 @@ TEST_F(HttpIntegrationTest, StoppingAStalledWatchIsQuick) {
     });
     const auto started = std::chrono::steady_clock::now();
     client.watch(
-        "/w", {"1", "", ""}, [](const WatchEvent&) {}, stop.get_token());
+        "/w", {"1", "", "", {}}, [](const WatchEvent&) {}, stop.get_token());
     stopper.join();
     EXPECT_LT(std::chrono::steady_clock::now() - started, 2500ms);
 }

@@ -72,7 +72,7 @@ protected:
     void watch(const std::string& rv, std::size_t max_events) {
         std::stop_source stop;
         client->watch(
-            "/s", {rv, "", ""},
+            "/s", {rv, "", "", {}},
             [&](const WatchEvent& e) {
                 std::string line = name_of(e.type);
                 if (e.type == WatchEventType::Resync) {
@@ -186,7 +186,7 @@ TEST_F(WatchTest, CallbackExceptionsLeaveTheWatch) {
     transport->stream({event("ADDED", "a", "4")});
     std::stop_source stop;
     EXPECT_THROW(client->watch(
-                     "/s", {"3", "", ""},
+                     "/s", {"3", "", "", {}},
                      [](const WatchEvent&) { throw std::logic_error("callback"); },
                      stop.get_token()),
                  std::logic_error);
@@ -196,7 +196,7 @@ TEST_F(WatchTest, StopEndsTheWatchWithoutARequest) {
     std::stop_source stop;
     stop.request_stop();
     client->watch(
-        "/s", {"3", "", ""}, [](const WatchEvent&) {}, stop.get_token());
+        "/s", {"3", "", "", {}}, [](const WatchEvent&) {}, stop.get_token());
     EXPECT_TRUE(transport->requests().empty());
 }
 
@@ -208,8 +208,8 @@ TEST_F(WatchTest, SelectorsAndServerTimeoutGoIntoTheQuery) {
     transport->stream({event("ADDED", "a", "4")});
     std::stop_source stop;
     with_timeout.watch(
-        "/s", {"3", "app=kyma", "metadata.name=a"}, [&](const WatchEvent&) { stop.request_stop(); },
-        stop.get_token());
+        "/s", {"3", "app=kyma", "metadata.name=a", {}},
+        [&](const WatchEvent&) { stop.request_stop(); }, stop.get_token());
     EXPECT_EQ(urls()[0],
               "https://api.test/s?labelSelector=app%3Dkyma&fieldSelector=metadata.name%3Da"
               "&watch=1&resourceVersion=3&allowWatchBookmarks=true&timeoutSeconds=600");
@@ -221,6 +221,48 @@ TEST_F(WatchTest, MalformedLinesDropTheStreamAndResume) {
     watch("3", 2);
     EXPECT_THAT(seen, ElementsAre("ADDED a@4", "ADDED b@5"));
     EXPECT_THAT(urls()[1], HasSubstr("resourceVersion=4"));
+}
+
+TEST_F(WatchTest, ObjectFieldsLimitWhatEventsCarryButNotWhatIsChecked) {
+    const std::string big =
+        json({{"type", "MODIFIED"},
+              {"object",
+               {{"metadata", {{"name", "a"}, {"resourceVersion", "5"}, {"uid", "u"}}},
+                {"spec", {{"region", "eu"}, {"seedName", "s1"}}},
+                {"status", {{"lastOperation", {{"state", "Succeeded"}, {"progress", 100}}}}}}}})
+            .dump() +
+        "\n";
+    // A broken value where nothing is read still breaks the line: the stream is dropped and
+    // resumed after the last good event, as for any malformed line.
+    const std::string broken =
+        R"({"type":"MODIFIED","object":{"metadata":{"name":"a","resourceVersion":"6"},)"
+        R"("spec":{"region":"eu",}}})"
+        "\n";
+    transport->stream({big, broken});
+    // An ERROR event is read whole: 410 in its Status means list again.
+    transport->stream({error_event(410, "Expired")});
+    transport->reply(200, R"({"metadata":{"resourceVersion":"60"},"items":[]})");
+    transport->stream({event("ADDED", "b", "61")});
+    std::vector<json> objects;
+    std::stop_source stop;
+    WatchOptions options{"3", "", "", {"metadata.name", "spec.seedName", "status.lastOperation"}};
+    client->watch(
+        "/s", options,
+        [&](const WatchEvent& e) {
+            objects.push_back(e.object);
+            if (objects.size() == 3)
+                stop.request_stop();
+        },
+        stop.get_token());
+    ASSERT_EQ(objects.size(), 3U);
+    EXPECT_EQ(objects[0], json::parse(R"({"metadata": {"name": "a", "resourceVersion": "5"},
+        "spec": {"seedName": "s1"},
+        "status": {"lastOperation": {"state": "Succeeded", "progress": 100}}})"));
+    EXPECT_EQ(objects[2], json::parse(R"({"metadata": {"name": "b", "resourceVersion": "61"}})"));
+    // Resumed after 5 (the broken line); after the 410, a list and a watch from it.
+    EXPECT_THAT(urls()[1], HasSubstr("resourceVersion=5"));
+    EXPECT_EQ(urls()[2], "https://api.test/s?limit=500");
+    EXPECT_THAT(urls()[3], HasSubstr("resourceVersion=60"));
 }
 
 } // namespace
