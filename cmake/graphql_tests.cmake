@@ -18,3 +18,15 @@ if(KPROV_FUZZ)
     nlohmann_json::nlohmann_json)
   target_compile_definitions(kprov_graphql_fuzz PRIVATE KPROV_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 endif()
+
+# The watch's JSON projection (src/gardener/json_projection.cpp) against nlohmann's parser: built
+# from its one source file, so that only it is instrumented.
+if(KPROV_FUZZ)
+  add_executable(kprov_json_projection_fuzz tests/fuzz/json_projection_fuzz.cpp
+    src/gardener/json_projection.cpp)
+  target_include_directories(kprov_json_projection_fuzz PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_compile_options(kprov_json_projection_fuzz PRIVATE -fsanitize=fuzzer ${KPROV_FUZZ_FLAGS})
+  target_link_options(kprov_json_projection_fuzz PRIVATE -fsanitize=fuzzer ${KPROV_FUZZ_FLAGS})
+  target_link_libraries(kprov_json_projection_fuzz PRIVATE kprov_warnings
+    nlohmann_json::nlohmann_json)
+endif()

@@ -121,15 +121,36 @@ private:
                 return false;
             const char e = *m_p++;
             if (e == 'u') {
-                for (int i = 0; i < 4; ++i, ++m_p)
-                    if (m_p == m_end || !is_hex(*m_p))
+                // UTF-16 surrogates come in pairs: a high one, then \u and a low one.
+                const int unit = hex4();
+                if (unit < 0 || (unit >= 0xDC00 && unit <= 0xDFFF))
+                    return false;
+                if (unit >= 0xD800 && unit <= 0xDBFF) {
+                    if (m_end - m_p < 2 || m_p[0] != '\\' || m_p[1] != 'u')
                         return false;
+                    m_p += 2;
+                    const int low = hex4();
+                    if (low < 0xDC00 || low > 0xDFFF)
+                        return false;
+                }
             } else if (e != '"' && e != '\\' && e != '/' && e != 'b' && e != 'f' && e != 'n' &&
                        e != 'r' && e != 't') {
                 return false;
             }
         }
         return false;
+    }
+
+    // Four hex digits at the cursor as a number; -1 if they are not there.
+    int hex4() {
+        int value = 0;
+        for (int i = 0; i < 4; ++i, ++m_p) {
+            if (m_p == m_end || !is_hex(*m_p))
+                return -1;
+            const char c = *m_p;
+            value = value * 16 + (is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
+        }
+        return value;
     }
 
     bool skip_digits() {

@@ -82,7 +82,11 @@ TEST(JsonProjection, RejectsWhatIsNotJsonInsideOrOutsideTheProjection) {
                              R"({"skip": {]})",
                              R"({"keep": [1, }])",
                              R"({"keep": "\ud800"})",
-                             R"([1] [2])"}) {
+                             R"([1] [2])",
+                             R"({"skip": "\ud800"})",
+                             R"({"skip": "\udc00"})",
+                             R"({"skip": "\ud800\u0041"})",
+                             R"({"skip": "\ud800\n"})"}) {
         SCOPED_TRACE(text);
         EXPECT_TRUE(json::parse(text, nullptr, false).is_discarded()); // the list is honest
         EXPECT_FALSE(p.parse(text));
