@@ -52,7 +52,18 @@ std::string expiry(Timestamp now, std::chrono::milliseconds ttl) {
     return format_db_time(now + std::chrono::duration_cast<std::chrono::microseconds>(ttl));
 }
 
-pqxx::result write(pqxx::connection& c, const std::string& sql, const Params& params) {
+// One statement on its own: it is atomic by itself, so it needs no BEGIN and COMMIT around it
+// (two more round trips to the server). ConnectionPool::run sends it again after a broken
+// connection, when the first try may have been applied: only for statements that do the same
+// when applied twice.
+pqxx::result write_idempotent(pqxx::connection& c, const std::string& sql, const Params& params) {
+    pqxx::nontransaction tx(c);
+    return exec(tx, sql, params);
+}
+
+// One statement in a transaction: a connection broken before COMMIT rolls the first try back,
+// so the retry does not find it applied.
+pqxx::result write_once(pqxx::connection& c, const std::string& sql, const Params& params) {
     pqxx::work tx(c);
     auto r = exec(tx, sql, params);
     tx.commit();
@@ -99,7 +110,8 @@ std::optional<Operation> PostgresStore::claim(const std::string& operation_id,
     if (!is_uuid(operation_id))
         return std::nullopt;
     const auto r = m_pool.run([&](pqxx::connection& c) {
-        return write(c, claim_sql(), {operation_id, owner, format_db_time(now), expiry(now, ttl)});
+        return write_once(c, claim_sql(),
+                          {operation_id, owner, format_db_time(now), expiry(now, ttl)});
     });
     if (r.empty())
         return std::nullopt;
@@ -111,10 +123,10 @@ bool PostgresStore::renew(const std::string& operation_id, const std::string& ow
     if (!is_uuid(operation_id))
         return false;
     const auto r = m_pool.run([&](pqxx::connection& c) {
-        return write(c,
-                     "UPDATE operation SET lease_expires_at = $4 "
-                     "WHERE id = $1 AND lease_owner = $2 AND lease_expires_at > $3",
-                     {operation_id, owner, format_db_time(now), expiry(now, ttl)});
+        return write_idempotent(c,
+                                "UPDATE operation SET lease_expires_at = $4 "
+                                "WHERE id = $1 AND lease_owner = $2 AND lease_expires_at > $3",
+                                {operation_id, owner, format_db_time(now), expiry(now, ttl)});
     });
     return r.affected_rows() == 1;
 }
@@ -162,10 +174,10 @@ void PostgresStore::release(const std::string& operation_id, const std::string& 
     if (!is_uuid(operation_id))
         return;
     m_pool.run([&](pqxx::connection& c) {
-        return write(c,
-                     "UPDATE operation SET lease_owner = NULL, lease_expires_at = NULL "
-                     "WHERE id = $1 AND lease_owner = $2",
-                     {operation_id, owner});
+        return write_idempotent(c,
+                                "UPDATE operation SET lease_owner = NULL, lease_expires_at = NULL "
+                                "WHERE id = $1 AND lease_owner = $2",
+                                {operation_id, owner});
     });
 }
 
@@ -176,10 +188,10 @@ int PostgresStore::make_due(const std::vector<std::string>& runtime_ids, Timesta
         return 0;
     // LEAST: an operation that is already due keeps its place in the queue.
     const auto r = m_pool.run([&](pqxx::connection& c) {
-        return write(c,
-                     "UPDATE operation SET next_run_at = LEAST(next_run_at, $2) "
-                     "WHERE state = 'IN_PROGRESS' AND cluster_id = ANY($1::uuid[])",
-                     {uuid_array(ids), format_db_time(now)});
+        return write_idempotent(c,
+                                "UPDATE operation SET next_run_at = LEAST(next_run_at, $2) "
+                                "WHERE state = 'IN_PROGRESS' AND cluster_id = ANY($1::uuid[])",
+                                {uuid_array(ids), format_db_time(now)});
     });
     return static_cast<int>(r.affected_rows());
 }
