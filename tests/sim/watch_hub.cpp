@@ -102,11 +102,16 @@ void WatchHub::publish(const std::string& type, const Json& object, std::uint64_
             s->pending.push_back(text);
     // Not a copy of the whole object: the lifecycle publishes thousands of events a second in
     // benchmarks, and a resumed watch needs only the text and what its selectors read.
-    Json selectable = object;
-    if (!m_state->selectable.empty()) {
+    Json selectable;
+    if (m_state->selectable.empty()) {
+        selectable = object;
+    } else {
         selectable = Json::object();
-        if (object.contains("metadata"))
-            selectable["metadata"] = object["metadata"];
+        // matches() reads the namespace and the labels; field selectors, the pointers.
+        if (const auto md = object.find("metadata"); md != object.end() && md->is_object())
+            for (const char* key : {"name", "namespace", "labels"})
+                if (const auto it = md->find(key); it != md->end())
+                    selectable["metadata"][key] = *it;
         for (const auto& pointer : m_state->selectable)
             if (object.contains(pointer))
                 selectable[pointer] = object.at(pointer);
