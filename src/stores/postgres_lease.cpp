@@ -153,8 +153,12 @@ void PostgresStore::save_progress(const Operation& op, const std::string& owner,
             throw LeaseLost("operation " + op.id + ": " + owner +
                             " no longer holds its lease; the progress was not written");
         const std::string cluster_id = fenced[0][0].c_str();
-        for (const auto& t : transitions)
-            insert_row(tx, "operation_transition", transition_values(op.id, t));
+        if (!transitions.empty()) {
+            std::vector<std::vector<ColumnValue>> rows;
+            for (const auto& t : transitions)
+                rows.push_back(transition_values(op.id, t));
+            insert_rows(tx, "operation_transition", rows);
+        }
         if (change.seed)
             exec(tx, "UPDATE gardener_config SET seed = $2 WHERE cluster_id = $1",
                  {cluster_id, *change.seed});

@@ -51,22 +51,40 @@ std::optional<Operation> first_operation(const pqxx::result& r) {
 std::optional<Runtime> PostgresStore::find_runtime(const std::string& runtime_id) {
     if (!is_uuid(runtime_id))
         return std::nullopt;
-    static const std::string sql = "SELECT " + qualified(k_cluster_columns, "c") + ", " +
-                                   qualified(k_gardener_columns, "g") +
-                                   " FROM cluster c LEFT JOIN gardener_config g "
-                                   "ON g.cluster_id = c.id WHERE c.id = $1";
-    return m_pool.run([&](pqxx::connection& c) -> std::optional<Runtime> {
-        Snapshot tx(c);
-        const auto r = exec(tx, sql, {runtime_id});
-        if (r.empty())
-            return std::nullopt;
-        const PqxxRow row(r[0]);
+    // The cluster and its gardener config, and whether it has rows in the child tables.
+    static const std::string sql =
+        "SELECT " + qualified(k_cluster_columns, "c") + ", " + qualified(k_gardener_columns, "g") +
+        ", EXISTS (SELECT 1 FROM cluster_administrator WHERE cluster_id = c.id)"
+        " OR EXISTS (SELECT 1 FROM oidc_config WHERE gardener_config_id = g.id)"
+        " OR EXISTS (SELECT 1 FROM dns_config WHERE gardener_config_id = g.id)"
+        " FROM cluster c LEFT JOIN gardener_config g ON g.cluster_id = c.id WHERE c.id = $1";
+    constexpr int k_has_children = k_cluster_column_count + k_gardener_column_count;
+    const auto runtime_of = [this](const pqxx::row& r) {
+        const PqxxRow row(r);
         Runtime rt = read_cluster(row, m_cipher);
         rt.labels_json = compact_json(rt.labels_json);
         if (rt.kyma_config_json)
             rt.kyma_config_json = compact_json(*rt.kyma_config_json);
         if (!row.is_null(k_cluster_column_count))
             rt.gardener = read_gardener_config(row, k_cluster_column_count);
+        return rt;
+    };
+    return m_pool.run([&](pqxx::connection& c) -> std::optional<Runtime> {
+        {
+            // One statement reads one snapshot: all it takes for a runtime without children,
+            // in one round trip.
+            pqxx::nontransaction tx(c);
+            const auto r = exec(tx, sql, {runtime_id});
+            if (r.empty())
+                return std::nullopt;
+            if (!PqxxRow(r[0]).boolean(k_has_children))
+                return runtime_of(r[0]);
+        }
+        Snapshot tx(c);
+        const auto r = exec(tx, sql, {runtime_id});
+        if (r.empty())
+            return std::nullopt;
+        Runtime rt = runtime_of(r[0]);
         read_runtime_children(tx, rt);
         tx.commit();
         return rt;

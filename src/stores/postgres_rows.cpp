@@ -57,15 +57,28 @@ std::string assignments(const std::vector<ColumnValue>& columns, std::size_t fir
 
 pqxx::result insert_row(pqxx::transaction_base& tx, const std::string& table,
                         const std::vector<ColumnValue>& columns, const std::string& suffix) {
-    std::string names, placeholders;
-    for (std::size_t i = 0; i < columns.size(); ++i) {
-        names += (i ? ", " : "") + std::string(columns[i].column);
-        placeholders += (i ? ", $" : "$") + std::to_string(i + 1);
+    return insert_rows(tx, table, {columns}, suffix);
+}
+
+pqxx::result insert_rows(pqxx::transaction_base& tx, const std::string& table,
+                         const std::vector<std::vector<ColumnValue>>& rows,
+                         const std::string& suffix) {
+    std::string names;
+    for (const auto& c : rows.front())
+        names += (names.empty() ? "" : ", ") + std::string(c.column);
+    std::string values;
+    Params params;
+    for (const auto& row : rows) {
+        values += values.empty() ? "(" : ", (";
+        for (std::size_t i = 0; i < row.size(); ++i)
+            values += (i ? ", $" : "$") + std::to_string(params.size() + i + 1);
+        values += ')';
+        params = params_of(std::move(params), row);
     }
     return exec(tx,
-                "INSERT INTO " + table + " (" + names + ") VALUES (" + placeholders + ")" +
+                "INSERT INTO " + table + " (" + names + ") VALUES " + values +
                     (suffix.empty() ? "" : " " + suffix),
-                params_of(columns));
+                params);
 }
 
 bool is_uuid(const std::string& s) {

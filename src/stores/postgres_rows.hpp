@@ -40,6 +40,12 @@ std::string assignments(const std::vector<ColumnValue>& columns, std::size_t fir
 pqxx::result insert_row(pqxx::transaction_base& tx, const std::string& table,
                         const std::vector<ColumnValue>& columns, const std::string& suffix = "");
 
+/// INSERTs `rows` (not empty, each with the same columns in the same order) of `table` in one
+/// statement.
+pqxx::result insert_rows(pqxx::transaction_base& tx, const std::string& table,
+                         const std::vector<std::vector<ColumnValue>>& rows,
+                         const std::string& suffix = "");
+
 /// `s` is a UUID in canonical text form. The uuid columns reject anything else, so lookups
 /// treat other ids as absent instead of sending them to the server.
 bool is_uuid(const std::string& s);
