@@ -73,7 +73,7 @@ public:
         if (!found)
             throw NotFound("operation \"" + id + "\" not found");
         const auto& [op, tenant] = *found;
-        apply_tenant(op.cluster_id, request.tenant, tenant);
+        apply_tenant(ctx, op.cluster_id, request.tenant, tenant);
         return status_of(op);
     }
 
@@ -85,7 +85,7 @@ public:
             throw NotFound("runtime \"" + id + "\" not found");
         const engine::Runtime* runtime = &found->runtime;
         const auto& last = found->last;
-        apply_tenant(id, request.tenant, runtime->tenant);
+        apply_tenant(ctx, id, request.tenant, runtime->tenant);
 
         engine::RuntimeStatusExtras extras;
         extras.compass_runtime_id = engine::compass_runtime_id(*m_deps.options, id);
@@ -147,8 +147,8 @@ private:
     // The original's GetAndUpdateTenant for queries: a differing tenant rewrites the stored one
     // (logged), or with APP_TENANT_STRICT is refused.
     // `stored`: the runtime's tenant as read, nullopt when the runtime is gone.
-    void apply_tenant(const std::string& runtime_id, const std::string& tenant,
-                      const std::optional<std::string>& stored) const {
+    void apply_tenant(const graphql::FieldContext& ctx, const std::string& runtime_id,
+                      const std::string& tenant, const std::optional<std::string>& stored) const {
         if (!stored)
             throw NotFound("runtime \"" + runtime_id + "\" not found");
         if (*stored == tenant)
@@ -156,6 +156,11 @@ private:
         if (m_deps.options->tenant_strict)
             throw engine::TenantMismatch("runtime " + runtime_id +
                                          " belongs to another tenant than \"" + tenant + "\"");
+        // A write may wait for the store's lock (SQLite's busy timeout): not on an event loop.
+        if (auto* state = std::any_cast<RequestState>(&ctx.request); state && state->on_loop) {
+            state->needs_worker = true;
+            throw std::runtime_error("the tenant must be rewritten off the event loop");
+        }
         m_deps.store->set_tenant(runtime_id, tenant);
         if (m_deps.log)
             m_deps.log(engine::LogLevel::Warning, "tenant of runtime " + runtime_id +

@@ -22,6 +22,11 @@ namespace kprov::api {
 struct RequestState {
     std::string tenant;
     std::string sub_account;
+    /// Set by the server when the request runs on an event loop, where nothing may wait on a
+    /// store write. A resolver that must write then sets `needs_worker` and fails; the server
+    /// drops that answer and runs the request again on a worker thread.
+    bool on_loop = false;
+    bool needs_worker = false;
 };
 
 /// What the resolvers call. Every reference must outlive the Resolvers built from it; each

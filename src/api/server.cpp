@@ -297,10 +297,13 @@ struct ApiServer::Impl {
         if (on_loop && (!options.queries_on_loop || may_block(request.query)))
             return http::Handled::Blocking;
 
-        std::any state = RequestState{std::string(req.header("Tenant").value_or("")),
-                                      std::string(req.header("Sub-Account").value_or(""))};
+        std::any state =
+            RequestState{std::string(req.header("Tenant").value_or("")),
+                         std::string(req.header("Sub-Account").value_or("")), on_loop, false};
         auto response =
             graphql::execute(schema, resolvers, request, state, options.limits, &documents);
+        if (std::any_cast<RequestState&>(state).needs_worker)
+            return http::Handled::Blocking; // a resolver must write: again, on a worker thread
         res.status = response.outcome == graphql::Response::Outcome::Executed ? 200 : 422;
         res.content_type = k_json;
         res.body = std::move(response.text);

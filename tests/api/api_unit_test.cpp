@@ -2,7 +2,10 @@
 // metrics and the store wrapper that feeds them, the playground page.
 
 #include "api/errors.hpp"
+#include "api/graphql/graphql.hpp"
+#include "api/graphql/schema.hpp"
 #include "api/metrics.hpp"
+#include "api/resolvers.hpp"
 #include "api/server.hpp"
 #include "engine/error.hpp"
 #include "engine/service.hpp"
@@ -131,6 +134,43 @@ TEST(ApiMetrics, CountsOperationsInProgressAtScrape) {
     EXPECT_NE(text.find("kcp_provisioner_in_progress_provision_no_install_operations_total 1"),
               std::string::npos)
         << text;
+}
+
+// A query whose Tenant header differs from the stored tenant rewrites it, as the original's
+// GetAndUpdateTenant does. On an event loop the resolver must not wait on a store write: it
+// asks for a worker thread, and writes nothing, until it runs there.
+TEST(ApiResolvers, RewriteTheTenantOnlyOffTheEventLoop) {
+    fakes::FakeStore store;
+    engine::Runtime runtime;
+    runtime.id = "rt-1";
+    runtime.tenant = "tenant-a";
+    const auto op = operation(engine::OperationType::Provision, engine::OperationState::Succeeded);
+    store.insert_runtime(runtime, op);
+    const engine::EngineOptions options;
+    ResolverDeps deps;
+    deps.store = &store;
+    deps.options = &options;
+    const auto resolvers = provisioner_resolvers(deps);
+    const auto schema = graphql::load_schema(provisioner_schema_sdl());
+    graphql::Request request;
+    request.query = "{ runtimeOperationStatus(id: \"" + op.id + "\") { id } }";
+
+    std::any on_loop = RequestState{"tenant-b", "", true, false};
+    graphql::execute(*schema, resolvers, request, on_loop);
+    EXPECT_TRUE(std::any_cast<RequestState&>(on_loop).needs_worker);
+    EXPECT_EQ(store.find_runtime("rt-1")->tenant, "tenant-a");
+
+    std::any on_worker = RequestState{"tenant-b", "", false, false};
+    const auto response = graphql::execute(*schema, resolvers, request, on_worker);
+    EXPECT_FALSE(std::any_cast<RequestState&>(on_worker).needs_worker);
+    EXPECT_EQ(json::parse(response.text)["data"]["runtimeOperationStatus"]["id"], op.id)
+        << response.text;
+    EXPECT_EQ(store.find_runtime("rt-1")->tenant, "tenant-b");
+
+    // The same tenant needs no write, so no worker.
+    std::any same = RequestState{"tenant-b", "", true, false};
+    graphql::execute(*schema, resolvers, request, same);
+    EXPECT_FALSE(std::any_cast<RequestState&>(same).needs_worker);
 }
 
 TEST(Playground, IsSelfContainedAndPostsToTheEndpoint) {
