@@ -59,16 +59,6 @@ std::optional<Runtime> PostgresStore::find_runtime(const std::string& runtime_id
         " OR EXISTS (SELECT 1 FROM dns_config WHERE gardener_config_id = g.id)"
         " FROM cluster c LEFT JOIN gardener_config g ON g.cluster_id = c.id WHERE c.id = $1";
     constexpr int k_has_children = k_cluster_column_count + k_gardener_column_count;
-    const auto runtime_of = [this](const pqxx::row& r) {
-        const PqxxRow row(r);
-        Runtime rt = read_cluster(row, m_cipher);
-        rt.labels_json = compact_json(rt.labels_json);
-        if (rt.kyma_config_json)
-            rt.kyma_config_json = compact_json(*rt.kyma_config_json);
-        if (!row.is_null(k_cluster_column_count))
-            rt.gardener = read_gardener_config(row, k_cluster_column_count);
-        return rt;
-    };
     return m_pool.run([&](pqxx::connection& c) -> std::optional<Runtime> {
         {
             // One statement reads one snapshot: all it takes for a runtime without children,
@@ -78,17 +68,41 @@ std::optional<Runtime> PostgresStore::find_runtime(const std::string& runtime_id
             if (r.empty())
                 return std::nullopt;
             if (!PqxxRow(r[0]).boolean(k_has_children))
-                return runtime_of(r[0]);
+                return runtime_of(PqxxRow(r[0]));
         }
         Snapshot tx(c);
         const auto r = exec(tx, sql, {runtime_id});
         if (r.empty())
             return std::nullopt;
-        Runtime rt = runtime_of(r[0]);
+        Runtime rt = runtime_of(PqxxRow(r[0]));
         read_runtime_children(tx, rt);
         tx.commit();
         return rt;
     });
+}
+
+Runtime PostgresStore::runtime_of(const RowView& row) const {
+    Runtime rt = read_cluster(row, m_cipher);
+    rt.labels_json = compact_json(rt.labels_json);
+    if (rt.kyma_config_json)
+        rt.kyma_config_json = compact_json(*rt.kyma_config_json);
+    if (!row.is_null(k_cluster_column_count))
+        rt.gardener = read_gardener_config(row, k_cluster_column_count);
+    return rt;
+}
+
+std::optional<std::pair<Operation, std::optional<std::string>>>
+PostgresStore::find_operation_with_tenant(const std::string& operation_id) {
+    if (!is_uuid(operation_id))
+        return std::nullopt;
+    static const std::string sql = "SELECT " + qualified(k_operation_columns, "o") +
+                                   ", c.tenant FROM operation o"
+                                   " LEFT JOIN cluster c ON c.id = o.cluster_id WHERE o.id = $1";
+    const auto r = m_pool.run([&](pqxx::connection& c) { return query(c, sql, {operation_id}); });
+    if (r.empty())
+        return std::nullopt;
+    const PqxxRow row(r[0]);
+    return std::pair(read_operation(row), row.optional_text(k_operation_column_count));
 }
 
 void PostgresStore::read_runtime_children(pqxx::transaction_base& tx, Runtime& rt) {

@@ -13,6 +13,10 @@
 
 #include <string>
 
+namespace kprov::stores {
+class RowView;
+}
+
 namespace kprov::stores::pg {
 
 class PostgresStore final : public StoreBackend {
@@ -41,6 +45,8 @@ public:
     std::vector<engine::RuntimeSummary> list_runtimes(const engine::RuntimeFilter& filter) override;
     std::vector<engine::RuntimeSummary> query_runtimes(const engine::RuntimeQuery& query) override;
     std::optional<std::string> tenant_of(const std::string& runtime_id) override;
+    std::optional<std::pair<engine::Operation, std::optional<std::string>>>
+    find_operation_with_tenant(const std::string& operation_id) override;
     std::vector<std::string> runtime_ids_with_prefix(const std::string& prefix,
                                                      std::size_t limit) override;
     std::vector<std::string> operation_ids_with_prefix(const std::string& prefix,
@@ -80,6 +86,8 @@ private:
     // Reads the administrators, OIDC and DNS rows of a runtime read from cluster and
     // gardener_config.
     void read_runtime_children(pqxx::transaction_base& tx, engine::Runtime& runtime);
+    // A runtime from k_cluster_columns and then k_gardener_columns (NULL when it has none).
+    engine::Runtime runtime_of(const RowView& row) const;
 
     SecretCipher m_cipher;
     ConnectionPool m_pool;

@@ -770,6 +770,19 @@ TEST_P(StoreContract, RuntimeStatusReadsTheRuntimeAndItsLastOperationTogether) {
     EXPECT_EQ(got->last->id, first->id);
     EXPECT_EQ(m_store->find_runtime_status(new_uuid()), std::nullopt);
 
+    // Without OIDC and DNS rows (one statement on PostgreSQL): the same fields.
+    Runtime plain = full_runtime(new_uuid());
+    plain.gardener.oidc.reset();
+    plain.gardener.dns.reset();
+    m_store->insert_runtime(plain, new_operation(plain.id, OperationType::Provision, k_t0));
+    const auto plain_status = m_store->find_runtime_status(plain.id);
+    ASSERT_TRUE(plain_status);
+    Runtime expected_plain = plain;
+    expected_plain.administrators.clear();
+    expect_same_runtime(plain_status->runtime, expected_plain);
+    ASSERT_TRUE(plain_status->last);
+    EXPECT_EQ(plain_status->last->cluster_id, plain.id);
+
     const Runtime bare = idle_runtime();
     Operation later = new_operation(bare.id, OperationType::DeprovisionNoInstall, k_t0 + 1h);
     m_store->insert_operation(later);
