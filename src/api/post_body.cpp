@@ -1,5 +1,7 @@
 #include "api/post_body.hpp"
 
+#include "api/graphql/json_text.hpp"
+
 namespace kprov::api {
 namespace {
 
@@ -51,34 +53,10 @@ public:
                 return false; // a control character or beyond ASCII
             if (m_at == m_text.size())
                 return false;
-            switch (m_text[m_at++]) {
-            case '"':
-                out += '"';
-                break;
-            case '\\':
-                out += '\\';
-                break;
-            case '/':
-                out += '/';
-                break;
-            case 'b':
-                out += '\b';
-                break;
-            case 'f':
-                out += '\f';
-                break;
-            case 'n':
-                out += '\n';
-                break;
-            case 'r':
-                out += '\r';
-                break;
-            case 't':
-                out += '\t';
-                break;
-            default: // \u and anything else: left to the full parser
-                return false;
-            }
+            const auto unescaped = graphql::short_escape_value(m_text[m_at++]);
+            if (!unescaped)
+                return false; // \u and anything else: left to the full parser
+            out += *unescaped;
         }
         return false;
     }

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 
 namespace kprov::api::graphql {
 namespace {
@@ -34,6 +35,27 @@ template <typename T> void append_number(std::string& out, T value) {
 }
 
 } // namespace
+
+std::optional<char> short_escape_value(char e) {
+    switch (e) {
+    case '"':
+    case '\\':
+    case '/':
+        return e;
+    case 'b':
+        return '\b';
+    case 'f':
+        return '\f';
+    case 'n':
+        return '\n';
+    case 'r':
+        return '\r';
+    case 't':
+        return '\t';
+    default:
+        return std::nullopt;
+    }
+}
 
 bool append_json_escape(std::string& out, unsigned char c, const char* hex_digits) {
     switch (c) {

@@ -2,7 +2,8 @@
 // Compact JSON text written straight into a string: how responses leave the executor, in the
 // order their fields were selected, without building a JSON tree first.
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -16,6 +17,10 @@ void append_json_string(std::string& out, std::string_view text);
 /// other control characters, XX in `hex_digits` ("0123456789abcdef" or upper case). False
 /// (nothing appended) for any other byte.
 bool append_json_escape(std::string& out, unsigned char c, const char* hex_digits);
+
+/// The character a short escape `\e` stands for in JSON and GraphQL strings (\" \\ \/ \b \f
+/// \n \r \t); nullopt for any other `e`, \u included.
+std::optional<char> short_escape_value(char e);
 
 /// Appends `value` as compact JSON, strings as append_json_string writes them.
 void append_json(std::string& out, const nlohmann::json& value);

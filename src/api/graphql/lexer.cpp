@@ -1,5 +1,7 @@
 #include "api/graphql/lexer.hpp"
 
+#include "api/graphql/json_text.hpp"
+
 #include <cstdio>
 
 namespace kprov::api::graphql {
@@ -342,44 +344,20 @@ private:
                 break;
             if (c == '\\') {
                 const char e = peek(at + 1);
-                switch (e) {
-                case '"':
-                case '\\':
-                case '/':
-                    value += e;
+                if (const auto unescaped = short_escape_value(e)) {
+                    value += *unescaped;
                     at += 2;
                     continue;
-                case 'b':
-                    value += '\b';
-                    at += 2;
-                    continue;
-                case 'f':
-                    value += '\f';
-                    at += 2;
-                    continue;
-                case 'n':
-                    value += '\n';
-                    at += 2;
-                    continue;
-                case 'r':
-                    value += '\r';
-                    at += 2;
-                    continue;
-                case 't':
-                    value += '\t';
-                    at += 2;
-                    continue;
-                case 'u':
+                }
+                if (e == 'u') {
                     at += unicode_escape(at, value);
                     continue;
-                default: {
-                    std::uint32_t cp = 0;
-                    const std::size_t len = at + 1 < m_src.size() ? decode(at + 1, cp) : 0;
-                    fail("Invalid character escape sequence: \"\\" +
-                             std::string(m_src.substr(at + 1, len)) + "\".",
-                         at);
                 }
-                }
+                std::uint32_t cp = 0;
+                const std::size_t len = at + 1 < m_src.size() ? decode(at + 1, cp) : 0;
+                fail("Invalid character escape sequence: \"\\" +
+                         std::string(m_src.substr(at + 1, len)) + "\".",
+                     at);
             }
             std::uint32_t cp = 0;
             const std::size_t len = decode(at, cp);
