@@ -52,15 +52,6 @@ std::string expiry(Timestamp now, std::chrono::milliseconds ttl) {
     return format_db_time(now + std::chrono::duration_cast<std::chrono::microseconds>(ttl));
 }
 
-// One statement on its own: it is atomic by itself, so it needs no BEGIN and COMMIT around it
-// (two more round trips to the server). ConnectionPool::run sends it again after a broken
-// connection, when the first try may have been applied: only for statements that do the same
-// when applied twice.
-pqxx::result write_idempotent(pqxx::connection& c, const std::string& sql, const Params& params) {
-    pqxx::nontransaction tx(c);
-    return exec(tx, sql, params);
-}
-
 // One statement in a transaction: a connection broken before COMMIT rolls the first try back,
 // so the retry does not find it applied.
 pqxx::result write_once(pqxx::connection& c, const std::string& sql, const Params& params) {
@@ -123,10 +114,10 @@ bool PostgresStore::renew(const std::string& operation_id, const std::string& ow
     if (!is_uuid(operation_id))
         return false;
     const auto r = m_pool.run([&](pqxx::connection& c) {
-        return write_idempotent(c,
-                                "UPDATE operation SET lease_expires_at = $4 "
-                                "WHERE id = $1 AND lease_owner = $2 AND lease_expires_at > $3",
-                                {operation_id, owner, format_db_time(now), expiry(now, ttl)});
+        return exec_alone(c,
+                          "UPDATE operation SET lease_expires_at = $4 "
+                          "WHERE id = $1 AND lease_owner = $2 AND lease_expires_at > $3",
+                          {operation_id, owner, format_db_time(now), expiry(now, ttl)});
     });
     return r.affected_rows() == 1;
 }
@@ -178,10 +169,10 @@ void PostgresStore::release(const std::string& operation_id, const std::string& 
     if (!is_uuid(operation_id))
         return;
     m_pool.run([&](pqxx::connection& c) {
-        return write_idempotent(c,
-                                "UPDATE operation SET lease_owner = NULL, lease_expires_at = NULL "
-                                "WHERE id = $1 AND lease_owner = $2",
-                                {operation_id, owner});
+        return exec_alone(c,
+                          "UPDATE operation SET lease_owner = NULL, lease_expires_at = NULL "
+                          "WHERE id = $1 AND lease_owner = $2",
+                          {operation_id, owner});
     });
 }
 
@@ -192,20 +183,18 @@ int PostgresStore::make_due(const std::vector<std::string>& runtime_ids, Timesta
         return 0;
     // LEAST: an operation that is already due keeps its place in the queue.
     const auto r = m_pool.run([&](pqxx::connection& c) {
-        return write_idempotent(c,
-                                "UPDATE operation SET next_run_at = LEAST(next_run_at, $2) "
-                                "WHERE state = 'IN_PROGRESS' AND cluster_id = ANY($1::uuid[])",
-                                {uuid_array(ids), format_db_time(now)});
+        return exec_alone(c,
+                          "UPDATE operation SET next_run_at = LEAST(next_run_at, $2) "
+                          "WHERE state = 'IN_PROGRESS' AND cluster_id = ANY($1::uuid[])",
+                          {uuid_array(ids), format_db_time(now)});
     });
     return static_cast<int>(r.affected_rows());
 }
 
 std::optional<Timestamp> PostgresStore::next_due() {
     const auto r = m_pool.run([&](pqxx::connection& c) {
-        pqxx::read_transaction tx(c);
-        auto result = tx.exec("SELECT min(next_run_at) FROM operation WHERE state = 'IN_PROGRESS'");
-        tx.commit();
-        return result;
+        return exec_alone(c, "SELECT min(next_run_at) FROM operation WHERE state = 'IN_PROGRESS'",
+                          {});
     });
     return PqxxRow(r[0]).optional_time(0, "min(operation.next_run_at)");
 }

@@ -82,6 +82,11 @@ pqxx::result exec(pqxx::transaction_base& tx, const std::string& sql, const Para
     return tx.exec_prepared(name, pqxx::prepare::make_dynamic_params(params));
 }
 
+pqxx::result exec_alone(pqxx::connection& c, const std::string& sql, const Params& params) {
+    pqxx::nontransaction tx(c);
+    return exec(tx, sql, params);
+}
+
 ConnectionPool::ConnectionPool(std::string url, int size)
     : m_url(std::move(url))
     , m_redacted_url(redact_url(m_url))

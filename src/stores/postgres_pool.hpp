@@ -21,6 +21,12 @@ using Params = std::vector<std::optional<std::string>>;
 /// Runs `sql` with `params` ($1, $2, ...) in `tx`.
 pqxx::result exec(pqxx::transaction_base& tx, const std::string& sql, const Params& params);
 
+/// Runs one statement on its own, without BEGIN and COMMIT (two round trips fewer): a statement
+/// reads one snapshot and is atomic by itself. ConnectionPool::run runs it again after a broken
+/// connection, when the first try may have been applied: only for reads and for writes that do
+/// the same when applied twice.
+pqxx::result exec_alone(pqxx::connection& c, const std::string& sql, const Params& params);
+
 /// Connections to one database, each used by one thread at a time. Thread-safe.
 class ConnectionPool {
 public:
@@ -32,10 +38,10 @@ public:
     ConnectionPool& operator=(const ConnectionPool&) = delete;
 
     /// Calls `fn(pqxx::connection&)` with a connection of its own and returns what it returns.
-    /// `fn` must do its work in one transaction that it commits last: when the connection turns
-    /// out to be broken (pqxx::broken_connection, so nothing was committed), it is replaced by a
-    /// new one and `fn` runs once more. libpqxx errors leave as StoreError; kprov errors thrown
-    /// by `fn` (Conflict, NotFound, LeaseLost, ...) pass through unchanged.
+    /// `fn` must do its work in one transaction that it commits last, or in one statement of
+    /// exec_alone: when the connection turns out to be broken (pqxx::broken_connection), it is
+    /// replaced by a new one and `fn` runs once more. libpqxx errors leave as StoreError; kprov
+    /// errors thrown by `fn` (Conflict, NotFound, LeaseLost, ...) pass through unchanged.
     template <typename Fn> std::invoke_result_t<Fn&, pqxx::connection&> run(Fn&& fn);
 
     /// The URL with its password replaced by "***".

@@ -25,13 +25,6 @@ const std::string& operation_select() {
     return sql;
 }
 
-// One statement on its own: it reads one snapshot, so it needs no BEGIN and COMMIT around
-// it (two more round trips to the server).
-pqxx::result query(pqxx::connection& c, const std::string& sql, const Params& params) {
-    pqxx::nontransaction tx(c);
-    return exec(tx, sql, params);
-}
-
 std::vector<Operation> operations(const pqxx::result& r) {
     std::vector<Operation> out;
     out.reserve(r.size());
@@ -61,10 +54,8 @@ std::optional<Runtime> PostgresStore::find_runtime(const std::string& runtime_id
     constexpr int k_has_children = k_cluster_column_count + k_gardener_column_count;
     return m_pool.run([&](pqxx::connection& c) -> std::optional<Runtime> {
         {
-            // One statement reads one snapshot: all it takes for a runtime without children,
-            // in one round trip.
-            pqxx::nontransaction tx(c);
-            const auto r = exec(tx, sql, {runtime_id});
+            // One statement: all it takes for a runtime without children.
+            const auto r = exec_alone(c, sql, {runtime_id});
             if (r.empty())
                 return std::nullopt;
             if (!PqxxRow(r[0]).boolean(k_has_children))
@@ -98,7 +89,8 @@ PostgresStore::find_operation_with_tenant(const std::string& operation_id) {
     static const std::string sql = "SELECT " + qualified(k_operation_columns, "o") +
                                    ", c.tenant FROM operation o"
                                    " LEFT JOIN cluster c ON c.id = o.cluster_id WHERE o.id = $1";
-    const auto r = m_pool.run([&](pqxx::connection& c) { return query(c, sql, {operation_id}); });
+    const auto r =
+        m_pool.run([&](pqxx::connection& c) { return exec_alone(c, sql, {operation_id}); });
     if (r.empty())
         return std::nullopt;
     const PqxxRow row(r[0]);
@@ -154,7 +146,7 @@ std::optional<Operation> PostgresStore::find_operation(const std::string& operat
     if (!is_uuid(operation_id))
         return std::nullopt;
     return first_operation(m_pool.run([&](pqxx::connection& c) {
-        return query(c, operation_select() + "WHERE o.id = $1", {operation_id});
+        return exec_alone(c, operation_select() + "WHERE o.id = $1", {operation_id});
     }));
 }
 
@@ -163,11 +155,11 @@ std::optional<Operation> PostgresStore::last_operation(const std::string& runtim
         return std::nullopt;
     // Scoped by runtime, unlike the original's query (original-provisioner.md §5.4).
     return first_operation(m_pool.run([&](pqxx::connection& c) {
-        return query(c,
-                     operation_select() +
-                         "WHERE o.cluster_id = $1 ORDER BY o.start_timestamp DESC, o.id DESC "
-                         "LIMIT 1",
-                     {runtime_id});
+        return exec_alone(c,
+                          operation_select() +
+                              "WHERE o.cluster_id = $1 ORDER BY o.start_timestamp DESC, o.id DESC "
+                              "LIMIT 1",
+                          {runtime_id});
     }));
 }
 
@@ -175,10 +167,10 @@ std::vector<Operation> PostgresStore::operations_of(const std::string& runtime_i
     if (!is_uuid(runtime_id))
         return {};
     return operations(m_pool.run([&](pqxx::connection& c) {
-        return query(c,
-                     operation_select() +
-                         "WHERE o.cluster_id = $1 ORDER BY o.start_timestamp DESC, o.id DESC",
-                     {runtime_id});
+        return exec_alone(c,
+                          operation_select() +
+                              "WHERE o.cluster_id = $1 ORDER BY o.start_timestamp DESC, o.id DESC",
+                          {runtime_id});
     }));
 }
 
@@ -186,10 +178,10 @@ std::vector<StageTransition> PostgresStore::transitions_of(const std::string& op
     if (!is_uuid(operation_id))
         return {};
     const auto r = m_pool.run([&](pqxx::connection& c) {
-        return query(c,
-                     "SELECT " + std::string(k_transition_columns) +
-                         " FROM operation_transition WHERE operation_id = $1 ORDER BY id",
-                     {operation_id});
+        return exec_alone(c,
+                          "SELECT " + std::string(k_transition_columns) +
+                              " FROM operation_transition WHERE operation_id = $1 ORDER BY id",
+                          {operation_id});
     });
     std::vector<StageTransition> out;
     out.reserve(r.size());
@@ -215,7 +207,7 @@ std::vector<RuntimeSummary> PostgresStore::list_runtimes(const engine::RuntimeFi
     const std::optional<std::string> state =
         filter.state ? std::optional<std::string>(engine::to_db(*filter.state)) : std::nullopt;
     const auto r = m_pool.run([&](pqxx::connection& c) {
-        return query(c, sql, {filter.include_deleted ? "true" : "false", state});
+        return exec_alone(c, sql, {filter.include_deleted ? "true" : "false", state});
     });
     std::vector<RuntimeSummary> out;
     out.reserve(r.size());
@@ -259,7 +251,7 @@ std::vector<RuntimeSummary> PostgresStore::query_runtimes(const engine::RuntimeQ
                                                  ? std::optional(std::to_string(query.limit))
                                                  : std::nullopt;
     const auto r = m_pool.run([&](pqxx::connection& c) {
-        return pg::query(c, sql, {filter.include_deleted ? "true" : "false", state, limit});
+        return exec_alone(c, sql, {filter.include_deleted ? "true" : "false", state, limit});
     });
     std::vector<RuntimeSummary> out;
     for (const auto& result_row : r) {
@@ -294,10 +286,10 @@ std::vector<std::string> PostgresStore::ids_with_prefix(const std::string& table
                                                         const std::string& prefix,
                                                         std::size_t limit) {
     const auto r = m_pool.run([&](pqxx::connection& c) {
-        return pg::query(c,
-                         "SELECT id::text FROM " + table +
-                             " WHERE id::text LIKE $1 ORDER BY id::text LIMIT $2::bigint",
-                         {like_prefix(prefix), std::to_string(limit)});
+        return exec_alone(c,
+                          "SELECT id::text FROM " + table +
+                              " WHERE id::text LIKE $1 ORDER BY id::text LIMIT $2::bigint",
+                          {like_prefix(prefix), std::to_string(limit)});
     });
     std::vector<std::string> out;
     for (const auto& row : r)
@@ -309,7 +301,7 @@ std::optional<std::string> PostgresStore::tenant_of(const std::string& runtime_i
     if (!is_uuid(runtime_id))
         return std::nullopt;
     const auto r = m_pool.run([&](pqxx::connection& c) {
-        return query(c, "SELECT tenant FROM cluster WHERE id = $1", {runtime_id});
+        return exec_alone(c, "SELECT tenant FROM cluster WHERE id = $1", {runtime_id});
     });
     if (r.empty())
         return std::nullopt;
@@ -328,10 +320,10 @@ std::vector<std::string> PostgresStore::operation_ids_with_prefix(const std::str
 
 std::map<OperationType, int> PostgresStore::count_in_progress() {
     const auto r = m_pool.run([&](pqxx::connection& c) {
-        return query(c,
-                     "SELECT type, count(*) FROM operation WHERE state = 'IN_PROGRESS' "
-                     "GROUP BY type",
-                     {});
+        return exec_alone(c,
+                          "SELECT type, count(*) FROM operation WHERE state = 'IN_PROGRESS' "
+                          "GROUP BY type",
+                          {});
     });
     std::map<OperationType, int> out;
     for (const auto& row : r)
