@@ -448,11 +448,9 @@ SqliteStore::find_runtime_status(const std::string& runtime_id) {
                ", EXISTS (SELECT 1 FROM oidc_config WHERE gardener_config_id = g.id)"
                " OR EXISTS (SELECT 1 FROM dns_config WHERE gardener_config_id = g.id)"
                " FROM cluster c LEFT JOIN gardener_config g ON g.cluster_id = c.id"
-               // The latest start, then the latest row: both from operation_cluster_start,
-               // where ORDER BY start_timestamp DESC, rowid DESC would need a temporary B-tree.
-               " LEFT JOIN operation o ON o.rowid = (SELECT MAX(rowid) FROM operation"
-               "   WHERE cluster_id = c.id AND start_timestamp = (SELECT MAX(start_timestamp)"
-               "   FROM operation WHERE cluster_id = c.id))"
+               // operation_cluster_start read backwards: its first entry (migration 0005).
+               " LEFT JOIN operation o ON o.rowid = (SELECT rowid FROM operation"
+               "   WHERE cluster_id = c.id ORDER BY start_timestamp DESC, rowid DESC LIMIT 1)"
                " WHERE c.id = ?";
     }();
     return locked([&]() -> std::optional<engine::RuntimeWithLastOperation> {

@@ -179,6 +179,31 @@ TEST_F(SqliteStoreTest, CreatesMissingParentDirectories) {
     EXPECT_EQ(store->schema_version(), latest_version("sqlite"));
 }
 
+TEST_F(SqliteStoreTest, TheLastOperationIsReadFromTheIndexBackwardsWithTiesToTheLatestRow) {
+    auto store = open();
+    const Runtime r = small_runtime();
+    Operation first = provisioning(r.id);
+    first.state = OperationState::Succeeded;
+    store->insert_runtime(r, first);
+    // Started in the same instant as the first: the row inserted later is the last operation.
+    Operation second = testing::new_operation(r.id, OperationType::UpgradeShoot, k_t0);
+    store->insert_operation(second);
+    EXPECT_EQ(store->last_operation(r.id)->id, second.id);
+    EXPECT_EQ(store->find_runtime_status(r.id)->last->id, second.id);
+    EXPECT_EQ(store->list_runtimes({}).at(0).last_operation->id, second.id);
+
+    // Migration 0005: the index serves that order, so no runtime's operations are sorted.
+    SQLite::Database raw(m_db, SQLite::OPEN_READONLY);
+    SQLite::Statement plan(raw,
+                           "EXPLAIN QUERY PLAN SELECT rowid FROM operation WHERE "
+                           "cluster_id = 'x' ORDER BY start_timestamp DESC, rowid DESC LIMIT 1");
+    std::string steps;
+    while (plan.executeStep())
+        steps += plan.getColumn(3).getString() + "\n";
+    EXPECT_THAT(steps, HasSubstr("INDEX operation_cluster_start"));
+    EXPECT_THAT(steps, ::testing::Not(HasSubstr("TEMP B-TREE")));
+}
+
 TEST_F(SqliteStoreTest, RefusesAnInMemoryDatabase) {
     OpenOptions options;
     options.secret_key = k_key;
