@@ -47,7 +47,6 @@ std::string format_db_time(Timestamp t) {
 }
 
 std::optional<Timestamp> parse_db_time(std::string_view s) {
-    std::tm tm{};
     int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
     if (!read_digits(s, 4, year) || !expect(s, '-') || !read_digits(s, 2, month) ||
         !expect(s, '-') || !read_digits(s, 2, day))
@@ -76,17 +75,16 @@ std::optional<Timestamp> parse_db_time(std::string_view s) {
     }
     if (s == "Z" || s == "+00" || s == "+00:00")
         s = {};
-    if (!s.empty() || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 ||
-        second > 60)
+    // Calendar arithmetic instead of timegm: every row read parses several of these. A leap
+    // second (60) reads as the first second of the next minute, as timegm has it.
+    const std::chrono::year_month_day date{std::chrono::year(year),
+                                           std::chrono::month(static_cast<unsigned>(month)),
+                                           std::chrono::day(static_cast<unsigned>(day))};
+    if (!s.empty() || !date.ok() || hour > 23 || minute > 59 || second > 60)
         return std::nullopt;
-    tm.tm_year = year - 1900;
-    tm.tm_mon = month - 1;
-    tm.tm_mday = day;
-    tm.tm_hour = hour;
-    tm.tm_min = minute;
-    tm.tm_sec = second;
-    const std::time_t secs = timegm(&tm);
-    return Timestamp(std::chrono::seconds(secs)) + std::chrono::microseconds(micros);
+    return Timestamp(std::chrono::sys_days(date).time_since_epoch() + std::chrono::hours(hour) +
+                     std::chrono::minutes(minute) + std::chrono::seconds(second) +
+                     std::chrono::microseconds(micros));
 }
 
 std::string format_rfc3339(Timestamp t) {

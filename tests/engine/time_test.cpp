@@ -1,6 +1,7 @@
 #include "engine/duration.hpp"
 #include "engine/time.hpp"
 
+#include <ctime>
 #include <gtest/gtest.h>
 
 namespace kprov {
@@ -26,10 +27,32 @@ TEST(DbTime, ReadsWhatPostgresPrints) {
 }
 
 TEST(DbTime, RefusesMalformedText) {
-    for (const char* bad :
-         {"", "2026-11-30", "2026-13-01 00:00:00", "2026-11-30 24:00:00", "2026-11-30 10:00:00.",
-          "2026-11-30 10:00:00+02", "yesterday", "2026-11-30 10:00:00 trailing"})
+    for (const char* bad : {"", "2026-11-30", "2026-13-01 00:00:00", "2026-02-29 00:00:00",
+                            "2026-04-31 00:00:00", "2026-11-30 24:00:00", "2026-11-30 10:00:00.",
+                            "2026-11-30 10:00:00+02", "yesterday", "2026-11-30 10:00:00 trailing"})
         EXPECT_FALSE(parse_db_time(bad)) << bad;
+}
+
+TEST(DbTime, AgreesWithTheCalendarAcrossYearsMonthsAndLeapDays) {
+    // Day by day over four years with a leap day (and 1970, 2000), against timegm.
+    for (const int start_year : {1970, 2000, 2026}) {
+        for (int d = 0; d < 4 * 366; d += 1) {
+            std::tm tm{};
+            tm.tm_year = start_year - 1900;
+            tm.tm_mday = 1 + d;
+            tm.tm_hour = 23;
+            tm.tm_min = 59;
+            tm.tm_sec = 58;
+            const std::time_t secs = timegm(&tm); // normalizes the day into month and year
+            char text[40];
+            std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S.000007", &tm);
+            const auto parsed = parse_db_time(text);
+            ASSERT_TRUE(parsed) << text;
+            EXPECT_EQ(*parsed, Timestamp(std::chrono::seconds(secs)) + 7us) << text;
+        }
+    }
+    EXPECT_EQ(format_db_time(*parse_db_time("2024-02-29 12:00:00")), "2024-02-29 12:00:00.000000");
+    EXPECT_EQ(format_db_time(*parse_db_time("2026-12-31 23:59:60")), "2027-01-01 00:00:00.000000");
 }
 
 TEST(DbTime, FormatIsFixedWidthSoItSorts) {
