@@ -472,6 +472,13 @@ std::shared_ptr<const Schema> load_schema(std::string_view sdl) {
     name_arg.type.name = "String";
     name_arg.type.mods = "N";
     schema->m_type_field.arguments.push_back(std::move(name_arg));
+
+    // check_references made sure every field's type exists.
+    for (auto& t : schema->m_types)
+        for (auto& f : t->fields)
+            f.named_type = schema->type(f.type.name);
+    for (FieldDef* f : {&schema->m_typename_field, &schema->m_schema_field, &schema->m_type_field})
+        f->named_type = schema->type(f->type.name);
     return schema;
 }
 

@@ -30,6 +30,8 @@ struct InputValueDef {
     std::string deprecation_reason;
 };
 
+struct TypeDef;
+
 struct FieldDef {
     std::string name;
     std::string description;
@@ -37,6 +39,8 @@ struct FieldDef {
     ast::TypeRef type;
     bool deprecated = false;
     std::string deprecation_reason;
+    /// The TypeDef `type` names, set by load_schema (the executor's per-field lookup).
+    const TypeDef* named_type = nullptr;
 
     const InputValueDef* argument(std::string_view arg_name) const;
 };
