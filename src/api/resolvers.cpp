@@ -3,7 +3,7 @@
 #include "api/errors.hpp"
 #include "engine/registration.hpp"
 #include "engine/runtime_input.hpp"
-#include "engine/status_json.hpp"
+#include "engine/status_tree.hpp"
 #include "gardener/kube_error.hpp"
 
 #include <memory>
@@ -12,13 +12,13 @@
 namespace kprov::api {
 namespace {
 
-using nlohmann::json;
+using graphql::Value;
 
 // Members a lazy sub-field reads from its parent; the schema does not declare them, so clients
 // never see them (graphql.hpp).
-constexpr const char* k_runtime_id = "_runtimeID";
-constexpr const char* k_shoot_name = "_shootName";
-constexpr const char* k_live = "_live"; // a shoot exists and can be asked about
+constexpr char k_runtime_id[] = "_runtimeID";
+constexpr char k_shoot_name[] = "_shootName";
+constexpr char k_live[] = "_live"; // a shoot exists and can be asked about
 
 // The original's error for the Kyma 1.x mutations (upgradeRuntime, rollBackUpgradeOperation):
 // a plain Go error, so code 500.
@@ -33,7 +33,7 @@ public:
     explicit ProvisionerResolvers(ResolverDeps deps)
         : m_deps(std::move(deps)) {}
 
-    json provision(const graphql::FieldContext& ctx) const {
+    Value provision(const graphql::FieldContext& ctx) const {
         const auto input = engine::parse_provision_input(ctx.arguments.at("config"));
         // The original validates before it looks at the tenant.
         engine::validate_provision(input, m_deps.options->conversion);
@@ -41,30 +41,30 @@ public:
         return started(m_deps.service->provision(input, request));
     }
 
-    json deprovision(const graphql::FieldContext& ctx) const {
+    Value deprovision(const graphql::FieldContext& ctx) const {
         const auto request = require_tenant(ctx);
         const auto result = m_deps.service->deprovision(id_of(ctx), request);
         notify();
         return result.operation.id;
     }
 
-    json upgrade_shoot(const graphql::FieldContext& ctx) const {
+    Value upgrade_shoot(const graphql::FieldContext& ctx) const {
         const auto request = require_tenant(ctx);
         const auto input = engine::parse_upgrade_input(ctx.arguments.at("config"));
         return started(m_deps.service->upgrade_shoot(id_of(ctx), input, request));
     }
 
-    json hibernate(const graphql::FieldContext& ctx) const {
+    Value hibernate(const graphql::FieldContext& ctx) const {
         const auto request = require_tenant(ctx);
         return started(m_deps.service->hibernate(id_of(ctx), request));
     }
 
-    json wake_up(const graphql::FieldContext& ctx) const {
+    Value wake_up(const graphql::FieldContext& ctx) const {
         const auto request = require_tenant(ctx);
         return started(m_deps.service->wake_up(id_of(ctx), request));
     }
 
-    json operation_status(const graphql::FieldContext& ctx) const {
+    Value operation_status(const graphql::FieldContext& ctx) const {
         const auto request = require_tenant(ctx);
         const std::string id = id_of(ctx);
         // The original loads the operation first, then checks the tenant of its runtime: one
@@ -77,7 +77,7 @@ public:
         return status_of(op);
     }
 
-    json runtime_status(const graphql::FieldContext& ctx) const {
+    Value runtime_status(const graphql::FieldContext& ctx) const {
         const auto request = require_tenant(ctx);
         const std::string id = id_of(ctx);
         auto found = reader().find_runtime_status(id);
@@ -89,26 +89,26 @@ public:
 
         engine::RuntimeStatusExtras extras;
         extras.compass_runtime_id = engine::compass_runtime_id(*m_deps.options, id);
-        json status = engine::runtime_status_value(*runtime, last, extras);
+        Value status = engine::status_tree::runtime_status<Value>(*runtime, last, extras);
         // Not ready: the shoot is not (yet) there to be asked, or is gone.
         const bool provisioning = last &&
                                   (last->type == engine::OperationType::Provision ||
                                    last->type == engine::OperationType::ProvisionNoInstall) &&
                                   last->state != engine::OperationState::Succeeded;
         const bool live = !runtime->deleted && last && !provisioning;
-        for (auto* object : {&status["runtimeConfiguration"], &status}) {
-            (*object)[k_runtime_id] = id;
-            (*object)[k_shoot_name] = runtime->gardener.name;
-            (*object)[k_live] = live;
+        for (auto* object : {status.member("runtimeConfiguration"), &status}) {
+            object->add(k_runtime_id, id);
+            object->add(k_shoot_name, runtime->gardener.name);
+            object->add(k_live, live);
         }
         return status;
     }
 
-    json kubeconfig(const graphql::FieldContext& ctx) const {
-        if (!ctx.parent.value(k_live, false))
+    Value kubeconfig(const graphql::FieldContext& ctx) const {
+        if (!live(ctx))
             return nullptr;
         try {
-            return m_deps.shoots->admin_kubeconfig(ctx.parent.at(k_shoot_name).get<std::string>(),
+            return m_deps.shoots->admin_kubeconfig(shoot_name(ctx),
                                                    m_deps.options->admin_kubeconfig_expiration);
         } catch (const gardener::KubeError& e) {
             // No shoot, or its control plane is not up (422): not ready, so no kubeconfig.
@@ -118,17 +118,29 @@ public:
         }
     }
 
-    json hibernation_status(const graphql::FieldContext& ctx) const {
-        if (!ctx.parent.value(k_live, false))
+    Value hibernation_status(const graphql::FieldContext& ctx) const {
+        if (!live(ctx))
             return nullptr;
-        const auto shoot = m_deps.shoots->get(ctx.parent.at(k_shoot_name).get<std::string>());
+        const auto shoot = m_deps.shoots->get(shoot_name(ctx));
         if (!shoot)
             return nullptr;
-        return {{"hibernated", shoot->is_hibernated},
-                {"hibernationPossible", shoot->hibernation_possible.value_or(true)}};
+        Value status = Value::object(2);
+        status.add("hibernated", shoot->is_hibernated);
+        status.add("hibernationPossible", shoot->hibernation_possible.value_or(true));
+        return status;
     }
 
 private:
+    // What runtime_status parked for the lazy fields.
+    static bool live(const graphql::FieldContext& ctx) {
+        const bool* live = ctx.parent.member(k_live).boolean();
+        return live && *live;
+    }
+    static std::string shoot_name(const graphql::FieldContext& ctx) {
+        const std::string* name = ctx.parent.member(k_shoot_name).string();
+        return name ? *name : std::string();
+    }
+
     engine::Store& reader() const {
         return m_deps.read_store ? m_deps.read_store() : *m_deps.store;
     }
@@ -168,14 +180,15 @@ private:
                                                       tenant + "\" by a query");
     }
 
-    json status_of(const engine::Operation& op) const {
-        return engine::operation_status_value(
+    Value status_of(const engine::Operation& op) const {
+        return engine::status_tree::operation_status<Value>(
             op, engine::compass_runtime_id(*m_deps.options, op.cluster_id));
     }
 
-    json started(const engine::StartedOperation& result) const {
+    Value started(const engine::StartedOperation& result) const {
         notify();
-        return engine::operation_status_value(result.operation, result.compass_runtime_id);
+        return engine::status_tree::operation_status<Value>(result.operation,
+                                                            result.compass_runtime_id);
     }
 
     void notify() const {
@@ -188,7 +201,7 @@ private:
 
 // Every failure becomes a FieldError with the original's extensions.
 template <typename F> graphql::Resolver guarded(F f) {
-    return [f = std::move(f)](const graphql::FieldContext& ctx) -> json {
+    return [f = std::move(f)](const graphql::FieldContext& ctx) -> Value {
         try {
             return f(ctx);
         } catch (...) {
@@ -202,8 +215,8 @@ template <typename F> graphql::Resolver guarded(F f) {
 graphql::Resolvers provisioner_resolvers(const ResolverDeps& deps) {
     auto r = std::make_shared<const ProvisionerResolvers>(deps);
     graphql::Resolvers resolvers;
-    const auto add = [&](std::string field,
-                         json (ProvisionerResolvers::*method)(const graphql::FieldContext&) const) {
+    const auto add = [&](std::string field, Value (ProvisionerResolvers::*method)(
+                                                const graphql::FieldContext&) const) {
         resolvers.add(std::move(field), guarded([r, method](const graphql::FieldContext& ctx) {
                           return ((*r).*method)(ctx);
                       }));
@@ -219,13 +232,13 @@ graphql::Resolvers provisioner_resolvers(const ResolverDeps& deps) {
     add("RuntimeStatus.hibernationStatus", &ProvisionerResolvers::hibernation_status);
 
     // The original's answers for what Kyma 1.x needed and kprov does not do.
-    const auto reconciler = [](const graphql::FieldContext& ctx) -> json {
+    const auto reconciler = [](const graphql::FieldContext& ctx) -> Value {
         throw reconciler_error(ctx.arguments.at("id").get<std::string>());
     };
     resolvers.add("Mutation.upgradeRuntime", reconciler);
     resolvers.add("Mutation.rollBackUpgradeOperation", reconciler);
     resolvers.add("Mutation.reconnectRuntimeAgent",
-                  [](const graphql::FieldContext&) -> json { return ""; });
+                  [](const graphql::FieldContext&) -> Value { return ""; });
     return resolvers;
 }
 

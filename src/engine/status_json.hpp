@@ -3,8 +3,9 @@
 // original-provisioner.md §1.3): one place that builds OperationStatus, RuntimeStatus and their
 // parts as JSON, shared by the CLI's -o json|yaml and the GraphQL resolvers of `kprov serve`, so
 // both print the same field names with the same nullability. Every object carries every field
-// of its GraphQL type, in the contract's order (nlohmann::ordered_json); a resolver picks the
-// fields a query selects. Absent optional values are JSON null, never missing members.
+// of its GraphQL type, in the contract's order (nlohmann::ordered_json); the API's resolvers
+// build the same trees as graphql::Value from the templates in status_tree.hpp, and the executor
+// picks the fields a query selects. Absent optional values are JSON null, never missing members.
 //
 // Include only from cli/ and api/: nlohmann/json.hpp is a heavy header. All functions are pure
 // and thread-safe.
@@ -70,13 +71,5 @@ nlohmann::ordered_json runtime_config_json(const Runtime& runtime,
 nlohmann::ordered_json runtime_status_json(const Runtime& runtime,
                                            const std::optional<Operation>& last,
                                            const RuntimeStatusExtras& extras = {});
-
-/// operation_status_json and runtime_status_json as nlohmann::json (members by name, not in
-/// the contract's order): what the GraphQL resolvers hand the executor, which writes them in the
-/// order a query selects.
-nlohmann::json operation_status_value(const Operation& op,
-                                      const std::optional<std::string>& compass_runtime_id = {});
-nlohmann::json runtime_status_value(const Runtime& runtime, const std::optional<Operation>& last,
-                                    const RuntimeStatusExtras& extras = {});
 
 } // namespace kprov::engine

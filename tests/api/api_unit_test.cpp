@@ -9,8 +9,10 @@
 #include "api/server.hpp"
 #include "engine/error.hpp"
 #include "engine/service.hpp"
+#include "engine/status_tree.hpp"
 #include "gardener/kube_error.hpp"
 #include "support/fake_store.hpp"
+#include "support/store_fixtures.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,6 +23,49 @@ using nlohmann::json;
 
 json extensions_of(const std::exception& e) {
     return to_field_error(e).extensions;
+}
+
+// The resolvers build RuntimeStatus as graphql::Value from the same templates that build the
+// CLI's JSON: both must hold the same members and values, for every provider and optional part.
+TEST(StatusTree, TheApiBuildsTheStatusTheCliPrints) {
+    using engine::AwsConfig;
+    using engine::AzureConfig;
+    using engine::GcpConfig;
+    using engine::OpenStackConfig;
+    engine::Runtime runtime = testing::small_runtime("rt-1");
+    runtime.gardener.oidc =
+        engine::OidcConfig{"client", "groups", "https://issuer", {"RS256"}, "sub", "-"};
+    runtime.gardener.dns = engine::DnsConfig{"example.org", {{{"a.org", "b.org"}, true, "s", "t"}}};
+    runtime.gardener.machine_image = "gardenlinux";
+    runtime.gardener.volume_size_gb = 50;
+    runtime.kyma_config_json =
+        R"({"version":"2.0","profile":"Production","components":[{"component":"c",)"
+        R"("namespace":"n","configuration":[{"key":"k","value":"v","secret":true}]}],)"
+        R"("configuration":[{"key":"g","value":"w"}],"conflictStrategy":"Replace"})";
+    auto op = testing::new_operation("rt-1");
+    op.last_error = {"broke", "ERR_X", "gardener"};
+    engine::RuntimeStatusExtras extras;
+    extras.compass_runtime_id = "compass-1";
+    extras.kubeconfig = "apiVersion: v1";
+    extras.hibernation = engine::HibernationStatus{true, std::nullopt};
+    const std::vector<engine::ProviderConfig> providers = {
+        GcpConfig{{"europe-west3-a"}},
+        AzureConfig{"10.0.0.0/16", std::vector<std::string>{"1"},
+                    std::vector<engine::AzureZone>{{1, "10.0.1.0/24"}}, true, 4},
+        AzureConfig{"10.0.0.0/16", std::nullopt, std::nullopt, std::nullopt, std::nullopt},
+        AwsConfig{"10.1.0.0/16", {engine::AwsZone{"z", "p", "i", "w"}}},
+        OpenStackConfig{{"a"}, "pool", "profile", "f5"}};
+    for (const auto& provider : providers) {
+        runtime.gardener.provider_config = provider;
+        const json printed = json::parse(engine::runtime_status_json(runtime, op, extras).dump());
+        const json built =
+            engine::status_tree::runtime_status<graphql::Value>(runtime, op, extras).to_json();
+        EXPECT_EQ(built, printed) << printed.dump();
+    }
+    runtime.kyma_config_json.reset();
+    EXPECT_EQ(
+        engine::status_tree::runtime_status<graphql::Value>(runtime, std::nullopt, {}).to_json(),
+        json::parse(engine::runtime_status_json(runtime, std::nullopt).dump()));
 }
 
 TEST(ApiErrors, PresentsKprovErrorsAsTheOriginal) {

@@ -43,7 +43,7 @@ TEST(Executor, ResolvesOnlySelectedFieldsAndReadsMembersForTheRest) {
     });
     r.add("RuntimeStatus.lastOperationStatus", [&](const FieldContext& ctx) {
         ++operation_calls;
-        return status_value(ctx.parent["_runtimeID"].get<std::string>());
+        return status_value(*ctx.parent.member("_runtimeID").string());
     });
     r.add("Query.runtimeOperationStatus", [](const FieldContext&) -> json {
         ADD_FAILURE() << "not selected, yet resolved";

@@ -69,7 +69,18 @@ bool coerce_variables(const Schema& schema, const ast::Operation& operation, con
 
 namespace {
 
-using Fields = std::vector<const ast::Selection*>;
+// The field nodes of one response key (more than one when a query repeats a field or a fragment
+// selects it again); `more` stays empty, so unallocated, in the common case.
+struct Fields {
+    const ast::Selection* front;
+    std::vector<const ast::Selection*> more;
+
+    template <typename F> void each(F&& f) const {
+        f(*front);
+        for (const auto* s : more)
+            f(*s);
+    }
+};
 using Groups = std::vector<std::pair<std::string_view, Fields>>;
 
 class Executor {
@@ -97,7 +108,7 @@ public:
         collect(*root, op.selections, groups, visited);
         const std::size_t start = m_out.size();
         // Single-threaded, so mutation root fields already run serially, in document order.
-        if (!selection_set(*root, json(nullptr), groups))
+        if (!selection_set(*root, ValueRef(), groups))
             null_since(start);
     }
 
@@ -119,18 +130,17 @@ private:
 
     // A leaf value that serialize_leaf would return unchanged, written without copying it:
     // false when it needs serialize_leaf's conversion (or its error).
-    bool write_leaf_as_is(const TypeDef& type, const json& value) {
-        if (value.is_string()) {
-            const auto& text = value.get_ref<const std::string&>();
-            const bool fits = type.kind == TypeKind::Enum ? type.enum_value(text) != nullptr
+    bool write_leaf_as_is(const TypeDef& type, ValueRef value) {
+        if (const std::string* text = value.string()) {
+            const bool fits = type.kind == TypeKind::Enum ? type.enum_value(*text) != nullptr
                                                           : type.scalar == ScalarKind::String ||
                                                                 type.scalar == ScalarKind::ID;
             if (fits)
-                append_json_string(m_out, text);
+                append_json_string(m_out, *text);
             return fits;
         }
-        if (value.is_boolean() && type.scalar == ScalarKind::Boolean) {
-            m_out += value.get<bool>() ? "true" : "false";
+        if (const bool* b = value.boolean(); b && type.scalar == ScalarKind::Boolean) {
+            m_out += *b ? "true" : "false";
             return true;
         }
         return false;
@@ -147,7 +157,7 @@ private:
     }
 
     void error(const std::string& message, const Fields& fields, json extensions = nullptr) {
-        json e = error_json(message, {fields.front()->loc});
+        json e = error_json(message, {fields.front->loc});
         json path = json::array();
         for (const auto& p : m_path) {
             if (p.is_index)
@@ -203,9 +213,9 @@ private:
                 auto it = std::find_if(groups.begin(), groups.end(),
                                        [&](const auto& g) { return g.first == key; });
                 if (it == groups.end())
-                    groups.emplace_back(key, Fields{&s});
+                    groups.emplace_back(key, Fields{&s, {}});
                 else
-                    it->second.push_back(&s);
+                    it->second.more.push_back(&s);
                 break;
             }
             case ast::Selection::Kind::InlineFragment:
@@ -225,7 +235,7 @@ private:
         }
     }
 
-    bool selection_set(const TypeDef& type, const json& parent, const Groups& groups) {
+    bool selection_set(const TypeDef& type, ValueRef parent, const Groups& groups) {
         m_out += '{';
         bool first = true;
         for (const auto& [key, fields] : groups) {
@@ -285,8 +295,8 @@ private:
         return true;
     }
 
-    bool field(const TypeDef& type, const json& parent, const Fields& fields) {
-        const ast::Selection& node = *fields.front();
+    bool field(const TypeDef& type, ValueRef parent, const Fields& fields) {
+        const ast::Selection& node = *fields.front;
         if (node.name == "__typename") {
             append_json_string(m_out, type.name);
             return true;
@@ -302,19 +312,24 @@ private:
         json own_args;
         const json& args = def->arguments.empty() ? k_no_arguments : own_args;
         std::string problem;
-        json resolved;
-        const json* value = &resolved; // or the parent's member, read without a copy
+        Value resolved;
+        ValueRef value; // what was resolved, or the parent's member, read without a copy
         bool failed = false;
         if (!def->arguments.empty() &&
             !argument_values(def->arguments, node.arguments, own_args, problem)) {
             error(problem, fields);
             failed = true;
         } else if (is_introspection_field(m_schema, type.name, node.name)) {
-            resolved = resolve_introspection(m_schema, type.name, node.name, parent, args);
+            // Introspection objects are JSON all the way down.
+            static const json k_null;
+            resolved = resolve_introspection(m_schema, type.name, node.name,
+                                             parent.as_json() ? *parent.as_json() : k_null, args);
+            value = resolved;
         } else if (const Resolver* r = m_resolvers.find(type.name, node.name)) {
             try {
                 const FieldContext ctx{parent, args, type.name, node.name, m_state};
                 resolved = (*r)(ctx);
+                value = resolved;
             } catch (const FieldError& e) {
                 error(e.what(), fields, e.extensions);
                 failed = true;
@@ -326,13 +341,11 @@ private:
                       fields);
                 failed = true;
             }
-        } else if (parent.is_object()) {
-            const auto it = parent.find(node.name);
-            if (it != parent.end())
-                value = &*it;
+        } else {
+            value = parent.member(node.name);
         }
         const std::size_t mark = m_out.size();
-        if (!failed && complete(type, *def, field_type, fields, *value))
+        if (!failed && complete(type, *def, field_type, fields, value))
             return true;
         if (field_type.non_null())
             return false;
@@ -342,7 +355,7 @@ private:
 
     /// False when an error was raised at this position; the nearest nullable one absorbs it.
     bool complete(const TypeDef& parent_type, const FieldDef& def, TypeView type,
-                  const Fields& fields, const json& value) {
+                  const Fields& fields, ValueRef value) {
         if (type.non_null()) {
             const std::size_t mark = m_out.size();
             if (!complete(parent_type, def, type.inner(), fields, value))
@@ -360,7 +373,7 @@ private:
             return true;
         }
         if (type.list()) {
-            if (!value.is_array()) {
+            if (!value.is_list()) {
                 error("Expected Iterable, but did not find one for field \"" + parent_type.name +
                           "." + def.name + "\".",
                       fields);
@@ -373,7 +386,7 @@ private:
                     m_out += ',';
                 m_path.push_back({{}, i, true});
                 const std::size_t mark = m_out.size();
-                const bool ok = complete(parent_type, def, item_type, fields, value[i]);
+                const bool ok = complete(parent_type, def, item_type, fields, value.item(i));
                 m_path.pop_back();
                 if (!ok) {
                     if (item_type.non_null())
@@ -384,7 +397,7 @@ private:
             m_out += ']';
             return true;
         }
-        const TypeDef* t = m_schema.type(type.name);
+        const TypeDef* t = def.named_type;
         if (!t)
             return false;
         if (t->is_leaf()) {
@@ -392,7 +405,7 @@ private:
                 return true;
             std::string problem;
             json out;
-            if (serialize_leaf(*t, value, out, problem)) {
+            if (serialize_leaf(*t, value.to_json(), out, problem)) {
                 append_json(m_out, out);
                 return true;
             }
@@ -401,24 +414,24 @@ private:
         }
         const TypeDef* object = t;
         if (t->is_abstract()) {
-            const auto it = value.is_object() ? value.find("__typename") : value.end();
-            object = it != value.end() && it->is_string()
-                         ? m_schema.type(it->get_ref<const std::string&>())
-                         : nullptr;
+            const ValueRef type_name = value.member("__typename");
+            object = type_name.string() ? m_schema.type(*type_name.string()) : nullptr;
             if (!object || object->kind != TypeKind::Object || !t->is_possible_type(object->name)) {
                 error("Abstract type \"" + t->name +
                           "\" must resolve to an Object type at runtime for field \"" +
                           parent_type.name + "." + def.name + "\"; the value's \"__typename\" " +
-                          (it == value.end() ? std::string("is missing") : "is " + inspect(*it)) +
+                          (type_name.is_null() ? std::string("is missing")
+                                               : "is " + inspect(type_name.to_json())) +
                           ".",
                       fields);
                 return false;
             }
         }
         Groups groups;
+        groups.reserve(fields.front->selections.size());
         std::vector<std::string_view> visited;
-        for (const auto* f : fields)
-            collect(*object, f->selections, groups, visited);
+        fields.each(
+            [&](const ast::Selection& f) { collect(*object, f.selections, groups, visited); });
         return selection_set(*object, value, groups);
     }
 };

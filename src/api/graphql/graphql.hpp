@@ -3,11 +3,14 @@
 // SDL, executable documents parsed, validated against the schema and executed against resolvers.
 // Knows nothing of kprov's domain: src/api/ supplies the schema file and the resolvers.
 //
-// Values travel as JSON. A resolver returns the JSON value of its field; for an object type that
-// value is a JSON object whose members the executor reads for the sub-fields that have no resolver
-// of their own (members that the schema does not declare, e.g. "_runtimeID", are never visible
-// to clients, so resolvers can park what a lazy sub-field needs there). An abstract type (union,
-// interface) learns its concrete type from the object's "__typename" member.
+// Values travel as JSON. A resolver returns the value of its field as a graphql::Value (a cheap
+// JSON tree; any nlohmann::json converts to one); for an object type that value is an object
+// whose members the executor reads for the sub-fields that have no resolver of their own
+// (members that the schema does not declare, e.g. "_runtimeID", are never visible to clients, so
+// resolvers can park what a lazy sub-field needs there). An abstract type (union, interface)
+// learns its concrete type from the object's "__typename" member.
+
+#include "api/graphql/value.hpp"
 
 #include <any>
 #include <cstddef>
@@ -63,14 +66,14 @@ public:
 
 /// What a resolver is given.
 struct FieldContext {
-    const nlohmann::json& parent;    // the enclosing object's value (null for root fields)
+    ValueRef parent;                 // the enclosing object's value (null for root fields)
     const nlohmann::json& arguments; // coerced arguments: an object, defaults applied
     std::string_view type_name;      // the object type the field belongs to
     std::string_view field_name;
     std::any& request; // the caller's per-request state (tenant, headers, ...)
 };
 
-using Resolver = std::function<nlohmann::json(const FieldContext&)>;
+using Resolver = std::function<Value(const FieldContext&)>;
 
 /// Resolvers by "Type.field"; a field without one reads parent[field] (null when absent).
 class Resolvers {
