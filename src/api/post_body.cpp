@@ -61,6 +61,30 @@ public:
         return false;
     }
 
+    // An object whose members are all strings that string() reads ({"id": "..."}, what most
+    // clients send as variables), as JSON; a member given twice keeps the last value, as
+    // nlohmann's parser does. False, with nothing consumed, for anything else.
+    bool string_object(nlohmann::json& out) {
+        const std::size_t start = m_at;
+        nlohmann::json object = nlohmann::json::object();
+        bool ok = eat('{');
+        if (ok && !at('}')) {
+            do {
+                std::string key;
+                std::string value;
+                ok = string(key) && eat(':') && string(value);
+                if (ok)
+                    object[std::move(key)] = std::move(value);
+            } while (ok && eat(','));
+        }
+        if (ok && eat('}')) {
+            out = std::move(object);
+            return true;
+        }
+        m_at = start;
+        return false;
+    }
+
     // The text of the next value (an object, array, string or literal), unchecked: the caller
     // parses it.
     bool value_text(std::string_view& out) {
@@ -136,6 +160,8 @@ std::optional<PostBody> read_post_body(std::string_view body) {
                 }
             } else if (key == "variables" && !has_variables) {
                 has_variables = true;
+                if (in.string_object(out.variables))
+                    continue;
                 std::string_view text;
                 if (!in.value_text(text))
                     return std::nullopt;

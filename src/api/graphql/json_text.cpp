@@ -1,5 +1,6 @@
 #include "api/graphql/json_text.hpp"
 
+#include <array>
 #include <charconv>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -90,13 +91,25 @@ bool append_json_escape(std::string& out, unsigned char c, const char* hex_digit
     }
 }
 
+namespace {
+
+// The bytes a JSON string holds as they are: printable ASCII but the quote and the backslash.
+constexpr auto k_plain_byte = [] {
+    std::array<bool, 256> plain{};
+    for (int c = 0x20; c < 0x80; ++c)
+        plain[c] = c != '"' && c != '\\';
+    return plain;
+}();
+
+} // namespace
+
 void append_json_string(std::string& out, std::string_view text) {
     static constexpr char k_hex[] = "0123456789abcdef";
     out += '"';
     std::size_t plain = 0; // start of the run not yet copied
     for (std::size_t i = 0; i < text.size();) {
         const auto c = static_cast<unsigned char>(text[i]);
-        if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+        if (k_plain_byte[c]) {
             ++i;
             continue;
         }
