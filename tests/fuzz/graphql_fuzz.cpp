@@ -18,6 +18,7 @@ namespace {
 
 using kprov::api::graphql::FieldContext;
 using kprov::api::graphql::FieldError;
+using kprov::api::graphql::Value;
 using nlohmann::json;
 
 std::shared_ptr<const kprov::api::graphql::Schema> g_schema;
@@ -33,28 +34,40 @@ json operation_status(const FieldContext& ctx) {
             {"lastError", {{"errMessage", ""}, {"reason", ""}, {"component", ""}}}};
 }
 
-json runtime_status(const FieldContext& ctx) {
-    json cluster = {
-        {"name", "shoot"},
-        {"volumeSizeGB", 50},
-        {"autoScalerMin", "not a number"}, // a field error while completing
-        {"providerSpecificConfig",
-         {{"__typename", "AWSProviderConfig"},
-          {"vpcCidr", "10.0.0.0/16"},
-          {"awsZones", json::array({{{"name", "a"}}, nullptr})}}},
-        {"dnsConfig", {{"domain", nullptr}, {"providers", json::array()}}}, // null in non-null
-        {"oidcConfig",
-         {{"clientID", "c"},
-          {"groupsClaim", "g"},
-          {"issuerURL", "i"},
-          {"signingAlgs", json::array({"RS256", nullptr})},
-          {"usernameClaim", "u"},
-          {"usernamePrefix", "-"}}}};
-    return {{"lastOperationStatus", operation_status(ctx)},
-            {"runtimeConnectionStatus", {{"status", "Pending"}, {"errors", nullptr}}},
-            {"runtimeConfiguration",
-             {{"clusterConfig", std::move(cluster)}, {"kubeconfig", "apiVersion: v1"}}},
-            {"hibernationStatus", {{"hibernated", false}, {"hibernationPossible", true}}}};
+// Built as a graphql::Value, as kprov's resolvers build it, with JSON inside it in places, so
+// that both kinds the executor reads are fuzzed.
+Value runtime_status(const FieldContext& ctx) {
+    Value cluster = Value::object();
+    cluster.add("name", "shoot");
+    cluster.add("volumeSizeGB", 50);
+    cluster.add("autoScalerMin", "not a number"); // a field error while completing
+    Value zones = Value::array();
+    Value zone = Value::object();
+    zone.add("name", "a");
+    zones.push_back(std::move(zone));
+    zones.push_back(nullptr);
+    Value provider = Value::object();
+    provider.add("__typename", "AWSProviderConfig");
+    provider.add("vpcCidr", "10.0.0.0/16");
+    provider.add("awsZones", std::move(zones));
+    cluster.add("providerSpecificConfig", std::move(provider));
+    cluster.add("dnsConfig",
+                json{{"domain", nullptr}, {"providers", json::array()}}); // null in non-null
+    cluster.add("oidcConfig", json{{"clientID", "c"},
+                                   {"groupsClaim", "g"},
+                                   {"issuerURL", "i"},
+                                   {"signingAlgs", json::array({"RS256", nullptr})},
+                                   {"usernameClaim", "u"},
+                                   {"usernamePrefix", "-"}});
+    Value config = Value::object();
+    config.add("clusterConfig", std::move(cluster));
+    config.add("kubeconfig", "apiVersion: v1");
+    Value status = Value::object();
+    status.add("lastOperationStatus", operation_status(ctx));
+    status.add("runtimeConnectionStatus", json{{"status", "Pending"}, {"errors", nullptr}});
+    status.add("runtimeConfiguration", std::move(config));
+    status.add("hibernationStatus", json{{"hibernated", false}, {"hibernationPossible", true}});
+    return status;
 }
 
 void init() {

@@ -13,7 +13,6 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -39,24 +38,19 @@ public:
     using List = std::vector<Value>;
     using Members = std::vector<Member>;
 
-    Value() noexcept = default; ///< null
-    Value(std::nullptr_t) noexcept {}
-    Value(bool b) noexcept
-        : m_v(b) {}
-    template <typename I>
-    requires(std::is_integral_v<I> && !std::is_same_v<I, bool>) Value(I i)
-    noexcept
-        : m_v(static_cast<std::int64_t>(i)) {}
-    Value(double d) noexcept
-        : m_v(d) {}
-    Value(std::string s) noexcept
-        : m_v(std::move(s)) {}
-    Value(const char* s)
-        : m_v(std::string(s)) {}
+    // Defined below Member: the variant's special members need it complete.
+    Value() noexcept; ///< null
+    Value(std::nullptr_t) noexcept;
+    Value(bool b) noexcept;
+    Value(int i) noexcept;
+    Value(long i) noexcept;
+    Value(long long i) noexcept;
+    Value(double d) noexcept;
+    Value(std::string s) noexcept;
+    Value(const char* s);
     Value(const std::vector<std::string>& strings);
     /// Any JSON, kept as nlohmann::json and read as such.
-    Value(nlohmann::json j) noexcept
-        : m_v(std::move(j)) {}
+    Value(nlohmann::json j) noexcept;
 
     /// An empty object with room for `members` members.
     static Value object(std::size_t members = 0);
@@ -91,6 +85,25 @@ struct Value::Member {
     std::string_view key;
     Value value;
 };
+
+inline Value::Value() noexcept = default;
+inline Value::Value(std::nullptr_t) noexcept {}
+inline Value::Value(bool b) noexcept
+    : m_v(b) {}
+inline Value::Value(int i) noexcept
+    : m_v(std::int64_t{i}) {}
+inline Value::Value(long i) noexcept
+    : m_v(std::int64_t{i}) {}
+inline Value::Value(long long i) noexcept
+    : m_v(std::int64_t{i}) {}
+inline Value::Value(double d) noexcept
+    : m_v(d) {}
+inline Value::Value(std::string s) noexcept
+    : m_v(std::move(s)) {}
+inline Value::Value(const char* s)
+    : m_v(std::string(s)) {}
+inline Value::Value(nlohmann::json j) noexcept
+    : m_v(std::move(j)) {}
 
 /// How engine/status_tree.hpp's builders add a member (found by argument-dependent lookup).
 inline void add_member(Value& object, StaticKey key, Value&& value) {
