@@ -14,3 +14,8 @@ endif()
 # kprov-bench-seed: a store of many runtimes for bench/list_status.sh (list and status at scale).
 add_executable(kprov-bench-seed bench/list_status_seed.cpp)
 target_link_libraries(kprov-bench-seed PRIVATE kprov_engine kprov_stores kprov_warnings)
+
+# kprov-bench-execute: the GraphQL path of kprov serve without HTTP, for profiles (graphql.sh's
+# queries through graphql::execute() over a seeded store).
+add_executable(kprov-bench-execute bench/graphql_execute.cpp)
+target_link_libraries(kprov-bench-execute PRIVATE kprov_api kprov_warnings)
