@@ -48,6 +48,8 @@ public:
     Value(double d) noexcept;
     Value(std::string s) noexcept;
     Value(const char* s);
+    /// Any other pointer would silently become a boolean.
+    template <typename T> Value(const T*) = delete;
     Value(const std::vector<std::string>& strings);
     /// Any JSON, kept as nlohmann::json and read as such.
     Value(nlohmann::json j) noexcept;
