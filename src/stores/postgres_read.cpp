@@ -97,6 +97,37 @@ PostgresStore::find_operation_with_tenant(const std::string& operation_id) {
     return std::pair(read_operation(row), row.optional_text(k_operation_column_count));
 }
 
+std::optional<engine::RuntimeWithLastOperation>
+PostgresStore::find_runtime_status(const std::string& runtime_id) {
+    if (!is_uuid(runtime_id))
+        return std::nullopt;
+    // The cluster, its gardener config and its last operation in one statement (one round trip
+    // and one connection from the pool per runtimeStatus); the kubeconfig is not selected, so
+    // not decrypted. A runtime with OIDC or DNS rows takes the general way.
+    static const std::string sql =
+        "SELECT " + cluster_columns_without_kubeconfig("c") + ", " +
+        qualified(k_gardener_columns, "g") + ", last.*" +
+        ", EXISTS (SELECT 1 FROM oidc_config WHERE gardener_config_id = g.id)"
+        " OR EXISTS (SELECT 1 FROM dns_config WHERE gardener_config_id = g.id)"
+        " FROM cluster c LEFT JOIN gardener_config g ON g.cluster_id = c.id"
+        " LEFT JOIN LATERAL (" +
+        operation_select() +
+        "WHERE o.cluster_id = c.id ORDER BY o.start_timestamp DESC, o.id DESC LIMIT 1"
+        ") last ON true WHERE c.id = $1";
+    constexpr int k_operation = k_cluster_column_count + k_gardener_column_count;
+    const auto r =
+        m_pool.run([&](pqxx::connection& c) { return exec_alone(c, sql, {runtime_id}); });
+    if (r.empty())
+        return std::nullopt;
+    const PqxxRow row(r[0]);
+    if (row.boolean(k_operation + k_operation_column_count))
+        return Store::find_runtime_status(runtime_id);
+    engine::RuntimeWithLastOperation out{runtime_of(row), std::nullopt};
+    if (!row.is_null(k_operation))
+        out.last = read_operation(row, k_operation);
+    return out;
+}
+
 void PostgresStore::read_runtime_children(pqxx::transaction_base& tx, Runtime& rt) {
     for (const auto& r : exec(tx,
                               "SELECT user_id, is_user_id_encrypted FROM cluster_administrator "

@@ -47,6 +47,8 @@ public:
     std::optional<std::string> tenant_of(const std::string& runtime_id) override;
     std::optional<std::pair<engine::Operation, std::optional<std::string>>>
     find_operation_with_tenant(const std::string& operation_id) override;
+    std::optional<engine::RuntimeWithLastOperation>
+    find_runtime_status(const std::string& runtime_id) override;
     std::vector<std::string> runtime_ids_with_prefix(const std::string& prefix,
                                                      std::size_t limit) override;
     std::vector<std::string> operation_ids_with_prefix(const std::string& prefix,

@@ -74,6 +74,14 @@ std::string qualified(std::string_view names, std::string_view alias) {
     return out;
 }
 
+std::string cluster_columns_without_kubeconfig(std::string_view alias) {
+    std::string columns = qualified(k_cluster_columns, alias);
+    const std::string secret =
+        std::string(alias) + ".kubeconfig, " + std::string(alias) + ".is_kubeconfig_encrypted";
+    columns.replace(columns.find(secret), secret.size(), "NULL, NULL");
+    return columns;
+}
+
 namespace {
 
 OperationType type_from_db(const std::string& text) {

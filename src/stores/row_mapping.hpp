@@ -110,6 +110,10 @@ inline constexpr std::string_view k_cluster_columns =
     "kyma_config, kubeconfig, is_kubeconfig_encrypted";
 inline constexpr int k_cluster_column_count = 11;
 
+/// k_cluster_columns prefixed with `alias`, with NULL in place of the kubeconfig and its
+/// encryption flag: for reads that must not decrypt it (a status does not show it).
+std::string cluster_columns_without_kubeconfig(std::string_view alias);
+
 /// Reads k_cluster_columns starting at `first`, decrypting the kubeconfig; administrators and
 /// gardener config are left empty (other tables).
 engine::Runtime read_cluster(const RowView& row, const SecretCipher& cipher, int first = 0);

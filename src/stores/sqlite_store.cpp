@@ -440,11 +440,8 @@ SqliteStore::find_runtime_status(const std::string& runtime_id) {
     // not been reset, SQLite keeps its read transaction, so the children see the same snapshot.
     // The kubeconfig is not selected, so not decrypted.
     static const std::string sql = [] {
-        std::string cluster = qualified(k_cluster_columns, "c");
-        const std::string secret = "c.kubeconfig, c.is_kubeconfig_encrypted";
-        cluster.replace(cluster.find(secret), secret.size(), "NULL, NULL");
-        return "SELECT " + cluster + ", " + qualified(k_gardener_columns, "g") + ", " +
-               qualified(k_operation_columns, "o") +
+        return "SELECT " + cluster_columns_without_kubeconfig("c") + ", " +
+               qualified(k_gardener_columns, "g") + ", " + qualified(k_operation_columns, "o") +
                ", EXISTS (SELECT 1 FROM oidc_config WHERE gardener_config_id = g.id)"
                " OR EXISTS (SELECT 1 FROM dns_config WHERE gardener_config_id = g.id)"
                " FROM cluster c LEFT JOIN gardener_config g ON g.cluster_id = c.id"
