@@ -25,6 +25,16 @@ const std::string& operation_select() {
     return sql;
 }
 
+// Each runtime's (alias c) last operation as `last`: the latest start, the greatest id among
+// equal starts, through the operation_cluster_start index.
+const std::string& join_last_operation() {
+    static const std::string sql =
+        "LEFT JOIN LATERAL (" + operation_select() +
+        "WHERE o.cluster_id = c.id ORDER BY o.start_timestamp DESC, o.id DESC LIMIT 1"
+        ") last ON true ";
+    return sql;
+}
+
 std::vector<Operation> operations(const pqxx::result& r) {
     std::vector<Operation> out;
     out.reserve(r.size());
@@ -109,11 +119,8 @@ PostgresStore::find_runtime_status(const std::string& runtime_id) {
         qualified(k_gardener_columns, "g") + ", last.*" +
         ", EXISTS (SELECT 1 FROM oidc_config WHERE gardener_config_id = g.id)"
         " OR EXISTS (SELECT 1 FROM dns_config WHERE gardener_config_id = g.id)"
-        " FROM cluster c LEFT JOIN gardener_config g ON g.cluster_id = c.id"
-        " LEFT JOIN LATERAL (" +
-        operation_select() +
-        "WHERE o.cluster_id = c.id ORDER BY o.start_timestamp DESC, o.id DESC LIMIT 1"
-        ") last ON true WHERE c.id = $1";
+        " FROM cluster c LEFT JOIN gardener_config g ON g.cluster_id = c.id " +
+        join_last_operation() + "WHERE c.id = $1";
     constexpr int k_operation = k_cluster_column_count + k_gardener_column_count;
     const auto r =
         m_pool.run([&](pqxx::connection& c) { return exec_alone(c, sql, {runtime_id}); });
@@ -227,11 +234,8 @@ std::vector<RuntimeSummary> PostgresStore::list_runtimes(const engine::RuntimeFi
     static const std::string sql =
         "SELECT c.id, c.runtime_name, g.name, g.provider, g.region, c.tenant, "
         "c.creation_timestamp, c.deleted, last.* FROM cluster c "
-        "LEFT JOIN gardener_config g ON g.cluster_id = c.id "
-        "LEFT JOIN LATERAL (" +
-        operation_select() +
-        "WHERE o.cluster_id = c.id ORDER BY o.start_timestamp DESC, o.id DESC LIMIT 1"
-        ") last ON true "
+        "LEFT JOIN gardener_config g ON g.cluster_id = c.id " +
+        join_last_operation() +
         "WHERE ($1::boolean OR c.deleted IS NOT TRUE) "
         "AND ($2::text IS NULL OR last.state::text = $2::text) "
         "ORDER BY c.creation_timestamp DESC, c.id DESC";
@@ -267,11 +271,8 @@ std::vector<RuntimeSummary> PostgresStore::query_runtimes(const engine::RuntimeQ
     static const std::string sql =
         "SELECT c.labels::text, c.id, c.runtime_name, g.name, g.provider, g.region, c.tenant, "
         "c.creation_timestamp, c.deleted, last.* FROM cluster c "
-        "LEFT JOIN gardener_config g ON g.cluster_id = c.id "
-        "LEFT JOIN LATERAL (" +
-        operation_select() +
-        "WHERE o.cluster_id = c.id ORDER BY o.start_timestamp DESC, o.id DESC LIMIT 1"
-        ") last ON true "
+        "LEFT JOIN gardener_config g ON g.cluster_id = c.id " +
+        join_last_operation() +
         "WHERE ($1::boolean OR c.deleted IS NOT TRUE) "
         "AND ($2::text IS NULL OR last.state::text = $2::text) "
         "ORDER BY c.creation_timestamp DESC, c.id DESC LIMIT $3::bigint";

@@ -21,6 +21,12 @@ using engine::Operation;
 
 namespace {
 
+// Each runtime's (alias c) last operation as o: the latest start, the latest row among equal
+// starts, the first entry of operation_cluster_start read backwards (migration 0005).
+constexpr std::string_view k_join_last_operation =
+    " LEFT JOIN operation o ON o.rowid = (SELECT rowid FROM operation"
+    " WHERE cluster_id = c.id ORDER BY start_timestamp DESC, rowid DESC LIMIT 1)";
+
 void bind_value(SQLite::Statement& statement, int index, const DbValue& value) {
     std::visit(
         [&](const auto& v) {
@@ -335,9 +341,8 @@ SqliteStore::list_runtimes(const engine::RuntimeFilter& filter) {
     const std::string sql =
         "SELECT " + std::string(k_summary_columns) + ", " + qualified(k_operation_columns, "o") +
         " FROM cluster c"
-        " LEFT JOIN gardener_config g ON g.cluster_id = c.id"
-        " LEFT JOIN operation o ON o.rowid = (SELECT rowid FROM operation"
-        "   WHERE cluster_id = c.id ORDER BY start_timestamp DESC, rowid DESC LIMIT 1)"
+        " LEFT JOIN gardener_config g ON g.cluster_id = c.id" +
+        std::string(k_join_last_operation) +
         " WHERE (?1 OR COALESCE(c.deleted, 0) = 0) AND (?2 IS NULL OR o.state = ?2)"
         " ORDER BY c.creation_timestamp DESC, c.rowid DESC";
     const DbValue state = filter.state ? DbValue(std::string(to_db(*filter.state))) : DbValue();
@@ -358,9 +363,8 @@ std::vector<engine::RuntimeSummary> SqliteStore::query_runtimes(const engine::Ru
         "SELECT c.labels, " + std::string(k_summary_columns) + ", " +
         qualified(k_operation_columns, "o") +
         " FROM cluster c"
-        " LEFT JOIN gardener_config g ON g.cluster_id = c.id"
-        " LEFT JOIN operation o ON o.rowid = (SELECT rowid FROM operation"
-        "   WHERE cluster_id = c.id ORDER BY start_timestamp DESC, rowid DESC LIMIT 1)"
+        " LEFT JOIN gardener_config g ON g.cluster_id = c.id" +
+        std::string(k_join_last_operation) +
         " WHERE (?1 OR COALESCE(c.deleted, 0) = 0) AND (?2 IS NULL OR o.state = ?2)"
         "   AND (?4 IS NULL OR instr(c.labels, ?4) > 0)"
         " ORDER BY c.creation_timestamp DESC, c.rowid DESC LIMIT ?3";
@@ -439,17 +443,13 @@ SqliteStore::find_runtime_status(const std::string& runtime_id) {
     // DNS children only when there are some. No BEGIN/COMMIT: while the first statement has
     // not been reset, SQLite keeps its read transaction, so the children see the same snapshot.
     // The kubeconfig is not selected, so not decrypted.
-    static const std::string sql = [] {
-        return "SELECT " + cluster_columns_without_kubeconfig("c") + ", " +
-               qualified(k_gardener_columns, "g") + ", " + qualified(k_operation_columns, "o") +
-               ", EXISTS (SELECT 1 FROM oidc_config WHERE gardener_config_id = g.id)"
-               " OR EXISTS (SELECT 1 FROM dns_config WHERE gardener_config_id = g.id)"
-               " FROM cluster c LEFT JOIN gardener_config g ON g.cluster_id = c.id"
-               // operation_cluster_start read backwards: its first entry (migration 0005).
-               " LEFT JOIN operation o ON o.rowid = (SELECT rowid FROM operation"
-               "   WHERE cluster_id = c.id ORDER BY start_timestamp DESC, rowid DESC LIMIT 1)"
-               " WHERE c.id = ?";
-    }();
+    static const std::string sql =
+        "SELECT " + cluster_columns_without_kubeconfig("c") + ", " +
+        qualified(k_gardener_columns, "g") + ", " + qualified(k_operation_columns, "o") +
+        ", EXISTS (SELECT 1 FROM oidc_config WHERE gardener_config_id = g.id)"
+        " OR EXISTS (SELECT 1 FROM dns_config WHERE gardener_config_id = g.id)"
+        " FROM cluster c LEFT JOIN gardener_config g ON g.cluster_id = c.id" +
+        std::string(k_join_last_operation) + " WHERE c.id = ?";
     return locked([&]() -> std::optional<engine::RuntimeWithLastOperation> {
         auto st = cached(sql, {runtime_id});
         if (!st.executeStep())
