@@ -26,13 +26,18 @@ void Value::add(StaticKey key, Value value) {
     std::get<Members>(m_v).push_back({key.view(), std::move(value)});
 }
 
-Value* Value::member(std::string_view key) {
-    auto* members = std::get_if<Members>(&m_v);
+const Value* Value::member(std::string_view key) const {
+    const auto* members = std::get_if<Members>(&m_v);
     if (!members)
         return nullptr;
+    // A few dozen members at most: a scan of short keys beats a map's allocations.
     const auto it = std::find_if(members->begin(), members->end(),
                                  [&](const Member& m) { return m.key == key; });
     return it == members->end() ? nullptr : &it->value;
+}
+
+Value* Value::member(std::string_view key) {
+    return const_cast<Value*>(std::as_const(*this).member(key));
 }
 
 void Value::push_back(Value value) {
@@ -87,13 +92,8 @@ ValueRef ValueRef::member(std::string_view name) const {
         const auto it = m_json->find(name);
         return it == m_json->end() ? ValueRef() : ValueRef(*it);
     }
-    const auto* members = m_value ? m_value->members() : nullptr;
-    if (!members)
-        return {};
-    // A few dozen members at most: a scan of short keys beats a map's allocations.
-    const auto it = std::find_if(members->begin(), members->end(),
-                                 [&](const Value::Member& m) { return m.key == name; });
-    return it == members->end() ? ValueRef() : ValueRef(it->value);
+    const Value* member = m_value ? m_value->member(name) : nullptr;
+    return member ? ValueRef(*member) : ValueRef();
 }
 
 json ValueRef::to_json() const {

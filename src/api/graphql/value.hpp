@@ -60,7 +60,8 @@ public:
 
     /// Appends a member to an object (the caller does not add a name twice).
     void add(StaticKey key, Value value);
-    /// An object's member by name, to change it; null when absent or not an object.
+    /// An object's member by name; null when absent or not an object.
+    const Value* member(std::string_view key) const;
     Value* member(std::string_view key);
     /// Appends an item to an array.
     void push_back(Value value);
