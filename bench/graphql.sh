@@ -4,9 +4,15 @@
 # over a store of RUNTIMES runtimes, beside the same wrk run against nginx serving a static file
 # of the same size on the same machine.
 #
+# Each query runs against two serve processes over the same store: one as configured by
+# default (answers kept while the store stands still, README "kprov serve"), one with
+# KPROV_ANSWER_CACHE_MB=0, which parses, reads and executes every request.
+#
 #   bench/graphql.sh [BUILD_DIR]           (default: build)
 # Environment: RUNTIMES (10000), DURATION (10s), CONNECTIONS (16), THREADS (2, wrk's),
-#   STORE_URL (default: a new SQLite file; a postgres:// URL must name an empty database).
+#   STORE_URL (default: a new SQLite file; a postgres:// URL must name an empty database),
+#   WRITES (0): commits per second another process makes to a SQLite store during the runs
+#   (bench/write_load.py), as running workers would.
 # Needs: kprov, kprov-sim and kprov-bench-seed built in BUILD_DIR; wrk, nginx, sqlite3 or psql,
 # curl (scripts/install-deps installs them).
 set -euo pipefail
@@ -16,6 +22,7 @@ RUNTIMES=${RUNTIMES:-10000}
 DURATION=${DURATION:-10s}
 CONNECTIONS=${CONNECTIONS:-16}
 THREADS=${THREADS:-2}
+WRITES=${WRITES:-0}
 for tool in wrk nginx curl; do
   command -v "$tool" >/dev/null || { echo "graphql.sh: $tool is missing (scripts/install-deps)" >&2; exit 1; }
 done
@@ -71,14 +78,22 @@ echo "$(wc -l <"$WORK/ids.txt") operations seeded in ${seed_seconds}s" >&2
   >"$WORK/sim.out" 2>"$WORK/sim.log" &
 PIDS+=($!)
 first_line "$WORK/sim.out" "http" >/dev/null
-APP_ENQUEUE_IN_PROGRESS_OPERATIONS=false APP_RUNTIME_REGISTRATION_ENABLED=false \
-APP_RUNTIME_DEREGISTRATION_ENABLED=false XDG_CONFIG_HOME=$WORK/config \
-  "$BUILD/kprov" serve --store "$STORE_URL" --gardener-kubeconfig "$WORK/garden.yaml" \
-  --gardener-project bench --address 127.0.0.1:0 --metrics-address 127.0.0.1:0 \
-  --log-level warn >"$WORK/serve.out" 2>"$WORK/serve.log" &
-SERVE_PID=$!
-PIDS+=($SERVE_PID)
-API=$(first_line "$WORK/serve.out" "api ")
+# Starts kprov serve over the store with KPROV_ANSWER_CACHE_MB=$2; sets SERVE_PID and API.
+start_serve() {
+  local name=$1 cache_mb=$2
+  KPROV_ANSWER_CACHE_MB=$cache_mb APP_ENQUEUE_IN_PROGRESS_OPERATIONS=false \
+  APP_RUNTIME_REGISTRATION_ENABLED=false APP_RUNTIME_DEREGISTRATION_ENABLED=false \
+  XDG_CONFIG_HOME=$WORK/config \
+    "$BUILD/kprov" serve --store "$STORE_URL" --gardener-kubeconfig "$WORK/garden.yaml" \
+    --gardener-project bench --address 127.0.0.1:0 --metrics-address 127.0.0.1:0 \
+    --log-level warn >"$WORK/$name.out" 2>"$WORK/$name.log" &
+  SERVE_PID=$!
+  PIDS+=($SERVE_PID)
+  API=$(first_line "$WORK/$name.out" "api ")
+}
+start_serve serve-uncached 0
+UNCACHED_PID=$SERVE_PID UNCACHED_API=$API
+start_serve serve 64
 
 # 3. A static file of the size of a runtimeStatus answer, served by nginx (one worker per core,
 #    no access log, keep-alive as kprov's).
@@ -139,16 +154,32 @@ run_wrk() { # name, server pids, then wrk arguments; prints "name req/s p99 erro
   printf '%s %s %s %s %s %s\n' "$name" "$rps" "$p99" "${errors:--}" "${non2xx:-0}" "$cpu_us"
 }
 
-# 4. The runs: the two queries, kprov's /healthz (HTTP alone), nginx's static file.
+# 4. Another process writing to the store meanwhile, when asked for.
+if [ "$WRITES" != 0 ]; then
+  case "$STORE_URL" in
+    sqlite://*) ;;
+    *) echo "graphql.sh: WRITES needs a SQLite store" >&2; exit 1 ;;
+  esac
+  python3 bench/write_load.py "${STORE_URL#sqlite://}" "$WRITES" &
+  PIDS+=($!)
+fi
+
+# 5. The runs: the two queries on each serve, kprov's /healthz (HTTP alone), nginx's static
+#    file.
 LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
 {
   echo "$sample" >"$WORK/www/status.json"
   chmod 644 "$WORK/www/status.json"
-  for mode in operation status; do
-    # A short run that reads every answer (errors counted), then the measured one.
-    wrk -t"$THREADS" -c"$CONNECTIONS" -d2s -s bench/graphql_request.lua "$API" -- \
-      "$mode" "$WORK/ids.txt" check >"$WORK/$mode-check.wrk" 2>&1
-    run_wrk "$mode" "$SERVE_PID" -s bench/graphql_request.lua "$API" -- "$mode" "$WORK/ids.txt"
+  for serve in "" uncached; do
+    pid=$SERVE_PID api=$API
+    [ -n "$serve" ] && pid=$UNCACHED_PID api=$UNCACHED_API
+    for mode in operation status; do
+      name=$mode${serve:+-$serve}
+      # A short run that reads every answer (errors counted), then the measured one.
+      wrk -t"$THREADS" -c"$CONNECTIONS" -d2s -s bench/graphql_request.lua "$api" -- \
+        "$mode" "$WORK/ids.txt" check >"$WORK/$name-check.wrk" 2>&1
+      run_wrk "$name" "$pid" -s bench/graphql_request.lua "$api" -- "$mode" "$WORK/ids.txt"
+    done
   done
   run_wrk healthz "$SERVE_PID" "${API%/graphql}/healthz"
   run_wrk nginx "$NGINX_PID $(pgrep -P "$NGINX_PID" | tr '\n' ' ')" \
@@ -157,7 +188,7 @@ LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
 
 echo
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-echo "store: ${STORE_URL%%://*}, $RUNTIMES runtimes ($(wc -l <"$WORK/ids.txt") operations); wrk -t$THREADS -c$CONNECTIONS -d$DURATION"
+echo "store: ${STORE_URL%%://*}, $RUNTIMES runtimes ($(wc -l <"$WORK/ids.txt") operations), $WRITES writes/s by another process; wrk -t$THREADS -c$CONNECTIONS -d$DURATION"
 echo
 echo "load average before the runs: $LOAD"
 echo
@@ -167,7 +198,13 @@ while read -r name rps p99 errors non2xx cpu; do
   echo "| $name | $rps | $p99 | ${cpu} µs | $errors | $non2xx |"
 done <"$WORK/results"
 nginx_rps=$(awk '$1 == "nginx" {print $2}' "$WORK/results")
-for name in operation status; do
+for name in operation status operation-uncached status-uncached; do
   rps=$(awk -v n=$name '$1 == n {print $2}' "$WORK/results")
   echo "$name: $(echo "scale=2; $rps / $nginx_rps" | bc) of nginx's rate"
 done
+# How often the default serve reused an answer over all of its runs.
+metrics=$(first_line "$WORK/serve.out" "metrics ")
+curl -sS "$metrics" | awk '/^kprov_api_answer_cache_total/ {
+  n[$1] = $2 } END { hit = n["kprov_api_answer_cache_total{result=\"hit\"}"];
+  miss = n["kprov_api_answer_cache_total{result=\"miss\"}"];
+  if (hit + miss > 0) printf "answers reused: %d of %d (%.1f %%)\n", hit, hit + miss, 100 * hit / (hit + miss) }'

@@ -80,7 +80,14 @@ struct Metrics::Impl {
         , request_durations(prometheus::BuildHistogram()
                                 .Name("kprov_api_request_duration_seconds")
                                 .Help("Time to answer API requests, by route")
-                                .Register(*registry)) {
+                                .Register(*registry))
+        , answers(prometheus::BuildCounter()
+                      .Name("kprov_api_answer_cache_total")
+                      .Help("GraphQL requests that could reuse an answer kept since the store "
+                            "last changed, by result (hit: reused; miss: executed)")
+                      .Register(*registry))
+        , answer_hits(answers.Add({{"result", "hit"}}))
+        , answer_misses(answers.Add({{"result", "miss"}})) {
         for (const auto type : k_all_types)
             in_progress_by_type.emplace(type, &in_progress.Add({{"operation", text(to_db(type))}}));
     }
@@ -122,6 +129,9 @@ struct Metrics::Impl {
     prometheus::Family<prometheus::Counter>& gardener;
     prometheus::Family<prometheus::Counter>& requests;
     prometheus::Family<prometheus::Histogram>& request_durations;
+    prometheus::Family<prometheus::Counter>& answers;
+    prometheus::Counter& answer_hits;
+    prometheus::Counter& answer_misses;
     std::map<OperationType, prometheus::Gauge*> in_progress_by_type;
 
     std::mutex mutex; ///< guards the caches below
@@ -137,6 +147,10 @@ Metrics::~Metrics() = default;
 void Metrics::api_request(std::string_view path, int status, double seconds) {
     m_impl->request_counter(path, status).Increment();
     m_impl->request_histogram(path).Observe(seconds);
+}
+
+void Metrics::answer_cache(bool hit) {
+    (hit ? m_impl->answer_hits : m_impl->answer_misses).Increment();
 }
 
 void Metrics::stage_transition(engine::OperationType type, std::string_view stage) {
@@ -239,6 +253,7 @@ public:
     std::map<engine::OperationType, int> count_in_progress() override {
         return m_inner.count_in_progress();
     }
+    std::optional<std::uint64_t> change_counter() override { return m_inner.change_counter(); }
     std::vector<engine::Operation>
     claim_due(const std::string& owner, Timestamp now, std::chrono::milliseconds ttl, int limit,
               engine::ClaimOrder order = engine::ClaimOrder::NewFirst) override {

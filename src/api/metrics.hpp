@@ -10,6 +10,7 @@
 //   kprov_gardener_requests_total{verb,code}            counter (code 0: no answer)
 //   kprov_api_requests_total{path,code}                 counter
 //   kprov_api_request_duration_seconds{path}            histogram
+//   kprov_api_answer_cache_total{result}                counter (hit, miss; answer_cache.hpp)
 // Thread-safe.
 
 #include "engine/engine_options.hpp"
@@ -33,6 +34,8 @@ public:
     /// One answered API request; `path` is one of the server's routes (never a client's
     /// arbitrary path, to keep the label set small).
     void api_request(std::string_view path, int status, double seconds);
+    /// A GraphQL request that could have reused a kept answer: `hit` when it did.
+    void answer_cache(bool hit);
     void stage_transition(engine::OperationType type, std::string_view stage);
     void operation_finished(engine::OperationType type, engine::OperationState state,
                             double seconds);

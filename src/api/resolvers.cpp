@@ -28,6 +28,17 @@ graphql::FieldError reconciler_error(const std::string& id) {
                                error_extensions(k_code_internal));
 }
 
+// Whether an answer that ran a resolver may be reused while the store does not change.
+enum class Reads {
+    StoreOnly, // reads the store and nothing else
+    Beyond,    // writes, or asks Gardener: its answer is never reused
+};
+
+void not_reusable(const graphql::FieldContext& ctx) {
+    if (auto* state = std::any_cast<RequestState>(&ctx.request))
+        state->reusable = false;
+}
+
 class ProvisionerResolvers {
 public:
     explicit ProvisionerResolvers(ResolverDeps deps)
@@ -173,6 +184,7 @@ private:
             state->needs_worker = true;
             throw std::runtime_error("the tenant must be rewritten off the event loop");
         }
+        not_reusable(ctx);
         m_deps.store->set_tenant(runtime_id, tenant);
         if (m_deps.log)
             m_deps.log(engine::LogLevel::Warning, "tenant of runtime " + runtime_id +
@@ -200,8 +212,10 @@ private:
 };
 
 // Every failure becomes a FieldError with the original's extensions.
-template <typename F> graphql::Resolver guarded(F f) {
-    return [f = std::move(f)](const graphql::FieldContext& ctx) -> Value {
+template <typename F> graphql::Resolver guarded(F f, Reads reads) {
+    return [f = std::move(f), reads](const graphql::FieldContext& ctx) -> Value {
+        if (reads == Reads::Beyond)
+            not_reusable(ctx);
         try {
             return f(ctx);
         } catch (...) {
@@ -215,19 +229,21 @@ template <typename F> graphql::Resolver guarded(F f) {
 graphql::Resolvers provisioner_resolvers(const ResolverDeps& deps) {
     auto r = std::make_shared<const ProvisionerResolvers>(deps);
     graphql::Resolvers resolvers;
-    const auto add = [&](std::string field, Value (ProvisionerResolvers::*method)(
-                                                const graphql::FieldContext&) const) {
-        resolvers.add(std::move(field), guarded([r, method](const graphql::FieldContext& ctx) {
-                          return ((*r).*method)(ctx);
-                      }));
+    const auto add = [&](std::string field,
+                         Value (ProvisionerResolvers::*method)(const graphql::FieldContext&) const,
+                         Reads reads = Reads::Beyond) {
+        resolvers.add(
+            std::move(field),
+            guarded([r, method](const graphql::FieldContext& ctx) { return ((*r).*method)(ctx); },
+                    reads));
     };
     add("Mutation.provisionRuntime", &ProvisionerResolvers::provision);
     add("Mutation.deprovisionRuntime", &ProvisionerResolvers::deprovision);
     add("Mutation.upgradeShoot", &ProvisionerResolvers::upgrade_shoot);
     add("Mutation.hibernateRuntime", &ProvisionerResolvers::hibernate);
     add("Mutation.wakeUpRuntime", &ProvisionerResolvers::wake_up);
-    add("Query.runtimeOperationStatus", &ProvisionerResolvers::operation_status);
-    add("Query.runtimeStatus", &ProvisionerResolvers::runtime_status);
+    add("Query.runtimeOperationStatus", &ProvisionerResolvers::operation_status, Reads::StoreOnly);
+    add("Query.runtimeStatus", &ProvisionerResolvers::runtime_status, Reads::StoreOnly);
     add("RuntimeConfig.kubeconfig", &ProvisionerResolvers::kubeconfig);
     add("RuntimeStatus.hibernationStatus", &ProvisionerResolvers::hibernation_status);
 
@@ -235,10 +251,10 @@ graphql::Resolvers provisioner_resolvers(const ResolverDeps& deps) {
     const auto reconciler = [](const graphql::FieldContext& ctx) -> Value {
         throw reconciler_error(ctx.arguments.at("id").get<std::string>());
     };
-    resolvers.add("Mutation.upgradeRuntime", reconciler);
-    resolvers.add("Mutation.rollBackUpgradeOperation", reconciler);
+    resolvers.add("Mutation.upgradeRuntime", guarded(reconciler, Reads::Beyond));
+    resolvers.add("Mutation.rollBackUpgradeOperation", guarded(reconciler, Reads::Beyond));
     resolvers.add("Mutation.reconnectRuntimeAgent",
-                  [](const graphql::FieldContext&) -> Value { return ""; });
+                  guarded([](const graphql::FieldContext&) -> Value { return ""; }, Reads::Beyond));
     return resolvers;
 }
 

@@ -27,6 +27,9 @@ struct RequestState {
     /// drops that answer and runs the request again on a worker thread.
     bool on_loop = false;
     bool needs_worker = false;
+    /// Cleared by every resolver that does more than read the store (mutations, Gardener
+    /// calls, a tenant rewrite): the answer then must not be reused (answer_cache.hpp).
+    bool reusable = true;
 };
 
 /// What the resolvers call. Every reference must outlive the Resolvers built from it; each
@@ -50,7 +53,8 @@ struct ResolverDeps {
 
 /// Resolvers for every Query and Mutation field of schemas/provisioner.graphql, plus the lazy
 /// RuntimeConfig.kubeconfig and RuntimeStatus.hibernationStatus. Resolver failures become
-/// FieldErrors with the original's extensions (errors.hpp). Thread-safe.
+/// FieldErrors with the original's extensions (errors.hpp). Only the two status queries leave
+/// RequestState::reusable set. Thread-safe.
 graphql::Resolvers provisioner_resolvers(const ResolverDeps& deps);
 
 } // namespace kprov::api

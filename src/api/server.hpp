@@ -7,6 +7,7 @@
 // runs on the loops, the rest (mutations, Gardener calls, store checks) on worker threads. The
 // TLS listener is cpp-httplib's SSLServer, calling the same handler on its own threads.
 
+#include "api/answer_cache.hpp"
 #include "api/graphql/graphql.hpp"
 #include "api/metrics.hpp"
 
@@ -36,7 +37,12 @@ struct ServerOptions {
     /// SQLite file; a store across the network (PostgreSQL) would stall a loop per round trip.
     bool queries_on_loop = true;
     std::size_t max_body_bytes = 1024 * 1024; ///< larger bodies get 413
-    graphql::Limits limits;                   ///< document size, tokens, depth, aliases
+    /// Answers of queries that only read the store, kept until it changes (answer_cache.hpp):
+    /// their budget in bytes (0: none), and the change counter of the store the calling
+    /// thread's resolvers read (empty: none kept).
+    std::size_t answer_cache_bytes = 0;
+    AnswerCache::VersionOf store_version;
+    graphql::Limits limits; ///< document size, tokens, depth, aliases
 };
 
 /// What /readyz asks: "" when ready, else why not (the store cannot be reached, its schema is

@@ -32,6 +32,7 @@ api::ServerOptions server_options(const config::Settings& settings, const ServeA
     options.tls_key_file = settings.tls_key_file;
     // Threads for requests that may block (with TLS: one per keep-alive client).
     options.threads = static_cast<int>(std::max(32U, 8 * std::thread::hardware_concurrency()));
+    options.answer_cache_bytes = static_cast<std::size_t>(settings.answer_cache_mb) << 20;
     return options;
 }
 
@@ -138,6 +139,13 @@ int cmd_serve(Context& ctx, const ServeArgs& args) {
     const auto resolvers = api::provisioner_resolvers(deps);
     auto options = server_options(settings, args);
     options.queries_on_loop = access.store().dialect() == "sqlite";
+    options.store_version = [&readers]() -> std::optional<api::StoreVersion> {
+        auto& reader = readers.next();
+        const auto counter = reader.change_counter();
+        if (!counter)
+            return std::nullopt;
+        return api::StoreVersion{&reader, *counter};
+    };
     api::ApiServer server(*schema, resolvers, metrics, readiness(access.store()),
                           std::move(options));
     server.bind();

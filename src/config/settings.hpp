@@ -80,6 +80,7 @@ struct Settings {
     std::optional<std::string> api_token;
     std::optional<std::string> tls_cert_file;
     std::optional<std::string> tls_key_file;
+    int answer_cache_mb = 64;
 
     // the original's APP_* settings
     std::string address = "127.0.0.1:3000";

@@ -98,6 +98,18 @@ const std::vector<SettingSpec>& setting_specs() {
              [](Settings& s) {
                  return Field{&s.tls_key_file};
              }},
+        {.key = "answer_cache_mb",
+         .env = "KPROV_ANSWER_CACHE_MB",
+         .kind = Kind::Int,
+         .default_value = "64",
+         .description = "MiB serve keeps answers of status queries in, reused until the store "
+                        "changes (SQLite stores); 0: none",
+         .min = 0,
+         .max = 65536,
+         .field =
+             [](Settings& s) {
+                 return Field{&s.answer_cache_mb};
+             }},
         {.key = "tenant_strict",
          .env = "APP_TENANT_STRICT",
          .kind = Kind::Bool,

@@ -10,6 +10,7 @@
 #include "engine/model.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -124,6 +125,12 @@ public:
     find_runtime_status(const std::string& runtime_id);
     /// In-progress operations counted by type (for metrics); types with none are absent.
     virtual std::map<OperationType, int> count_in_progress() = 0;
+    /// A number that grows whenever the data this store reads may have changed: any commit by
+    /// any connection, this one or another, in this process or another. Cheap (no table is
+    /// read), so the API can ask it before every request and reuse an answer while it stands
+    /// still. Counters of two stores are not comparable. nullopt: this store cannot tell
+    /// cheaply (the default; PostgreSQL).
+    virtual std::optional<std::uint64_t> change_counter() { return std::nullopt; }
 
     // --- Running operations (workers) --------------------------------------------------------
 

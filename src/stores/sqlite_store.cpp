@@ -495,6 +495,18 @@ std::map<engine::OperationType, int> SqliteStore::count_in_progress() {
     });
 }
 
+std::optional<std::uint64_t> SqliteStore::change_counter() {
+    // PRAGMA data_version moves when another connection or process commits (it starts a read
+    // transaction, so it sees every commit made before it); this connection's own writes move
+    // total_changes instead. Both only grow, so their sum does.
+    return locked([&]() -> std::optional<std::uint64_t> {
+        auto st = cached("PRAGMA data_version");
+        st.executeStep();
+        const auto others = static_cast<std::uint64_t>(st.getColumn(0).getInt64());
+        return others + static_cast<std::uint64_t>(sqlite3_total_changes64(m_db->getHandle()));
+    });
+}
+
 std::optional<Timestamp> SqliteStore::next_due() {
     return locked([&] {
         auto st = cached("SELECT MIN(next_run_at) FROM operation "

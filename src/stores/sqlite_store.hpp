@@ -55,6 +55,7 @@ public:
     std::vector<std::string> operation_ids_with_prefix(const std::string& prefix,
                                                        std::size_t limit) override;
     std::map<engine::OperationType, int> count_in_progress() override;
+    std::optional<std::uint64_t> change_counter() override;
     std::vector<engine::Operation>
     claim_due(const std::string& owner, Timestamp now, std::chrono::milliseconds ttl, int limit,
               engine::ClaimOrder order = engine::ClaimOrder::NewFirst) override;

@@ -181,41 +181,84 @@ TEST(ApiMetrics, CountsOperationsInProgressAtScrape) {
         << text;
 }
 
+// The provisioner's resolvers over a fake store holding runtime rt-1 of tenant-a, with its
+// succeeded provisioning.
+struct ResolversOverFakeStore {
+    explicit ResolversOverFakeStore(bool deleted = false) {
+        engine::Runtime runtime;
+        runtime.id = "rt-1";
+        runtime.tenant = "tenant-a";
+        runtime.deleted = deleted;
+        store.insert_runtime(runtime, op);
+        ResolverDeps deps;
+        deps.store = &store;
+        deps.options = &options;
+        resolvers = provisioner_resolvers(deps);
+    }
+
+    graphql::Response execute(const std::string& query, std::any& state) const {
+        graphql::Request request;
+        request.query = query;
+        request.allow_mutations = true;
+        return graphql::execute(*schema, resolvers, request, state);
+    }
+
+    fakes::FakeStore store;
+    const engine::EngineOptions options;
+    const engine::Operation op =
+        operation(engine::OperationType::Provision, engine::OperationState::Succeeded);
+    graphql::Resolvers resolvers;
+    const std::shared_ptr<const graphql::Schema> schema =
+        graphql::load_schema(provisioner_schema_sdl());
+};
+
 // A query whose Tenant header differs from the stored tenant rewrites it, as the original's
 // GetAndUpdateTenant does. On an event loop the resolver must not wait on a store write: it
 // asks for a worker thread, and writes nothing, until it runs there.
 TEST(ApiResolvers, RewriteTheTenantOnlyOffTheEventLoop) {
-    fakes::FakeStore store;
-    engine::Runtime runtime;
-    runtime.id = "rt-1";
-    runtime.tenant = "tenant-a";
-    const auto op = operation(engine::OperationType::Provision, engine::OperationState::Succeeded);
-    store.insert_runtime(runtime, op);
-    const engine::EngineOptions options;
-    ResolverDeps deps;
-    deps.store = &store;
-    deps.options = &options;
-    const auto resolvers = provisioner_resolvers(deps);
-    const auto schema = graphql::load_schema(provisioner_schema_sdl());
-    graphql::Request request;
-    request.query = "{ runtimeOperationStatus(id: \"" + op.id + "\") { id } }";
+    ResolversOverFakeStore api;
+    const std::string query = "{ runtimeOperationStatus(id: \"" + api.op.id + "\") { id } }";
 
     std::any on_loop = RequestState{"tenant-b", "", true, false};
-    graphql::execute(*schema, resolvers, request, on_loop);
+    api.execute(query, on_loop);
     EXPECT_TRUE(std::any_cast<RequestState&>(on_loop).needs_worker);
-    EXPECT_EQ(store.find_runtime("rt-1")->tenant, "tenant-a");
+    EXPECT_EQ(api.store.find_runtime("rt-1")->tenant, "tenant-a");
 
     std::any on_worker = RequestState{"tenant-b", "", false, false};
-    const auto response = graphql::execute(*schema, resolvers, request, on_worker);
+    const auto response = api.execute(query, on_worker);
     EXPECT_FALSE(std::any_cast<RequestState&>(on_worker).needs_worker);
-    EXPECT_EQ(json::parse(response.text)["data"]["runtimeOperationStatus"]["id"], op.id)
+    EXPECT_EQ(json::parse(response.text)["data"]["runtimeOperationStatus"]["id"], api.op.id)
         << response.text;
-    EXPECT_EQ(store.find_runtime("rt-1")->tenant, "tenant-b");
+    EXPECT_EQ(api.store.find_runtime("rt-1")->tenant, "tenant-b");
+    EXPECT_FALSE(std::any_cast<RequestState&>(on_worker).reusable) << "it wrote";
 
     // The same tenant needs no write, so no worker.
     std::any same = RequestState{"tenant-b", "", true, false};
-    graphql::execute(*schema, resolvers, request, same);
+    api.execute(query, same);
     EXPECT_FALSE(std::any_cast<RequestState&>(same).needs_worker);
+    EXPECT_TRUE(std::any_cast<RequestState&>(same).reusable);
+}
+
+// The answer cache keeps an answer only when every resolver that ran read nothing but the
+// store: the two status queries. Mutations write; the lazy fields ask Gardener.
+TEST(ApiResolvers, OnlyTheStatusQueriesLeaveTheAnswerReusable) {
+    const ResolversOverFakeStore api(true); // deleted: the lazy fields answer null, no Gardener
+    const auto reusable = [&](const std::string& query) {
+        std::any state = RequestState{"tenant-a", "", false, false};
+        const auto response = api.execute(query, state);
+        EXPECT_EQ(response.outcome, graphql::Response::Outcome::Executed) << response.text;
+        return std::any_cast<RequestState&>(state).reusable;
+    };
+    EXPECT_TRUE(reusable("{ runtimeOperationStatus(id: \"" + api.op.id + "\") { id state } }"));
+    EXPECT_TRUE(reusable("{ runtimeStatus(id: \"rt-1\") { lastOperationStatus { id } "
+                         "runtimeConfiguration { clusterConfig { name } } } }"));
+    EXPECT_TRUE(reusable("{ __schema { queryType { name } } }"));
+    EXPECT_FALSE(reusable("{ runtimeStatus(id: \"rt-1\") { runtimeConfiguration { kubeconfig } "
+                          "} }"));
+    EXPECT_FALSE(reusable("{ runtimeStatus(id: \"rt-1\") { hibernationStatus { hibernated } } }"));
+    EXPECT_FALSE(reusable("mutation { reconnectRuntimeAgent(id: \"rt-1\") }"));
+    EXPECT_FALSE(reusable("mutation { rollBackUpgradeOperation(id: \"rt-1\") { "
+                          "lastOperationStatus { id } } }"));
 }
 
 TEST(Playground, IsSelfContainedAndPostsToTheEndpoint) {

@@ -50,6 +50,11 @@ query RuntimeStatus($id: String!) {
   }
 })";
 
+// A status query of the kind clients poll (the answer cache's tests).
+const std::string k_reused_query =
+    "query($id: String!) { runtimeStatus(id: $id) { lastOperationStatus { id operation state } "
+    "runtimeConfiguration { clusterConfig { name machineType } } } }";
+
 const std::map<std::string, std::string> k_typenames = {
     {"gcp", "GCPProviderConfig"},
     {"azure", "AzureProviderConfig"},
@@ -117,6 +122,25 @@ protected:
         s.runtime_id = op.value("runtimeID", "");
         s.operation_id = op.value("id", "");
         return s;
+    }
+
+    // A GCP runtime, once its provisioning has succeeded.
+    Started provisioned(const std::string& shoot) {
+        Started r = provision("gcp", shoot, false);
+        expect_succeeded(r.operation_id, "Provision");
+        return r;
+    }
+
+    // Starts serve with `env`, provisions a runtime and asks k_reused_query about it `times`
+    // times.
+    Started polled_runtime(std::vector<std::string> env, const std::string& shoot, int times) {
+        ServeOptions options;
+        options.extra_env = std::move(env);
+        start(options);
+        Started r = provisioned(shoot);
+        for (int i = 0; i < times; ++i)
+            EXPECT_EQ(process->graphql(k_reused_query, {{"id", r.runtime_id}}).error(), "");
+        return r;
     }
 
     json runtime_status(const std::string& runtime_id) {
@@ -552,6 +576,78 @@ TEST_F(Serve, ServesHttpsWithTheConfiguredCertificate) {
     // A client that does not trust the CA gets no answer.
     process->ca_file = certs->other_ca.string();
     EXPECT_EQ(process->graphql("{ __typename }").status, 0);
+}
+
+// --- answers reused while the store stands still (answer_cache.hpp) -------------------------
+
+// How many GraphQL requests got a kept answer, from /metrics.
+long answer_hits(const ServeProcess& process) {
+    const std::string line = "kprov_api_answer_cache_total{result=\"hit\"} ";
+    const std::string text = process.get(process.metrics_url).body;
+    const auto at = text.find(line);
+    return at == std::string::npos ? -1 : std::stol(text.substr(at + line.size()));
+}
+
+TEST_F(Serve, ReusesAnAnswerOnlyUntilAnyProcessChangesTheStore) {
+    start();
+    const Started r = provisioned("gq-reuse");
+    const long hits = answer_hits(*process);
+    ASSERT_GE(hits, 0);
+    const Answer first = process->graphql(k_reused_query, {{"id", r.runtime_id}});
+    const Answer second = process->graphql(k_reused_query, {{"id", r.runtime_id}});
+    EXPECT_EQ(first.data()["runtimeStatus"]["lastOperationStatus"]["state"], "Succeeded")
+        << first.body;
+    EXPECT_EQ(second.body, first.body);
+    EXPECT_EQ(second.content_type, "application/json");
+    EXPECT_EQ(answer_hits(*process), hits + 1) << "the store did not change in between";
+
+    // Another process writes (the CLI starts a hibernation): the very next answer shows it.
+    const auto cli = kprov::testing::run_process(process->argv({"hibernate", r.runtime_id}),
+                                                 process->env(), process->dir.path());
+    ASSERT_EQ(cli.exit_code, 0) << cli.err;
+    const Answer after = process->graphql(k_reused_query, {{"id", r.runtime_id}});
+    EXPECT_EQ(after.data()["runtimeStatus"]["lastOperationStatus"]["operation"], "Hibernate")
+        << after.body;
+    EXPECT_EQ(answer_hits(*process), hits + 1);
+
+    // serve's own workers write as the hibernation goes on; a poller sees it end.
+    const std::string hibernation =
+        after.data()["runtimeStatus"]["lastOperationStatus"].value("id", "");
+    expect_succeeded(hibernation, "Hibernate");
+    const Answer done = process->graphql(k_reused_query, {{"id", r.runtime_id}});
+    EXPECT_EQ(done.data()["runtimeStatus"]["lastOperationStatus"]["state"], "Succeeded")
+        << done.body;
+}
+
+TEST_F(Serve, NeverReusesAnAnswerForAnotherTenantOrOneFromGardener) {
+    const Started r = polled_runtime({"APP_TENANT_STRICT=true"}, "gq-reuse-t", 2);
+    const long hits = answer_hits(*process);
+
+    // The same body from another tenant, or with a sub-account, is another request.
+    const Answer other =
+        process->graphql(k_reused_query, {{"id", r.runtime_id}}, {{"Tenant", "tenant-b"}});
+    EXPECT_EQ(other.extensions()["error_code"], 403) << other.body;
+    const Answer sub = process->graphql(k_reused_query, {{"id", r.runtime_id}},
+                                        {{"Tenant", "tenant-a"}, {"Sub-Account", "sa-1"}});
+    EXPECT_EQ(sub.error(), "") << sub.body;
+    EXPECT_EQ(answer_hits(*process), hits);
+
+    // A kubeconfig comes from Gardener each time; an error is never kept.
+    const std::string kubeconfig =
+        "query($id: String!) { runtimeStatus(id: $id) { runtimeConfiguration { kubeconfig } } }";
+    for (int i = 0; i < 2; ++i) {
+        const Answer a = process->graphql(kubeconfig, {{"id", r.runtime_id}});
+        EXPECT_TRUE(a.data()["runtimeStatus"]["runtimeConfiguration"]["kubeconfig"].is_string())
+            << a.body;
+        const Answer missing = process->graphql(k_reused_query, {{"id", "no-such-runtime"}});
+        EXPECT_NE(missing.error(), "") << missing.body;
+    }
+    EXPECT_EQ(answer_hits(*process), hits);
+}
+
+TEST_F(Serve, KeepsNoAnswersWhenTheCacheIsOff) {
+    polled_runtime({"KPROV_ANSWER_CACHE_MB=0"}, "gq-reuse-off", 3);
+    EXPECT_EQ(answer_hits(*process), 0);
 }
 
 TEST_F(Serve, StopsGracefullyOnSigterm) {

@@ -431,6 +431,35 @@ TEST_F(SqliteClaimTest, ConcurrentClaimsFromTwoProcessesNeverShareAnOperation) {
     EXPECT_EQ(std::set<std::string>(all.begin(), all.end()), ids);
 }
 
+TEST_F(SqliteStoreTest, TheChangeCounterMovesWithEveryCommitOfAnyConnectionAndOnlyThen) {
+    auto store = open();
+    auto reader = open(); // a second connection, as serve's readers are
+    const Runtime r = small_runtime();
+    const auto before = store->change_counter();
+    const auto seen_before = reader->change_counter();
+    ASSERT_TRUE(before && seen_before);
+    EXPECT_EQ(store->change_counter(), before) << "nothing was written";
+    EXPECT_EQ(reader->change_counter(), seen_before);
+    (void)reader->find_runtime(r.id);
+    EXPECT_EQ(reader->change_counter(), seen_before) << "a read is not a change";
+
+    // Its own write moves a connection's counter, and every other connection's.
+    store->insert_runtime(r, provisioning(r.id));
+    const auto after_insert = store->change_counter();
+    const auto seen_insert = reader->change_counter();
+    EXPECT_NE(after_insert, before);
+    EXPECT_NE(seen_insert, seen_before);
+
+    // So does a commit by a connection that is no store at all (another process, sqlite3).
+    {
+        SQLite::Database other(m_db, SQLite::OPEN_READWRITE);
+        other.exec("UPDATE operation SET message = 'changed elsewhere'");
+    }
+    EXPECT_NE(store->change_counter(), after_insert);
+    EXPECT_NE(reader->change_counter(), seen_insert);
+    EXPECT_EQ(reader->change_counter(), reader->change_counter());
+}
+
 TEST_F(SqliteStoreTest, AWriterWaitsForAnotherConnectionsTransactionInsteadOfFailing) {
     auto store = open();
     const Runtime r = small_runtime();

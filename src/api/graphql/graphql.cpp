@@ -7,12 +7,11 @@
 #include "api/graphql/json_text.hpp"
 #include "api/graphql/parser.hpp"
 #include "api/graphql/validation.hpp"
+#include "api/lru_map.hpp"
 
 #include <algorithm>
-#include <list>
 #include <mutex>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
 namespace kprov::api::graphql {
@@ -148,10 +147,12 @@ Response run(const Schema& schema, const Resolvers& resolvers, const Request& re
 
     Response r;
     r.outcome = Outcome::Executed;
+    r.query = op->kind == ast::OperationKind::Query;
     r.text.reserve(1024);
     r.text = "{\"data\":";
     execute_operation(schema, resolvers, doc, *op, variables, request_state, errors, r.text);
-    if (!errors.empty()) {
+    r.field_errors = !errors.empty();
+    if (r.field_errors) {
         r.text += ",\"errors\":";
         append_json(r.text, errors);
     }
@@ -170,45 +171,33 @@ Response internal_error() {
 } // namespace
 
 struct DocumentCache::Impl {
-    using Entry = std::pair<std::string, std::shared_ptr<const Checked>>;
+    explicit Impl(std::size_t capacity)
+        : documents(capacity) {}
 
-    std::size_t capacity;
     mutable std::mutex mutex;
-    std::list<Entry> order; // most recently used first
-    std::unordered_map<std::string_view, std::list<Entry>::iterator> index; // keys: order's
+    LruMap<std::shared_ptr<const Checked>> documents; // each costs 1: capacity counts them
 
     std::shared_ptr<const Checked> find(std::string_view query) {
         const std::lock_guard lock(mutex);
-        const auto it = index.find(query);
-        if (it == index.end())
-            return nullptr;
-        order.splice(order.begin(), order, it->second);
-        return it->second->second;
+        const auto* found = documents.find(query);
+        return found ? *found : nullptr;
     }
 
     void insert(std::string_view query, std::shared_ptr<const Checked> checked) {
         const std::lock_guard lock(mutex);
-        if (capacity == 0 || index.count(query) != 0)
-            return;
-        order.emplace_front(std::string(query), std::move(checked));
-        index.emplace(order.front().first, order.begin());
-        if (order.size() > capacity) {
-            index.erase(order.back().first);
-            order.pop_back();
-        }
+        if (!documents.find(query))
+            documents.put(query, std::move(checked), 1);
     }
 };
 
 DocumentCache::DocumentCache(std::size_t capacity)
-    : m_impl(std::make_unique<Impl>()) {
-    m_impl->capacity = capacity;
-}
+    : m_impl(std::make_unique<Impl>(capacity)) {}
 
 DocumentCache::~DocumentCache() = default;
 
 std::size_t DocumentCache::size() const {
     const std::lock_guard lock(m_impl->mutex);
-    return m_impl->order.size();
+    return m_impl->documents.size();
 }
 
 std::size_t json_nesting(const json& value, std::size_t stop_after) {

@@ -99,6 +99,10 @@ struct Response {
         ValidationFailed, // the document does not fit the schema (or variables do not): no "data"
     };
     Outcome outcome = Outcome::Executed;
+    /// Executed: whether the operation was a query (not a mutation) and whether any field
+    /// failed (the answer then has "errors").
+    bool query = false;
+    bool field_errors = false;
     /// The response as compact JSON text: {"data": ..., "errors": [...]} as the spec lays it out
     /// ("errors" only when there are some), the members of "data" in the order the query
     /// selected them; for ParseFailed/ValidationFailed only "errors", each with
