@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Commits RATE small writes per second to a kprov SQLite store until it is stopped: what
-running workers do to a store (a claim bumps an operation's attempts), so that
-bench/graphql.sh can measure the API while the store changes under it. Each write changes a
-row (an UPDATE that leaves the values as they were commits nothing) and no answer the API
-gives.
+"""Commits RATE small writes per second to a kprov SQLite store until it is stopped, so that
+bench/graphql.sh can measure the API while the store changes under it: each write stamps a
+random operation's last_transition, as a worker's pass does. That moves the operation's
+runtime's version (migration 0006), so serve's kept answers about that runtime are retired,
+while the answers the API gives stay the same (it does not show last_transition).
 
     bench/write_load.py DB_FILE RATE
 """
@@ -26,7 +26,8 @@ def main():
     interval = 1.0 / rate
     due = time.monotonic()
     while True:
-        db.execute("UPDATE operation SET attempts = attempts + 1 WHERE rowid = ?",
+        db.execute("UPDATE operation SET last_transition = "
+                   "strftime('%Y-%m-%d %H:%M:%f000', 'now') WHERE rowid = ?",
                    (random.randint(1, rows),))
         due += interval
         time.sleep(max(0.0, due - time.monotonic()))

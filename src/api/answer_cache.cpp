@@ -2,6 +2,7 @@
 
 #include "api/lru_map.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <mutex>
 #include <vector>
@@ -21,7 +22,12 @@ std::atomic<std::uint64_t> g_next_cache_id{1};
 struct Kept {
     std::uint64_t generation;
     std::string answer;
+    std::optional<RuntimeVersion> shows;
 };
+
+bool same(const std::optional<RuntimeVersion>& a, const RuntimeVersion& b) {
+    return a && a->runtime_id == b.runtime_id && a->version == b.version;
+}
 
 struct Shard {
     explicit Shard(std::size_t budget)
@@ -33,8 +39,9 @@ struct Shard {
 } // namespace
 
 struct AnswerCache::Impl {
-    Impl(std::size_t budget, VersionOf version)
-        : version_of(std::move(version)) {
+    Impl(std::size_t budget, VersionOf version, RuntimeVersionOf runtime_version)
+        : version_of(std::move(version))
+        , runtime_version_of(std::move(runtime_version)) {
         const std::size_t count = budget >= k_shard_from ? k_shards : 1;
         for (std::size_t i = 0; i < count; ++i)
             shards.push_back(std::make_unique<Shard>(budget / count));
@@ -47,13 +54,16 @@ struct AnswerCache::Impl {
 
     const std::uint64_t id = g_next_cache_id.fetch_add(1, std::memory_order_relaxed);
     VersionOf version_of;
+    RuntimeVersionOf runtime_version_of;
     bool enabled = false;
     std::atomic<std::uint64_t> generation{0};
     std::vector<std::unique_ptr<Shard>> shards;
 };
 
-AnswerCache::AnswerCache(std::size_t budget_bytes, VersionOf version_of)
-    : m_impl(std::make_unique<Impl>(budget_bytes, std::move(version_of))) {}
+AnswerCache::AnswerCache(std::size_t budget_bytes, VersionOf version_of,
+                         RuntimeVersionOf runtime_version_of)
+    : m_impl(std::make_unique<Impl>(budget_bytes, std::move(version_of),
+                                    std::move(runtime_version_of))) {}
 
 AnswerCache::~AnswerCache() = default;
 
@@ -84,26 +94,60 @@ std::optional<std::uint64_t> AnswerCache::generation() {
 }
 
 std::optional<std::string> AnswerCache::find(std::string_view key, std::uint64_t generation) {
-    auto& shard = m_impl->shard_of(key);
-    const std::lock_guard lock(shard.mutex);
-    Kept* kept = shard.entries.find(key);
-    if (!kept)
-        return std::nullopt;
-    if (kept->generation != generation) {
-        shard.entries.erase(key); // from before a change: never valid again
+    auto& impl = *m_impl;
+    auto& shard = impl.shard_of(key);
+    RuntimeVersion shows;
+    std::string answer;
+    {
+        const std::lock_guard lock(shard.mutex);
+        Kept* kept = shard.entries.find(key);
+        if (!kept)
+            return std::nullopt;
+        if (kept->generation == generation)
+            return kept->answer;
+        if (!kept->shows || !impl.runtime_version_of) {
+            shard.entries.erase(key); // from before a change: never good again
+            return std::nullopt;
+        }
+        shows = *kept->shows;
+        answer = kept->answer;
+    }
+    // The store has changed since the answer was kept: has its runtime? (Not under the lock:
+    // this reads the store.)
+    std::optional<std::uint64_t> now;
+    try {
+        now = impl.runtime_version_of(shows.runtime_id);
+    } catch (const std::exception&) {
         return std::nullopt;
     }
-    return kept->answer;
+    const std::lock_guard lock(shard.mutex);
+    Kept* kept = shard.entries.find(key);
+    const bool still_kept = kept && same(kept->shows, shows);
+    if (!now || *now != shows.version) {
+        if (still_kept)
+            shard.entries.erase(key);
+        return std::nullopt;
+    }
+    // The runtime's rows are as the answer shows them, at a moment after `generation` began:
+    // good for every request of this generation.
+    if (still_kept)
+        kept->generation = std::max(kept->generation, generation);
+    return answer;
 }
 
-void AnswerCache::insert(std::string_view key, std::uint64_t generation, std::string_view answer) {
+void AnswerCache::insert(std::string_view key, std::uint64_t generation, std::string_view answer,
+                         std::optional<RuntimeVersion> shows) {
     auto& impl = *m_impl;
-    // Computed under a generation that has moved on: no request will ask for it.
-    if (!impl.enabled || generation != impl.generation.load(std::memory_order_acquire))
+    if (!impl.enabled)
+        return;
+    // Computed under a generation that has moved on: only its runtime's version can vouch for
+    // it, and without one no request will ask for it.
+    if (generation != impl.generation.load(std::memory_order_acquire) &&
+        !(shows && impl.runtime_version_of))
         return;
     auto& shard = impl.shard_of(key);
     const std::lock_guard lock(shard.mutex);
-    shard.entries.put(key, Kept{generation, std::string(answer)},
+    shard.entries.put(key, Kept{generation, std::string(answer), std::move(shows)},
                       key.size() + answer.size() + k_entry_overhead);
 }
 

@@ -234,7 +234,7 @@ public:
     std::optional<std::string> tenant_of(const std::string& runtime_id) override {
         return m_inner.tenant_of(runtime_id);
     }
-    std::optional<std::pair<engine::Operation, std::optional<std::string>>>
+    std::optional<engine::OperationWithTenant>
     find_operation_with_tenant(const std::string& operation_id) override {
         return m_inner.find_operation_with_tenant(operation_id);
     }
@@ -254,6 +254,9 @@ public:
         return m_inner.count_in_progress();
     }
     std::optional<std::uint64_t> change_counter() override { return m_inner.change_counter(); }
+    std::optional<std::uint64_t> runtime_version(const std::string& runtime_id) override {
+        return m_inner.runtime_version(runtime_id);
+    }
     std::vector<engine::Operation>
     claim_due(const std::string& owner, Timestamp now, std::chrono::milliseconds ttl, int limit,
               engine::ClaimOrder order = engine::ClaimOrder::NewFirst) override {

@@ -39,6 +39,13 @@ void not_reusable(const graphql::FieldContext& ctx) {
         state->reusable = false;
 }
 
+// Notes which runtime's rows, at which version, an answer shows (RequestState::read).
+void note_read(const graphql::FieldContext& ctx, const std::string& runtime_id,
+               std::optional<std::uint64_t> version) {
+    if (auto* state = std::any_cast<RequestState>(&ctx.request))
+        state->read.emplace_back(runtime_id, version);
+}
+
 class ProvisionerResolvers {
 public:
     explicit ProvisionerResolvers(ResolverDeps deps)
@@ -83,8 +90,9 @@ public:
         auto found = reader().find_operation_with_tenant(id);
         if (!found)
             throw NotFound("operation \"" + id + "\" not found");
-        const auto& [op, tenant] = *found;
-        apply_tenant(ctx, op.cluster_id, request.tenant, tenant);
+        const auto& op = found->operation;
+        note_read(ctx, op.cluster_id, found->runtime_version);
+        apply_tenant(ctx, op.cluster_id, request.tenant, found->tenant);
         return status_of(op);
     }
 
@@ -96,6 +104,7 @@ public:
             throw NotFound("runtime \"" + id + "\" not found");
         const engine::Runtime* runtime = &found->runtime;
         const auto& last = found->last;
+        note_read(ctx, id, found->version);
         apply_tenant(ctx, id, request.tenant, runtime->tenant);
 
         engine::RuntimeStatusExtras extras;

@@ -14,6 +14,8 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace kprov::api {
 
@@ -30,6 +32,9 @@ struct RequestState {
     /// Cleared by every resolver that does more than read the store (mutations, Gardener
     /// calls, a tenant rewrite): the answer then must not be reused (answer_cache.hpp).
     bool reusable = true;
+    /// The runtimes whose rows the resolvers read, each with its version as read with the rows
+    /// (nullopt: the store keeps none): what a kept answer is checked against.
+    std::vector<std::pair<std::string, std::optional<std::uint64_t>>> read{};
 };
 
 /// What the resolvers call. Every reference must outlive the Resolvers built from it; each

@@ -69,6 +69,18 @@ std::string answer_key(const http::Request& req) {
     return key;
 }
 
+// The one runtime an answer shows, with its version as read with its rows; nullopt when the
+// answer shows none, several, or one of a store without versions.
+std::optional<RuntimeVersion> shown_runtime(const RequestState& state) {
+    if (state.read.empty())
+        return std::nullopt;
+    const auto& [id, version] = state.read.front();
+    for (const auto& other : state.read)
+        if (!other.second || other != state.read.front())
+            return std::nullopt;
+    return RuntimeVersion{id, *version};
+}
+
 // The quick reading of a POST body into `request` (post_body.hpp); false: parse it in full.
 bool quick_read(std::string_view body, graphql::Request& request) {
     auto read = api::read_post_body(body);
@@ -171,7 +183,7 @@ struct ApiServer::Impl {
         , readiness(std::move(ready))
         , options(std::move(o))
         , playground(playground_page(options.playground_endpoint))
-        , answers(options.answer_cache_bytes, options.store_version) {}
+        , answers(options.answer_cache_bytes, options.store_version, options.runtime_version) {}
 
     http::ServerOptions http_options(int loops, int workers) const {
         http::ServerOptions o;
@@ -335,7 +347,7 @@ struct ApiServer::Impl {
             return http::Handled::Blocking; // a resolver must write: again, on a worker thread
         const bool executed = response.outcome == graphql::Response::Outcome::Executed;
         if (generation && executed && response.query && !response.field_errors && done.reusable) {
-            answers.insert(key, *generation, response.text);
+            answers.insert(key, *generation, response.text, shown_runtime(done));
             metrics.answer_cache(false);
         }
         res.status = executed ? 200 : 422;

@@ -38,10 +38,12 @@ struct ServerOptions {
     bool queries_on_loop = true;
     std::size_t max_body_bytes = 1024 * 1024; ///< larger bodies get 413
     /// Answers of queries that only read the store, kept until it changes (answer_cache.hpp):
-    /// their budget in bytes (0: none), and the change counter of the store the calling
-    /// thread's resolvers read (empty: none kept).
+    /// their budget in bytes (0: none), the change counter of the store the calling thread's
+    /// resolvers read (empty: none kept), and a runtime's version in that store (empty: every
+    /// commit retires every answer).
     std::size_t answer_cache_bytes = 0;
     AnswerCache::VersionOf store_version;
+    AnswerCache::RuntimeVersionOf runtime_version;
     graphql::Limits limits; ///< document size, tokens, depth, aliases
 };
 

@@ -146,6 +146,9 @@ int cmd_serve(Context& ctx, const ServeArgs& args) {
             return std::nullopt;
         return api::StoreVersion{&reader, *counter};
     };
+    options.runtime_version = [&readers](const std::string& runtime_id) {
+        return readers.next().runtime_version(runtime_id);
+    };
     api::ApiServer server(*schema, resolvers, metrics, readiness(access.store()),
                           std::move(options));
     server.bind();

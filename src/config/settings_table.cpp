@@ -102,8 +102,8 @@ const std::vector<SettingSpec>& setting_specs() {
          .env = "KPROV_ANSWER_CACHE_MB",
          .kind = Kind::Int,
          .default_value = "64",
-         .description = "MiB serve keeps answers of status queries in, reused until the store "
-                        "changes (SQLite stores); 0: none",
+         .description = "MiB serve keeps answers of status queries in, reused until their "
+                        "runtime changes (SQLite stores); 0: none",
          .min = 0,
          .max = 65536,
          .field =

@@ -62,6 +62,18 @@ enum class ClaimOrder {
 struct RuntimeWithLastOperation {
     Runtime runtime;
     std::optional<Operation> last;
+    /// The runtime's version (Store::runtime_version) in the same snapshot; nullopt when the
+    /// store keeps none.
+    std::optional<std::uint64_t> version;
+};
+
+/// What Store::find_operation_with_tenant returns.
+struct OperationWithTenant {
+    Operation operation;
+    std::optional<std::string> tenant; ///< its runtime's; nullopt when the runtime is gone
+    /// Its runtime's version (Store::runtime_version) in the same snapshot; nullopt when the
+    /// store keeps none.
+    std::optional<std::uint64_t> runtime_version;
 };
 
 class Store {
@@ -114,7 +126,7 @@ public:
     /// The operation and the tenant of its runtime (nullopt when the runtime is gone), read
     /// together: what the API's runtimeOperationStatus checks. nullopt when there is no such
     /// operation. The default calls find_operation and tenant_of; the stores use one statement.
-    virtual std::optional<std::pair<Operation, std::optional<std::string>>>
+    virtual std::optional<OperationWithTenant>
     find_operation_with_tenant(const std::string& operation_id);
     /// The runtime (soft-deleted ones too) as RuntimeStatus shows it, with its last operation,
     /// read from one snapshot: the gardener config with OIDC and DNS, but no administrators and
@@ -131,6 +143,15 @@ public:
     /// still. Counters of two stores are not comparable. nullopt: this store cannot tell
     /// cheaply (the default; PostgreSQL).
     virtual std::optional<std::uint64_t> change_counter() { return std::nullopt; }
+    /// A number that grows whenever anything the API shows of the runtime changes (its
+    /// configuration, its operations, its tenant), by any process; other runtimes' changes
+    /// leave it. nullopt when there is no such runtime or the store keeps no versions (the
+    /// default; PostgreSQL). find_runtime_status and find_operation_with_tenant read it with
+    /// their rows.
+    virtual std::optional<std::uint64_t> runtime_version(const std::string& runtime_id) {
+        (void)runtime_id;
+        return std::nullopt;
+    }
 
     // --- Running operations (workers) --------------------------------------------------------
 

@@ -64,13 +64,13 @@ std::optional<std::string> Store::tenant_of(const std::string& runtime_id) {
     return std::move(runtime->tenant);
 }
 
-std::optional<std::pair<Operation, std::optional<std::string>>>
+std::optional<OperationWithTenant>
 Store::find_operation_with_tenant(const std::string& operation_id) {
     auto op = find_operation(operation_id);
     if (!op)
         return std::nullopt;
     auto tenant = tenant_of(op->cluster_id);
-    return std::pair(std::move(*op), std::move(tenant));
+    return OperationWithTenant{std::move(*op), std::move(tenant), std::nullopt};
 }
 
 std::optional<RuntimeWithLastOperation> Store::find_runtime_status(const std::string& runtime_id) {
@@ -79,7 +79,7 @@ std::optional<RuntimeWithLastOperation> Store::find_runtime_status(const std::st
         return std::nullopt;
     runtime->administrators.clear();
     runtime->kubeconfig.reset();
-    return RuntimeWithLastOperation{std::move(*runtime), last_operation(runtime_id)};
+    return RuntimeWithLastOperation{std::move(*runtime), last_operation(runtime_id), std::nullopt};
 }
 
 std::vector<std::string> Store::runtime_ids_with_prefix(const std::string& prefix,

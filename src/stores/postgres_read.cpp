@@ -92,7 +92,7 @@ Runtime PostgresStore::runtime_of(const RowView& row) const {
     return rt;
 }
 
-std::optional<std::pair<Operation, std::optional<std::string>>>
+std::optional<engine::OperationWithTenant>
 PostgresStore::find_operation_with_tenant(const std::string& operation_id) {
     if (!is_uuid(operation_id))
         return std::nullopt;
@@ -104,7 +104,8 @@ PostgresStore::find_operation_with_tenant(const std::string& operation_id) {
     if (r.empty())
         return std::nullopt;
     const PqxxRow row(r[0]);
-    return std::pair(read_operation(row), row.optional_text(k_operation_column_count));
+    return engine::OperationWithTenant{read_operation(row),
+                                       row.optional_text(k_operation_column_count), std::nullopt};
 }
 
 std::optional<engine::RuntimeWithLastOperation>
@@ -129,7 +130,7 @@ PostgresStore::find_runtime_status(const std::string& runtime_id) {
     const PqxxRow row(r[0]);
     if (row.boolean(k_operation + k_operation_column_count))
         return Store::find_runtime_status(runtime_id);
-    engine::RuntimeWithLastOperation out{runtime_of(row), std::nullopt};
+    engine::RuntimeWithLastOperation out{runtime_of(row), std::nullopt, std::nullopt};
     if (!row.is_null(k_operation))
         out.last = read_operation(row, k_operation);
     return out;

@@ -45,7 +45,7 @@ public:
     std::vector<engine::RuntimeSummary> list_runtimes(const engine::RuntimeFilter& filter) override;
     std::vector<engine::RuntimeSummary> query_runtimes(const engine::RuntimeQuery& query) override;
     std::optional<std::string> tenant_of(const std::string& runtime_id) override;
-    std::optional<std::pair<engine::Operation, std::optional<std::string>>>
+    std::optional<engine::OperationWithTenant>
     find_operation_with_tenant(const std::string& operation_id) override;
     std::optional<engine::RuntimeWithLastOperation>
     find_runtime_status(const std::string& runtime_id) override;

@@ -27,6 +27,13 @@ constexpr std::string_view k_join_last_operation =
     " LEFT JOIN operation o ON o.rowid = (SELECT rowid FROM operation"
     " WHERE cluster_id = c.id ORDER BY start_timestamp DESC, rowid DESC LIMIT 1)";
 
+// runtime_version.version (migration 0006) at `column`; nullopt when NULL (no such runtime).
+std::optional<std::uint64_t> version_at(const RowView& row, int column) {
+    if (row.is_null(column))
+        return std::nullopt;
+    return static_cast<std::uint64_t>(row.integer(column));
+}
+
 void bind_value(SQLite::Statement& statement, int index, const DbValue& value) {
     std::visit(
         [&](const auto& v) {
@@ -423,17 +430,21 @@ std::optional<std::string> SqliteStore::tenant_of(const std::string& runtime_id)
     });
 }
 
-std::optional<std::pair<engine::Operation, std::optional<std::string>>>
+std::optional<engine::OperationWithTenant>
 SqliteStore::find_operation_with_tenant(const std::string& operation_id) {
     static const std::string sql = "SELECT " + qualified(k_operation_columns, "o") +
-                                   ", c.tenant FROM operation o"
-                                   " LEFT JOIN cluster c ON c.id = o.cluster_id WHERE o.id = ?";
-    return locked([&]() -> std::optional<std::pair<engine::Operation, std::optional<std::string>>> {
+                                   ", c.tenant, v.version FROM operation o"
+                                   " LEFT JOIN cluster c ON c.id = o.cluster_id"
+                                   " LEFT JOIN runtime_version v ON v.cluster_id = o.cluster_id"
+                                   " WHERE o.id = ?";
+    return locked([&]() -> std::optional<engine::OperationWithTenant> {
         auto st = cached(sql, {operation_id});
         if (!st.executeStep())
             return std::nullopt;
         const SqliteRow row(st);
-        return std::pair(read_operation(row), row.optional_text(k_operation_column_count));
+        return engine::OperationWithTenant{read_operation(row),
+                                           row.optional_text(k_operation_column_count),
+                                           version_at(row, k_operation_column_count + 1)};
     });
 }
 
@@ -448,6 +459,7 @@ SqliteStore::find_runtime_status(const std::string& runtime_id) {
         qualified(k_gardener_columns, "g") + ", " + qualified(k_operation_columns, "o") +
         ", EXISTS (SELECT 1 FROM oidc_config WHERE gardener_config_id = g.id)"
         " OR EXISTS (SELECT 1 FROM dns_config WHERE gardener_config_id = g.id)"
+        ", (SELECT version FROM runtime_version WHERE cluster_id = c.id)"
         " FROM cluster c LEFT JOIN gardener_config g ON g.cluster_id = c.id" +
         std::string(k_join_last_operation) + " WHERE c.id = ?";
     return locked([&]() -> std::optional<engine::RuntimeWithLastOperation> {
@@ -455,8 +467,10 @@ SqliteStore::find_runtime_status(const std::string& runtime_id) {
         if (!st.executeStep())
             return std::nullopt;
         const SqliteRow row(st);
-        engine::RuntimeWithLastOperation out{read_cluster(row, m_cipher), std::nullopt};
         const int operation = k_cluster_column_count + k_gardener_column_count;
+        engine::RuntimeWithLastOperation out{
+            read_cluster(row, m_cipher), std::nullopt,
+            version_at(row, operation + k_operation_column_count + 1)};
         if (!row.is_null(operation))
             out.last = read_operation(row, operation);
         if (!row.is_null(k_cluster_column_count)) {
@@ -492,6 +506,15 @@ std::map<engine::OperationType, int> SqliteStore::count_in_progress() {
             out[*parsed] = st.getColumn(1).getInt();
         }
         return out;
+    });
+}
+
+std::optional<std::uint64_t> SqliteStore::runtime_version(const std::string& runtime_id) {
+    return locked([&]() -> std::optional<std::uint64_t> {
+        auto st = cached("SELECT version FROM runtime_version WHERE cluster_id = ?", {runtime_id});
+        if (!st.executeStep())
+            return std::nullopt;
+        return version_at(SqliteRow(st), 0);
     });
 }
 

@@ -46,7 +46,7 @@ public:
     std::vector<engine::RuntimeSummary> list_runtimes(const engine::RuntimeFilter& filter) override;
     std::vector<engine::RuntimeSummary> query_runtimes(const engine::RuntimeQuery& query) override;
     std::optional<std::string> tenant_of(const std::string& runtime_id) override;
-    std::optional<std::pair<engine::Operation, std::optional<std::string>>>
+    std::optional<engine::OperationWithTenant>
     find_operation_with_tenant(const std::string& operation_id) override;
     std::optional<engine::RuntimeWithLastOperation>
     find_runtime_status(const std::string& runtime_id) override;
@@ -56,6 +56,7 @@ public:
                                                        std::size_t limit) override;
     std::map<engine::OperationType, int> count_in_progress() override;
     std::optional<std::uint64_t> change_counter() override;
+    std::optional<std::uint64_t> runtime_version(const std::string& runtime_id) override;
     std::vector<engine::Operation>
     claim_due(const std::string& owner, Timestamp now, std::chrono::milliseconds ttl, int limit,
               engine::ClaimOrder order = engine::ClaimOrder::NewFirst) override;

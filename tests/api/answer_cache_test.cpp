@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <gtest/gtest.h>
+#include <map>
 #include <stdexcept>
 #include <thread>
 
@@ -106,6 +107,71 @@ TEST(AnswerCache, AnotherStoreOnTheSameThreadIsAChange) {
     const auto h = cache.generation();
     EXPECT_NE(g, h);
     EXPECT_FALSE(cache.find("key", *h));
+}
+
+// Runtime versions the test moves by hand, counting how often the cache asks.
+struct FakeRuntimeVersions {
+    std::map<std::string, std::uint64_t> versions;
+    int asked = 0;
+    bool fails = false;
+
+    AnswerCache::RuntimeVersionOf version_of() {
+        return [this](const std::string& id) -> std::optional<std::uint64_t> {
+            ++asked;
+            if (fails)
+                throw std::runtime_error("database is locked");
+            const auto it = versions.find(id);
+            return it == versions.end() ? std::nullopt : std::optional(it->second);
+        };
+    }
+};
+
+TEST(AnswerCache, ReusesAnAnswerAcrossCommitsWhileItsRuntimesVersionStands) {
+    FakeCounter store;
+    FakeRuntimeVersions runtimes;
+    runtimes.versions = {{"rt-1", 5}, {"rt-2", 9}};
+    AnswerCache cache(k_budget, store.version_of(), runtimes.version_of());
+    const auto g1 = *cache.generation();
+    cache.insert("status rt-1", g1, "answer 1", RuntimeVersion{"rt-1", 5});
+    cache.insert("status rt-2", g1, "answer 2", RuntimeVersion{"rt-2", 9});
+    cache.insert("introspection", g1, "schema"); // shows no runtime
+    EXPECT_EQ(cache.find("status rt-1", g1), "answer 1");
+    EXPECT_EQ(runtimes.asked, 0) << "the store stood still: nothing to check";
+
+    // A commit to rt-2 only.
+    ++store.value;
+    runtimes.versions["rt-2"] = 10;
+    const auto g2 = *cache.generation();
+    EXPECT_EQ(cache.find("status rt-1", g2), "answer 1");
+    EXPECT_EQ(runtimes.asked, 1);
+    EXPECT_EQ(cache.find("status rt-1", g2), "answer 1");
+    EXPECT_EQ(runtimes.asked, 1) << "checked once, then good for the whole generation";
+    EXPECT_FALSE(cache.find("status rt-2", g2)) << "its runtime changed";
+    EXPECT_FALSE(cache.find("introspection", g2)) << "no runtime vouches for it";
+    EXPECT_EQ(cache.stats().entries, 1U) << "the stale ones are dropped";
+
+    // The runtime goes, or its version cannot be read: no answer.
+    ++store.value;
+    runtimes.versions.erase("rt-1");
+    EXPECT_FALSE(cache.find("status rt-1", *cache.generation()));
+    cache.insert("status rt-1", *cache.generation(), "answer 1", RuntimeVersion{"rt-1", 5});
+    ++store.value;
+    runtimes.fails = true;
+    EXPECT_FALSE(cache.find("status rt-1", *cache.generation()));
+}
+
+TEST(AnswerCache, KeepsAnAnswerFromAnEarlierGenerationOnlyWhenARuntimeCanVouchForIt) {
+    FakeCounter store;
+    FakeRuntimeVersions runtimes;
+    runtimes.versions = {{"rt-1", 5}};
+    AnswerCache cache(k_budget, store.version_of(), runtimes.version_of());
+    const auto began = *cache.generation();
+    ++store.value; // a commit while the request ran (to another runtime)
+    const auto now = *cache.generation();
+    cache.insert("plain", began, "x");
+    cache.insert("status rt-1", began, "answer 1", RuntimeVersion{"rt-1", 5});
+    EXPECT_FALSE(cache.find("plain", now));
+    EXPECT_EQ(cache.find("status rt-1", now), "answer 1");
 }
 
 TEST(AnswerCache, KeepsNothingWithoutABudgetOrAStoreThatCanTell) {

@@ -588,9 +588,10 @@ long answer_hits(const ServeProcess& process) {
     return at == std::string::npos ? -1 : std::stol(text.substr(at + line.size()));
 }
 
-TEST_F(Serve, ReusesAnAnswerOnlyUntilAnyProcessChangesTheStore) {
+TEST_F(Serve, ReusesAnAnswerUntilAnyProcessChangesItsRuntime) {
     start();
     const Started r = provisioned("gq-reuse");
+    const Started other = provisioned("gq-reuse-2");
     const long hits = answer_hits(*process);
     ASSERT_GE(hits, 0);
     const Answer first = process->graphql(k_reused_query, {{"id", r.runtime_id}});
@@ -601,14 +602,23 @@ TEST_F(Serve, ReusesAnAnswerOnlyUntilAnyProcessChangesTheStore) {
     EXPECT_EQ(second.content_type, "application/json");
     EXPECT_EQ(answer_hits(*process), hits + 1) << "the store did not change in between";
 
-    // Another process writes (the CLI starts a hibernation): the very next answer shows it.
-    const auto cli = kprov::testing::run_process(process->argv({"hibernate", r.runtime_id}),
-                                                 process->env(), process->dir.path());
-    ASSERT_EQ(cli.exit_code, 0) << cli.err;
+    // Another process (the CLI) writes to the other runtime: this one's answer still stands.
+    const auto hibernate = [&](const std::string& runtime_id) {
+        const auto cli = kprov::testing::run_process(process->argv({"hibernate", runtime_id}),
+                                                     process->env(), process->dir.path());
+        EXPECT_EQ(cli.exit_code, 0) << cli.err;
+    };
+    hibernate(other.runtime_id);
+    const Answer third = process->graphql(k_reused_query, {{"id", r.runtime_id}});
+    EXPECT_EQ(third.body, first.body);
+    EXPECT_EQ(answer_hits(*process), hits + 2);
+
+    // ... and to this one: the very next answer shows it.
+    hibernate(r.runtime_id);
     const Answer after = process->graphql(k_reused_query, {{"id", r.runtime_id}});
     EXPECT_EQ(after.data()["runtimeStatus"]["lastOperationStatus"]["operation"], "Hibernate")
         << after.body;
-    EXPECT_EQ(answer_hits(*process), hits + 1);
+    EXPECT_EQ(answer_hits(*process), hits + 2);
 
     // serve's own workers write as the hibernation goes on; a poller sees it end.
     const std::string hibernation =

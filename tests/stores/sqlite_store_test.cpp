@@ -460,6 +460,66 @@ TEST_F(SqliteStoreTest, TheChangeCounterMovesWithEveryCommitOfAnyConnectionAndOn
     EXPECT_EQ(reader->change_counter(), reader->change_counter());
 }
 
+// Migration 0006's triggers: a write to any table the API shows a runtime from moves that
+// runtime's version, whoever writes (here plain SQL on another connection); a lease does not.
+TEST_F(SqliteStoreTest, EveryTableTheApiShowsMovesTheRuntimesVersionWhoeverWrites) {
+    auto store = open();
+    Runtime r = small_runtime();
+    r.gardener.oidc =
+        engine::OidcConfig{"client", "groups", "https://issuer", {"RS256"}, "sub", "-"};
+    r.gardener.dns = engine::DnsConfig{"example.org", {{{"a.org"}, true, "secret", "aws-route53"}}};
+    r.administrators = {"admin@example.org"};
+    store->insert_runtime(r, provisioning(r.id));
+    const Runtime other = small_runtime();
+    store->insert_runtime(other, provisioning(other.id));
+    const auto other_version = store->runtime_version(other.id);
+
+    SQLite::Database raw(m_db, SQLite::OPEN_READWRITE);
+    raw.exec("PRAGMA foreign_keys = ON"); // as kprov's connections: deletes cascade
+    const std::string gardener = "(SELECT id FROM gardener_config WHERE cluster_id = ?1)";
+    const std::string oidc =
+        "(SELECT id FROM oidc_config WHERE gardener_config_id IN " + gardener + ")";
+    const std::string dns =
+        "(SELECT id FROM dns_config WHERE gardener_config_id IN " + gardener + ")";
+    const auto version_after = [&](const std::string& sql) {
+        SQLite::Statement st(raw, sql);
+        st.bind(1, r.id);
+        EXPECT_GT(st.exec(), 0) << sql;
+        return store->runtime_version(r.id);
+    };
+    auto seen = store->runtime_version(r.id);
+    ASSERT_TRUE(seen);
+    for (const std::string& sql : std::vector<std::string>{
+             "UPDATE cluster SET sub_account_id = 'sa' WHERE id = ?1",
+             "UPDATE gardener_config SET machine_type = 'm6i.xlarge' WHERE cluster_id = ?1",
+             "UPDATE operation SET message = 'm' WHERE cluster_id = ?1",
+             "UPDATE oidc_config SET client_id = 'c2' WHERE id IN " + oidc,
+             "UPDATE signing_algorithms SET algorithm = 'ES256' WHERE oidc_config_id IN " + oidc,
+             "DELETE FROM signing_algorithms WHERE oidc_config_id IN " + oidc,
+             "UPDATE dns_providers SET type = 'gcp' WHERE dns_config_id IN " + dns,
+             "DELETE FROM dns_providers WHERE dns_config_id IN " + dns,
+             "UPDATE dns_config SET domain = 'example.com' WHERE id IN " + dns,
+             "DELETE FROM oidc_config WHERE id IN " + oidc,
+             "DELETE FROM dns_config WHERE id IN " + dns,
+             "DELETE FROM operation WHERE cluster_id = ?1",
+         }) {
+        const auto now = version_after(sql);
+        EXPECT_GT(now, seen) << sql;
+        seen = now;
+    }
+    EXPECT_EQ(version_after("UPDATE cluster_administrator SET user_id = user_id || 'x' "
+                            "WHERE cluster_id = ?1"),
+              seen)
+        << "administrators are not shown";
+    EXPECT_EQ(store->runtime_version(other.id), other_version) << "only its own runtime";
+
+    // Gone and created again under the same id: the version goes on growing.
+    const auto removed = version_after("DELETE FROM cluster WHERE id = ?1");
+    EXPECT_GT(removed, seen);
+    store->insert_runtime(r, provisioning(r.id));
+    EXPECT_GT(store->runtime_version(r.id), removed);
+}
+
 TEST_F(SqliteStoreTest, AWriterWaitsForAnotherConnectionsTransactionInsteadOfFailing) {
     auto store = open();
     const Runtime r = small_runtime();

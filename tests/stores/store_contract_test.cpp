@@ -24,6 +24,7 @@ using stores::StoreBackend;
 using testing::expect_same_runtime;
 using testing::k_t0;
 using testing::new_operation;
+using testing::small_runtime;
 
 GardenerConfig azure_config(const std::string& id, const std::string& name) {
     GardenerConfig g;
@@ -801,10 +802,67 @@ TEST_P(StoreContract, OperationWithTenantReadsBothInOneGo) {
     m_store->insert_runtime(r, op);
     const auto got = m_store->find_operation_with_tenant(op.id);
     ASSERT_TRUE(got);
-    EXPECT_EQ(got->first.id, op.id);
-    EXPECT_EQ(got->first.cluster_id, r.id);
-    EXPECT_EQ(got->second, "global-account-1");
+    EXPECT_EQ(got->operation.id, op.id);
+    EXPECT_EQ(got->operation.cluster_id, r.id);
+    EXPECT_EQ(got->tenant, "global-account-1");
     EXPECT_EQ(m_store->find_operation_with_tenant(new_uuid()), std::nullopt);
+}
+
+// The answer cache reuses a runtime's answers while its version stands (Store::runtime_version).
+// A store without versions says so everywhere; one with them moves a runtime's version with
+// every write the API would show, and with no other.
+TEST_P(StoreContract, ARuntimesVersionMovesWithWhatTheApiShowsOfItAndNothingElse) {
+    const Runtime r = small_runtime(new_uuid());
+    const Runtime other = small_runtime(new_uuid());
+    Operation op = new_operation(r.id, OperationType::Provision, k_t0);
+    m_store->insert_runtime(r, op);
+    m_store->insert_runtime(other, new_operation(other.id, OperationType::Provision, k_t0));
+    const auto version = [&] {
+        const auto v = m_store->runtime_version(r.id);
+        EXPECT_EQ(m_store->find_runtime_status(r.id)->version, v) << "read with the rows";
+        EXPECT_EQ(m_store->find_operation_with_tenant(op.id)->runtime_version, v);
+        return v;
+    };
+    auto seen = version();
+    if (!seen) {
+        EXPECT_EQ(GetParam(), "postgres") << "the SQLite store keeps versions";
+        return;
+    }
+    EXPECT_EQ(m_store->runtime_version(new_uuid()), std::nullopt);
+    const auto moved = [&](const char* what) {
+        const auto now = version();
+        EXPECT_GT(now, seen) << what;
+        seen = now;
+    };
+    const auto stood = [&](const char* what) {
+        EXPECT_EQ(version(), seen) << what;
+    };
+
+    // What only the workers see: leases, attempts, due times.
+    ASSERT_TRUE(m_store->claim(op.id, "w1", k_t0, 30s));
+    m_store->release(op.id, "w1");
+    m_store->make_due({r.id}, k_t0 + 1s);
+    stood("claims, releases and due times");
+    m_store->set_tenant(other.id, "elsewhere");
+    stood("another runtime's change");
+
+    m_store->set_tenant(r.id, "moved");
+    moved("the tenant");
+    ASSERT_TRUE(m_store->claim(op.id, "w1", k_t0, 30s));
+    op.message = "halfway";
+    m_store->save_progress(op, "w1", k_t0 + 1s, {}, {}, false);
+    moved("the operation's progress");
+    op.state = OperationState::Succeeded;
+    op.end_timestamp = k_t0 + 2s;
+    m_store->save_progress(op, "w1", k_t0 + 2s, {}, {}, true);
+    moved("the operation's end");
+    RuntimeUpgrade upgrade{r.gardener, {}};
+    upgrade.gardener.machine_type = "m6i.xlarge";
+    upgrade.gardener.oidc =
+        engine::OidcConfig{"client", "groups", "https://issuer", {"RS256"}, "sub", "-"};
+    const Operation next = new_operation(r.id, OperationType::UpgradeShoot, k_t0 + 3s);
+    m_store->insert_operation(next, &upgrade);
+    moved("an upgrade");
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, StoreContract, ::testing::Values("sqlite", "postgres"),
