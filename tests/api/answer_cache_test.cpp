@@ -5,11 +5,14 @@
 #include "api/answer_cache.hpp"
 #include "api/lru_map.hpp"
 
+#include <array>
 #include <atomic>
 #include <gtest/gtest.h>
 #include <map>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 namespace kprov::api {
 namespace {
@@ -172,6 +175,67 @@ TEST(AnswerCache, KeepsAnAnswerFromAnEarlierGenerationOnlyWhenARuntimeCanVouchFo
     cache.insert("status rt-1", began, "answer 1", RuntimeVersion{"rt-1", 5});
     EXPECT_FALSE(cache.find("plain", now));
     EXPECT_EQ(cache.find("status rt-1", now), "answer 1");
+}
+
+// Many threads asking while another commits: no answer is ever older than what the store held
+// when the request began. The store is modelled as a counter and per-runtime versions that a
+// commit moves together; an answer names the version it was computed at.
+TEST(AnswerCache, NoAnswerIsOlderThanTheStoreWhenTheRequestBeganUnderConcurrentCommits) {
+    constexpr int k_runtimes = 4;
+    std::mutex store_mutex; // one commit at a time, seen whole
+    std::uint64_t counter = 1;
+    std::array<std::uint64_t, k_runtimes> versions{};
+    const int tag = 0;
+    const auto read = [&](auto&& f) {
+        const std::lock_guard lock(store_mutex);
+        return f();
+    };
+    AnswerCache cache(
+        k_budget,
+        [&]() -> std::optional<StoreVersion> {
+            return StoreVersion{&tag, read([&] { return counter; })};
+        },
+        [&](const std::string& id) -> std::optional<std::uint64_t> {
+            return read([&] { return versions.at(std::stoul(id)); });
+        });
+
+    std::atomic<bool> stop{false};
+    std::atomic<long> stale{0}, reused{0};
+    std::thread committer([&] {
+        for (unsigned i = 0; !stop; ++i) {
+            read([&] {
+                ++versions[i % k_runtimes];
+                return ++counter;
+            });
+            std::this_thread::yield();
+        }
+    });
+    std::vector<std::thread> clients;
+    for (int t = 0; t < 4; ++t)
+        clients.emplace_back([&, t] {
+            for (int i = 0; i < 20'000; ++i) {
+                const int runtime = (i + t) % k_runtimes;
+                const std::string key = "status " + std::to_string(runtime);
+                const auto before = read([&] { return versions[runtime]; });
+                const auto generation = cache.generation();
+                ASSERT_TRUE(generation);
+                if (const auto answer = cache.find(key, *generation)) {
+                    ++reused;
+                    if (std::stoull(*answer) < before)
+                        ++stale;
+                    continue;
+                }
+                const auto now = read([&] { return versions[runtime]; }); // "the rows"
+                cache.insert(key, *generation, std::to_string(now),
+                             RuntimeVersion{std::to_string(runtime), now});
+            }
+        });
+    for (auto& client : clients)
+        client.join();
+    stop = true;
+    committer.join();
+    EXPECT_EQ(stale, 0);
+    EXPECT_GT(reused, 0) << "the test must exercise reuse to mean anything";
 }
 
 TEST(AnswerCache, KeepsNothingWithoutABudgetOrAStoreThatCanTell) {
