@@ -369,7 +369,10 @@ void build_app(CLI::App& app, Parsed& p) {
                             "Metrics listen address host:port (default APP_METRICS_ADDRESS, "
                             "127.0.0.1:9000)");
             cmd->footer("Prints the API and metrics URLs on stdout once listening; logs go to "
-                        "stderr. Stops gracefully on SIGINT or SIGTERM.");
+                        "stderr. Stops gracefully on SIGINT or SIGTERM.\n"
+                        "On a SQLite store, a status query repeated with the same body and "
+                        "headers gets the answer it got before until its runtime changes "
+                        "(KPROV_ANSWER_CACHE_MB, 0: off).");
             cmd->callback([&, serve_args] {
                 action = [serve_args](Context& c) {
                     return cmd_serve(c, *serve_args);
