@@ -5,7 +5,7 @@
 # of the same size on the same machine.
 #
 # Each query runs against two serve processes over the same store: one as configured by
-# default (answers kept while the store stands still, README "kprov serve"), one with
+# default (answers kept while their runtime stands still, README "kprov serve"), one with
 # KPROV_ANSWER_CACHE_MB=0, which parses, reads and executes every request.
 #
 #   bench/graphql.sh [BUILD_DIR]           (default: build)
@@ -78,10 +78,11 @@ echo "$(wc -l <"$WORK/ids.txt") operations seeded in ${seed_seconds}s" >&2
   >"$WORK/sim.out" 2>"$WORK/sim.log" &
 PIDS+=($!)
 first_line "$WORK/sim.out" "http" >/dev/null
-# Starts kprov serve over the store with KPROV_ANSWER_CACHE_MB=$2; sets SERVE_PID and API.
+# Starts kprov serve over the store, with KPROV_ANSWER_CACHE_MB=$2 when given (else kprov's
+# default); sets SERVE_PID and API.
 start_serve() {
-  local name=$1 cache_mb=$2
-  KPROV_ANSWER_CACHE_MB=$cache_mb APP_ENQUEUE_IN_PROGRESS_OPERATIONS=false \
+  local name=$1 cache_mb=${2:-}
+  env ${cache_mb:+KPROV_ANSWER_CACHE_MB=$cache_mb} APP_ENQUEUE_IN_PROGRESS_OPERATIONS=false \
   APP_RUNTIME_REGISTRATION_ENABLED=false APP_RUNTIME_DEREGISTRATION_ENABLED=false \
   XDG_CONFIG_HOME=$WORK/config \
     "$BUILD/kprov" serve --store "$STORE_URL" --gardener-kubeconfig "$WORK/garden.yaml" \
@@ -93,7 +94,7 @@ start_serve() {
 }
 start_serve serve-uncached 0
 UNCACHED_PID=$SERVE_PID UNCACHED_API=$API
-start_serve serve 64
+start_serve serve
 
 # 3. A static file of the size of a runtimeStatus answer, served by nginx (one worker per core,
 #    no access log, keep-alive as kprov's).

@@ -25,10 +25,6 @@ struct Kept {
     std::optional<RuntimeVersion> shows;
 };
 
-bool same(const std::optional<RuntimeVersion>& a, const RuntimeVersion& b) {
-    return a && a->runtime_id == b.runtime_id && a->version == b.version;
-}
-
 struct Shard {
     explicit Shard(std::size_t budget)
         : entries(budget) {}
@@ -85,8 +81,7 @@ std::optional<std::uint64_t> AnswerCache::generation() {
         StoreVersion version;
     };
     thread_local Seen seen;
-    if (seen.cache != impl.id || seen.version.store != now->store ||
-        seen.version.counter != now->counter) {
+    if (seen.cache != impl.id || seen.version != *now) {
         seen = {impl.id, *now};
         return impl.generation.fetch_add(1, std::memory_order_acq_rel) + 1;
     }
@@ -122,7 +117,7 @@ std::optional<std::string> AnswerCache::find(std::string_view key, std::uint64_t
     }
     const std::lock_guard lock(shard.mutex);
     Kept* kept = shard.entries.find(key);
-    const bool still_kept = kept && same(kept->shows, shows);
+    const bool still_kept = kept && kept->shows == shows;
     if (!now || *now != shows.version) {
         if (still_kept)
             shard.entries.erase(key);

@@ -41,12 +41,14 @@ namespace kprov::api {
 struct StoreVersion {
     const void* store = nullptr;
     std::uint64_t counter = 0;
+    bool operator==(const StoreVersion&) const = default;
 };
 
 /// The runtime a kept answer shows and its version as read with the rows the answer shows.
 struct RuntimeVersion {
     std::string runtime_id;
     std::uint64_t version = 0;
+    bool operator==(const RuntimeVersion&) const = default;
 };
 
 class AnswerCache {

@@ -83,8 +83,8 @@ struct Metrics::Impl {
                                 .Register(*registry))
         , answers(prometheus::BuildCounter()
                       .Name("kprov_api_answer_cache_total")
-                      .Help("GraphQL requests that could reuse an answer kept since the store "
-                            "last changed, by result (hit: reused; miss: executed)")
+                      .Help("GraphQL requests that could reuse a kept answer, by result (hit: "
+                            "reused; miss: executed and kept)")
                       .Register(*registry))
         , answer_hits(answers.Add({{"result", "hit"}}))
         , answer_misses(answers.Add({{"result", "miss"}})) {

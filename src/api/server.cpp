@@ -266,8 +266,8 @@ struct ApiServer::Impl {
                                   bool on_loop) const {
         if (!authorized(req, res))
             return http::Handled::Answered;
-        // A client polling with the same request while the store stands still gets the answer
-        // it got before, without the request being parsed or run again.
+        // A client polling with the same request while what it asks about stands still gets
+        // the answer it got before, without the request being parsed or run again.
         const auto generation = answers.generation();
         std::string key;
         if (generation) {
