@@ -3,7 +3,6 @@
 #include "engine/error.hpp"
 #include "engine/ports.hpp"
 #include "engine/service.hpp"
-#include "gardener/kube_error.hpp"
 
 namespace kprov::api {
 namespace {
@@ -45,8 +44,10 @@ graphql::FieldError bad_request(const std::string& message) {
 graphql::FieldError to_field_error(const std::exception& error) {
     if (const auto* e = dynamic_cast<const graphql::FieldError*>(&error))
         return *e;
-    if (dynamic_cast<const ValidationError*>(&error) ||
-        dynamic_cast<const OperationInProgress*>(&error))
+    // A Conflict (an operation in progress, a shoot name another runtime owns, a shoot that is
+    // not the runtime's) stays a conflict however often it is sent: 400, so that KEB does not
+    // retry it.
+    if (dynamic_cast<const ValidationError*>(&error) || dynamic_cast<const Conflict*>(&error))
         return bad_request(error.what());
     if (dynamic_cast<const engine::TenantMismatch*>(&error))
         return graphql::FieldError(error.what(), error_extensions(k_code_forbidden));
@@ -54,17 +55,14 @@ graphql::FieldError to_field_error(const std::exception& error) {
         return db_error(error.what(), 2, "err_db_not_found");
     if (dynamic_cast<const StoreError*>(&error))
         return db_error(error.what(), 1, "err_db_internal");
-    if (const auto* e = dynamic_cast<const gardener::KubeError*>(&error))
-        return graphql::FieldError(
-            e->what(),
-            error_extensions(kubernetes_code(e->http_status()), e->reason(),
-                             e->component().empty() ? "k8s client - gardener" : e->component()));
     if (const auto* e = dynamic_cast<const engine::DirectorError*>(&error))
         return graphql::FieldError(e->what(),
                                    error_extensions(k_code_internal, e->reason(), e->component()));
     if (const auto* e = dynamic_cast<const RemoteError*>(&error))
-        return graphql::FieldError(e->what(), error_extensions(kubernetes_code(e->http_status()),
-                                                               "", "k8s client - gardener"));
+        return graphql::FieldError(
+            e->what(),
+            error_extensions(kubernetes_code(e->http_status()), e->reason(),
+                             e->component().empty() ? "k8s client - gardener" : e->component()));
     if (dynamic_cast<const Error*>(&error))
         return graphql::FieldError(error.what(), error_extensions(k_code_internal));
     return graphql::FieldError("internal system error", error_extensions(k_code_internal));

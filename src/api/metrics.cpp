@@ -206,8 +206,13 @@ public:
                           const engine::RuntimeUpgrade* upgrade) override {
         m_inner.insert_operation(op, upgrade);
     }
-    void set_tenant(const std::string& runtime_id, const std::string& tenant) override {
-        m_inner.set_tenant(runtime_id, tenant);
+    std::optional<std::string> live_runtime_with_shoot(const std::string& project,
+                                                       const std::string& shoot_name) override {
+        return m_inner.live_runtime_with_shoot(project, shoot_name);
+    }
+    void set_tenant(const std::string& runtime_id, const std::string& tenant,
+                    const std::optional<engine::StageTransition>& note) override {
+        m_inner.set_tenant(runtime_id, tenant, note);
     }
     std::optional<engine::Runtime> find_runtime(const std::string& runtime_id) override {
         return m_inner.find_runtime(runtime_id);

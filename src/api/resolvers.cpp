@@ -4,7 +4,6 @@
 #include "engine/registration.hpp"
 #include "engine/runtime_input.hpp"
 #include "engine/status_tree.hpp"
-#include "gardener/kube_error.hpp"
 
 #include <memory>
 #include <utility>
@@ -92,7 +91,8 @@ public:
             throw NotFound("operation \"" + id + "\" not found");
         const auto& op = found->operation;
         note_read(ctx, op.cluster_id, found->runtime_version);
-        apply_tenant(ctx, op.cluster_id, request.tenant, found->tenant);
+        apply_tenant(ctx, op.cluster_id, found->tenant, &op, request,
+                     "a runtimeOperationStatus query");
         return status_of(op);
     }
 
@@ -105,17 +105,13 @@ public:
         const engine::Runtime* runtime = &found->runtime;
         const auto& last = found->last;
         note_read(ctx, id, found->version);
-        apply_tenant(ctx, id, request.tenant, runtime->tenant);
+        apply_tenant(ctx, id, runtime->tenant, last ? &*last : nullptr, request,
+                     "a runtimeStatus query");
 
         engine::RuntimeStatusExtras extras;
         extras.compass_runtime_id = engine::compass_runtime_id(*m_deps.options, id);
         Value status = engine::status_tree::runtime_status<Value>(*runtime, last, extras);
-        // Not ready: the shoot is not (yet) there to be asked, or is gone.
-        const bool provisioning = last &&
-                                  (last->type == engine::OperationType::Provision ||
-                                   last->type == engine::OperationType::ProvisionNoInstall) &&
-                                  last->state != engine::OperationState::Succeeded;
-        const bool live = !runtime->deleted && last && !provisioning;
+        const bool live = !engine::EngineService::shoot_unavailable(*runtime, last);
         for (auto* object : {status.member("runtimeConfiguration"), &status}) {
             object->add(k_runtime_id, id);
             object->add(k_shoot_name, runtime->gardener.name);
@@ -127,21 +123,16 @@ public:
     Value kubeconfig(const graphql::FieldContext& ctx) const {
         if (!live(ctx))
             return nullptr;
-        try {
-            return m_deps.shoots->admin_kubeconfig(shoot_name(ctx),
-                                                   m_deps.options->admin_kubeconfig_expiration);
-        } catch (const gardener::KubeError& e) {
-            // No shoot, or its control plane is not up (422): not ready, so no kubeconfig.
-            if (e.is_not_found() || e.is_invalid())
-                return nullptr;
-            throw;
-        }
+        auto kubeconfig = m_deps.service->admin_kubeconfig(runtime_id(ctx), shoot_name(ctx));
+        if (!kubeconfig)
+            return nullptr;
+        return std::move(*kubeconfig);
     }
 
     Value hibernation_status(const graphql::FieldContext& ctx) const {
         if (!live(ctx))
             return nullptr;
-        const auto shoot = m_deps.shoots->get(shoot_name(ctx));
+        const auto shoot = m_deps.service->own_shoot(runtime_id(ctx), shoot_name(ctx));
         if (!shoot)
             return nullptr;
         Value status = Value::object(2);
@@ -160,6 +151,10 @@ private:
         const std::string* name = ctx.parent.member(k_shoot_name).string();
         return name ? *name : std::string();
     }
+    static std::string runtime_id(const graphql::FieldContext& ctx) {
+        const std::string* id = ctx.parent.member(k_runtime_id).string();
+        return id ? *id : std::string();
+    }
 
     engine::Store& reader() const {
         return m_deps.read_store ? m_deps.read_store() : *m_deps.store;
@@ -176,29 +171,24 @@ private:
         return {state->tenant, state->sub_account};
     }
 
-    // The original's GetAndUpdateTenant for queries: a differing tenant rewrites the stored one
-    // (logged), or with APP_TENANT_STRICT is refused.
+    // The original's GetAndUpdateTenant for queries, by the engine's one tenant rule.
     // `stored`: the runtime's tenant as read, nullopt when the runtime is gone.
     void apply_tenant(const graphql::FieldContext& ctx, const std::string& runtime_id,
-                      const std::string& tenant, const std::optional<std::string>& stored) const {
+                      const std::optional<std::string>& stored, const engine::Operation* shown,
+                      const engine::RequestContext& request, std::string_view by) const {
         if (!stored)
             throw NotFound("runtime \"" + runtime_id + "\" not found");
-        if (*stored == tenant)
+        if (*stored == request.tenant)
             return;
-        if (m_deps.options->tenant_strict)
-            throw engine::TenantMismatch("runtime " + runtime_id +
-                                         " belongs to another tenant than \"" + tenant + "\"");
         // A write may wait for the store's lock (SQLite's busy timeout): not on an event loop.
-        if (auto* state = std::any_cast<RequestState>(&ctx.request); state && state->on_loop) {
+        // The strict refusal writes nothing, so it needs no worker.
+        if (auto* state = std::any_cast<RequestState>(&ctx.request);
+            state && state->on_loop && !m_deps.options->tenant_strict) {
             state->needs_worker = true;
             throw std::runtime_error("the tenant must be rewritten off the event loop");
         }
         not_reusable(ctx);
-        m_deps.store->set_tenant(runtime_id, tenant);
-        if (m_deps.log)
-            m_deps.log(engine::LogLevel::Warning, "tenant of runtime " + runtime_id +
-                                                      " changed from \"" + *stored + "\" to \"" +
-                                                      tenant + "\" by a query");
+        m_deps.service->apply_tenant(runtime_id, *stored, shown, request, by);
     }
 
     Value status_of(const engine::Operation& op) const {

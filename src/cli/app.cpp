@@ -5,6 +5,8 @@
 
 #include "cli/cli_model.hpp"
 #include "cli/context.hpp"
+#include "engine/duration.hpp"
+#include "engine/engine_options.hpp"
 #include "engine/error.hpp"
 #include "engine/text.hpp"
 
@@ -387,9 +389,11 @@ void build_app(CLI::App& app, Parsed& p) {
         } else if (name == "status" || name == "history" || name == "kubeconfig") {
             cmd->add_option("RUNTIME_ID", read_args.id, "The runtime id")->required();
             if (name == "kubeconfig")
-                cmd->add_option("--expiration", read_args.expiration,
-                                "How long the kubeconfig stays valid, DUR (default 8h, at "
-                                "least 10m)")
+                cmd->add_option(
+                       "--expiration", read_args.expiration,
+                       "How long the kubeconfig stays valid, DUR (default " +
+                           format_duration(engine::EngineOptions{}.admin_kubeconfig_expiration) +
+                           ", at least 10m)")
                     ->type_name("DUR");
             cmd->callback([&, name] {
                 action = [&, name](Context& c) {

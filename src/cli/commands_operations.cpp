@@ -57,9 +57,14 @@ int after_start(Context& ctx, EngineAccess& access, const engine::StartedOperati
                 const OperationArgs& args, std::optional<Duration> timeout) {
     const auto& op = started.operation;
     // A rewritten tenant is in the engine's log already.
-    if (!ctx.global().quiet)
+    if (!ctx.global().quiet) {
         for (const auto& warning : started.warnings)
             ctx.err() << "kprov: warning: " << warning << '\n';
+        if (started.already_requested)
+            ctx.err() << "kprov: note: already requested: runtime " << started.runtime_id
+                      << " was made by this same request; its provisioning operation " << op.id
+                      << " is " << engine::to_api(op.state) << ", and nothing new was started\n";
+    }
     if (!args.wait) {
         print_operation(ctx.out(), op, output_format(ctx), started.compass_runtime_id);
         return k_exit_ok;
@@ -98,49 +103,60 @@ bool confirmed(Context& ctx, const std::string& question) {
     return answer == "y" || answer == "yes";
 }
 
-int provision_dry_run(Context& ctx, const engine::ProvisionInput& input, const std::string& tenant,
-                      const std::string& file) {
-    const auto& settings = ctx.config().settings;
-    const auto conversion = config::conversion_options(settings);
-    const auto runtime = about_file(file, [&] {
-        engine::validate_provision(input, conversion);
-        auto r =
-            engine::to_runtime(input, "<runtime-id>", tenant, settings.sub_account.value_or(""),
-                               SystemClock().now(), conversion);
-        // What the service checks before it writes: that a shoot can be built at all.
-        const auto plan = engine::build_shoot(r, "<operation-id>", config::shoot_options(settings));
-        for (const auto& warning : plan.warnings)
-            ctx.err() << "kprov: warning: " << warning << '\n';
-        return r;
+int provision_dry_run(Context& ctx, const engine::ProvisionInput& input, const std::string& file) {
+    EngineAccess access(ctx, "cli", 1);
+    const auto [plan, owner] = about_file(file, [&] {
+        return access.service().plan_provision(input, access.request(), engine::k_placeholder_ids);
     });
+    for (const auto& warning : plan.warnings)
+        ctx.err() << "kprov: warning: " << warning << '\n';
+    const auto& runtime = plan.runtime;
     const auto& g = runtime.gardener;
     const std::string ns = "garden-" + g.project_name;
+    // The same rule as the request: a live runtime owns the name.
+    std::string outcome = "would be created";
+    if (owner && owner->same_request)
+        outcome = "already requested: runtime " + owner->runtime_id +
+                  " is this request's, provision would answer with its operation";
+    else if (owner)
+        outcome = "refused: shoot " + g.name + " belongs to live runtime " + owner->runtime_id +
+                  ", made by another request";
     const auto format = output_format(ctx);
     if (format == OutputFormat::Json || format == OutputFormat::Yaml) {
-        print_document(ctx.out(),
-                       {{"dryRun", true},
-                        {"runtimeName", runtime.name},
-                        {"shootName", g.name},
-                        {"namespace", ns},
-                        {"provider", g.provider},
-                        {"region", g.region},
-                        {"kubernetesVersion", g.kubernetes_version},
-                        {"tenant", runtime.tenant},
-                        {"subAccount", runtime.sub_account_id}},
-                       format);
+        nlohmann::ordered_json document = {{"dryRun", true},
+                                           {"runtimeName", runtime.name},
+                                           {"shootName", g.name},
+                                           {"namespace", ns},
+                                           {"provider", g.provider},
+                                           {"region", g.region},
+                                           {"kubernetesVersion", g.kubernetes_version},
+                                           {"tenant", runtime.tenant},
+                                           {"subAccount", runtime.sub_account_id}};
+        if (owner) {
+            document["ownedBy"] = owner->runtime_id;
+            document["alreadyRequested"] = owner->same_request;
+        }
+        print_document(ctx.out(), document, format);
     } else if (format == OutputFormat::Name) {
         ctx.out() << g.name << '\n';
     } else {
-        print_key_values(
-            ctx.out(), {{"runtime", runtime.name + " (its id is assigned when it is provisioned)"},
-                        {"shoot", g.name + " in " + ns},
-                        {"provider", g.provider},
-                        {"region", g.region},
-                        {"kubernetes", g.kubernetes_version},
-                        {"tenant", runtime.tenant}});
+        print_key_values(ctx.out(),
+                         {{"runtime", owner && owner->same_request
+                                          ? runtime.name + " (runtime " + owner->runtime_id + ")"
+                                          : runtime.name + " (its id is assigned when it is "
+                                                           "provisioned)"},
+                          {"shoot", g.name + " in " + ns},
+                          {"provider", g.provider},
+                          {"region", g.region},
+                          {"kubernetes", g.kubernetes_version},
+                          {"tenant", runtime.tenant},
+                          {"outcome", outcome}});
     }
     if (!ctx.global().quiet)
         ctx.err() << "dry run: " << file << " is valid; nothing was written\n";
+    if (owner && !owner->same_request)
+        throw engine::ShootNameTaken(g.project_name, g.name, owner->runtime_id,
+                                     ", made by another request: choose another shoot name");
     return k_exit_ok;
 }
 
@@ -150,9 +166,9 @@ int cmd_provision(Context& ctx, const OperationArgs& args) {
     const auto timeout = check_flags(args);
     const auto input = about_file(
         args.file, [&] { return engine::parse_provision_input(read_runtime_file(args.file)); });
-    const std::string tenant = required_tenant(ctx);
+    required_tenant(ctx);
     if (args.dry_run)
-        return provision_dry_run(ctx, input, tenant, args.file);
+        return provision_dry_run(ctx, input, args.file);
     EngineAccess access(ctx);
     if (args.wait)
         access.gardener(); // as in start_on_runtime

@@ -3,26 +3,22 @@
 #include "cli/access.hpp"
 #include "cli/app.hpp"
 #include "cli/context.hpp"
+#include "cli/engine_access.hpp"
 #include "cli/json_diff.hpp"
 #include "cli/runtime_file.hpp"
 #include "cli/yaml_output.hpp"
 #include "config/engine_options.hpp"
 #include "engine/error.hpp"
 #include "engine/runtime_input.hpp"
+#include "engine/service.hpp"
 #include "engine/shoot_builder.hpp"
 #include "engine/shoot_upgrade.hpp"
-#include "gardener/gardener_client.hpp"
 
 #include <nlohmann/json.hpp>
 #include <ostream>
 
 namespace kprov::cli {
 namespace {
-
-// Ids that provisioning would generate are shown as placeholders: the plan is the same every
-// time for the same file.
-constexpr const char* k_runtime_placeholder = "<runtime-id>";
-constexpr const char* k_operation_placeholder = "<operation-id>";
 
 std::string output_format(Context& ctx) {
     const auto& format = ctx.global().output;
@@ -55,35 +51,28 @@ template <typename Parse> auto read_input(const std::string& file, Parse parse) 
 }
 
 // The change upgrade-shoot would make to the live shoot: its diff, or with -o json the whole
-// new object.
+// new object. The engine plans it exactly as the UpgradingShoot stage will send it.
 int plan_upgrade(Context& ctx, const PlanArgs& args, const std::string& format) {
     const auto input = read_input(args.file, [](const nlohmann::json& document) {
-        auto parsed = engine::parse_upgrade_input(document);
-        engine::validate_upgrade(parsed);
-        return parsed;
+        return engine::parse_upgrade_input(document);
     });
-    auto store = open_configured_store(ctx);
-    const auto runtime = find_runtime_or_throw(*store, *args.runtime_id);
-    engine::GardenerConfig merged;
+    EngineAccess access(ctx, "cli", 1);
+    const auto runtime = find_runtime_or_throw(access.store(), *args.runtime_id);
+    engine::UpgradePlan plan;
     try {
-        merged = engine::merge_upgrade(runtime.gardener, input);
+        plan = access.service().plan_upgrade(runtime.id, input, access.request());
     } catch (ValidationError& e) {
         e.set_source(args.file);
         throw;
     }
-    auto gardener = open_gardener(ctx);
-    const auto live = gardener->get_shoot(runtime.gardener.name);
-    if (!live)
-        throw NotFound("shoot \"" + runtime.gardener.name + "\" of runtime " + runtime.id +
-                       " does not exist in " + gardener->namespace_name());
-    const std::string live_json = live->dump();
-    const auto upgrade = engine::build_shoot_upgrade(live_json, merged, input,
-                                                     config::shoot_options(ctx.config().settings));
+    const auto& upgrade = plan.upgrade;
     if (format == "json") {
         ctx.out() << nlohmann::ordered_json::parse(upgrade.shoot).dump(2) << '\n';
         return k_exit_ok;
     }
-    const auto lines = json_diff(live_json, upgrade.shoot, {"metadata.managedFields", "status"});
+    const auto live = access.shoots().get(runtime.gardener.name);
+    const auto lines = json_diff(live ? live->json : std::string("{}"), upgrade.shoot,
+                                 {"metadata.managedFields", "status"});
     if (lines.empty())
         ctx.out() << "no change: shoot " << runtime.gardener.name << " already matches\n";
     for (const auto& line : lines)
@@ -109,13 +98,14 @@ int cmd_plan(Context& ctx, const PlanArgs& args) {
         engine::validate_provision(parsed, conversion);
         return parsed;
     });
-    const auto runtime =
-        engine::to_runtime(input, k_runtime_placeholder, settings.tenant.value_or("<tenant>"),
-                           settings.sub_account.value_or(""), SystemClock().now(), conversion);
-    const auto plan =
-        engine::build_shoot(runtime, k_operation_placeholder, config::shoot_options(settings));
-    for (const auto& warning : plan.warnings)
+    // Without a store: the plan of a file is what it is, whatever runtimes exist.
+    const engine::RequestContext request{settings.tenant.value_or("<tenant>"),
+                                         settings.sub_account.value_or("")};
+    const auto planned = engine::plan_provision(input, request, config::engine_options(settings),
+                                                SystemClock().now(), engine::k_placeholder_ids);
+    for (const auto& warning : planned.warnings)
         ctx.err() << "kprov: warning: " << warning << '\n';
+    const auto& plan = planned.shoot;
 
     const std::string document = plan_document(plan);
     if (format == "json")

@@ -4,13 +4,12 @@
 #include "cli/access.hpp"
 #include "cli/app.hpp"
 #include "cli/context.hpp"
+#include "cli/engine_access.hpp"
 #include "cli/render.hpp"
 #include "engine/duration.hpp"
 #include "engine/error.hpp"
 #include "engine/status_json.hpp"
 #include "engine/text.hpp"
-#include "gardener/gardener_client.hpp"
-#include "gardener/kube_error.hpp"
 
 #include <ostream>
 
@@ -354,7 +353,7 @@ int cmd_history(Context& ctx, const ReadArgs& args) {
 }
 
 int cmd_kubeconfig(Context& ctx, const ReadArgs& args) {
-    auto expiration = std::chrono::seconds(8 * 3600); // the original's 8 h
+    std::optional<std::chrono::seconds> expiration; // the engine's default unless given
     if (args.expiration) {
         const auto parsed = parse_duration(*args.expiration);
         if (!parsed || *parsed < std::chrono::minutes(10))
@@ -363,23 +362,20 @@ int cmd_kubeconfig(Context& ctx, const ReadArgs& args) {
                              "as 30m, 8h, 24h; Gardener's minimum is 10m)");
         expiration = std::chrono::duration_cast<std::chrono::seconds>(*parsed);
     }
-    const auto store = open_store(ctx);
-    const auto runtime = find_runtime(*store, args.id);
-    if (runtime.deleted)
-        throw Error("runtime \"" + runtime.id + "\" is deprovisioned: its cluster is gone");
-    const auto client = open_gardener(ctx);
-    try {
-        const std::string kubeconfig = client->admin_kubeconfig(runtime.gardener.name, expiration);
-        ctx.out() << kubeconfig;
-        if (!kubeconfig.empty() && kubeconfig.back() != '\n')
-            ctx.out() << '\n';
-    } catch (const gardener::KubeError& e) {
-        if (e.http_status() == 404)
-            throw NotFound("shoot \"" + runtime.gardener.name + "\" of runtime \"" + runtime.id +
-                           "\" not found in Gardener project \"" +
-                           ctx.config().settings.gardener_project + "\"");
-        throw;
-    }
+    EngineAccess access(ctx, "cli", 1);
+    const auto runtime = find_runtime(access.store(), args.id);
+    if (const auto why = engine::EngineService::shoot_unavailable(
+            runtime, access.store().last_operation(runtime.id)))
+        throw Error(*why + ": it has no kubeconfig to give");
+    const auto kubeconfig =
+        access.service().admin_kubeconfig(runtime.id, runtime.gardener.name, expiration);
+    if (!kubeconfig)
+        throw NotFound("shoot \"" + runtime.gardener.name + "\" of runtime \"" + runtime.id +
+                       "\" is not in Gardener project \"" + ctx.config().settings.gardener_project +
+                       "\", is another runtime's, or is not up yet");
+    ctx.out() << *kubeconfig;
+    if (!kubeconfig->empty() && kubeconfig->back() != '\n')
+        ctx.out() << '\n';
     return k_exit_ok;
 }
 

@@ -18,10 +18,19 @@ bool gone(const RemoteError& e) {
 // The original patched the confirmation in the request and only DELETEd here; kprov does both
 // here, so that a crash between the two cannot leave a confirmed shoot nobody deletes. Both are
 // idempotent: the patch writes the same values again, a repeated DELETE changes nothing.
+// Only the runtime's own shoot is touched: a shoot of that name that another runtime (or
+// nobody's) owns is left to WaitForClusterDeletion, which marks this runtime deleted without
+// asking Gardener for anything more.
 StageResult deprovision_cluster(StageContext& context) {
     const std::string& id = context.operation().id;
+    const auto shoot = context.read_shoot(); // fresh: what is checked is what gets written
+    if (!shoot || !is_own_shoot(*shoot, context.runtime().id))
+        return go_to(k_stage_wait_for_cluster_deletion);
+    // The resourceVersion makes Gardener refuse the patch (409) if the shoot changed since it
+    // was checked; the stage then runs again and checks again.
     const nlohmann::json patch = {{"metadata",
-                                   {{"annotations",
+                                   {{"resourceVersion", shoot->resource_version},
+                                    {"annotations",
                                      {{std::string(k_deletion_confirmation_annotation), "true"},
                                       {std::string(k_operation_id_annotation), id},
                                       {std::string(k_legacy_operation_id_annotation), id}}}}}};
@@ -30,10 +39,13 @@ StageResult deprovision_cluster(StageContext& context) {
         context.shoots().patch(context.shoot_name(), patch.dump());
     } catch (const NotFound&) {
         return go_to(k_stage_wait_for_cluster_deletion);
+    } catch (const Conflict& e) {
+        throw StageError::recoverable(e.what(), "Conflict",
+                                      std::string(k_component_gardener_client));
     } catch (const RemoteError& e) {
         if (gone(e))
             return go_to(k_stage_wait_for_cluster_deletion);
-        throw from_remote(e, k_component_gardener_client, e.retryable());
+        throw from_remote(e, k_component_gardener_client, e.retryable() || e.http_status() == 409);
     }
     try {
         context.shoots().remove(context.shoot_name()); // false: already gone, also success
@@ -46,10 +58,17 @@ StageResult deprovision_cluster(StageContext& context) {
 }
 
 StageResult wait_for_cluster_deletion(StageContext& context) {
-    if (context.shoot())
+    const auto shoot = context.shoot();
+    if (shoot && is_own_shoot(*shoot, context.runtime().id))
         return wait_in(k_stage_wait_for_cluster_deletion, 20s);
     const GardenerConfig& g = context.runtime().gardener;
-    if (g.oidc && !context.options().shoot.legacy_api) {
+    if (shoot) {
+        // Not this runtime's cluster, so nothing of Gardener's is this runtime's to remove: the
+        // ConfigMap of that name is the other shoot's.
+        context.note(whose_shoot(*shoot) + ", not to runtime " + context.runtime().id +
+                     ": Gardener was left alone, and runtime " + context.runtime().id +
+                     " is only marked deleted");
+    } else if (g.oidc && !context.options().shoot.legacy_api) {
         try {
             context.shoots().delete_config_map(structured_auth_config_map_name(g.name));
         } catch (const RemoteError& e) {

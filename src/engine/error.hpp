@@ -76,17 +76,28 @@ public:
 /// A remote service (Gardener, a runtime cluster, Director) answered with an error or not at all.
 class RemoteError : public Error {
 public:
-    RemoteError(std::string message, int http_status, bool retryable)
+    RemoteError(std::string message, int http_status, bool retryable, std::string reason = {},
+                std::string component = {})
         : Error(std::move(message))
         , m_http_status(http_status)
-        , m_retryable(retryable) {}
+        , m_retryable(retryable)
+        , m_reason(std::move(reason))
+        , m_component(std::move(component)) {}
     /// 0 when no HTTP answer arrived (connection refused, timeout).
     int http_status() const { return m_http_status; }
     bool retryable() const { return m_retryable; }
+    /// Why, in the service's words: a Kubernetes StatusReason ("NotFound", "Invalid", ...) or
+    /// Director's error type; "" when the answer carried none or none arrived.
+    const std::string& reason() const { return m_reason; }
+    /// Who failed, as the original's lastError.component names it ("k8s client - gardener",
+    /// "k8s client - cluster", "compass director", ...); "" when the thrower did not say.
+    const std::string& component() const { return m_component; }
 
 private:
     int m_http_status;
     bool m_retryable;
+    std::string m_reason;
+    std::string m_component;
 };
 
 } // namespace kprov

@@ -74,6 +74,7 @@ private:
                 StageContext context(m_op, runtime, m_ex.m_shoots, m_ex.m_clusters, m_ex.m_options,
                                      m_now, m_memory);
                 next = stage->run(context);
+                take_notes();
             } catch (const StageError& e) {
                 return e.is_recoverable() ? retry(e) : fail(e);
             } catch (const LeaseLost&) {
@@ -105,6 +106,16 @@ private:
         if (!m_ex.m_store.renew(m_op.id, m_owner, m_now, ttl))
             throw LeaseLost("operation " + m_op.id + ": lease of " + m_owner + " expired");
         m_lease_expires = m_now + std::chrono::duration_cast<Timestamp::duration>(ttl);
+    }
+
+    // A stage's notes go into the history as entries within its stage, before what follows.
+    void take_notes() {
+        for (auto& note : m_memory.notes) {
+            m_ex.log(LogLevel::Warning, "operation " + m_op.id + ": " + note);
+            m_transitions.push_back({m_op.id, m_op.stage, m_op.stage, OperationState::InProgress,
+                                     std::move(note), m_now});
+        }
+        m_memory.notes.clear();
     }
 
     void enter(const std::string& stage) {
@@ -165,6 +176,7 @@ private:
     }
 
     PassResult save(PassOutcome outcome, const std::string& error) {
+        take_notes(); // of a stage that failed after noting something
         try {
             // The fence is checked at the time of the write, not at the start of the pass.
             m_ex.m_store.save_progress(m_op, m_owner, m_ex.m_clock.now(), m_transitions,

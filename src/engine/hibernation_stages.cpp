@@ -3,6 +3,8 @@
 
 #include "engine/stages.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace kprov::engine {
 namespace {
 
@@ -21,21 +23,33 @@ constexpr Direction k_hibernate{true, k_stage_wait_for_hibernation, "hibernate"}
 constexpr Direction k_wake_up{false, k_stage_wait_for_wake_up, "wake up"};
 
 StageResult set_hibernation(StageContext& context, const Direction& direction) {
-    const std::string patch = std::string(R"({"spec":{"hibernation":{"enabled":)") +
-                              (direction.hibernate ? "true" : "false") + "}}}";
-    try {
-        context.remember(context.shoots().patch(context.shoot_name(), patch));
-    } catch (const NotFound&) {
-        throw StageError::non_recoverable("cannot " + std::string(direction.verb) +
-                                              " cluster: shoot " + context.shoot_name() +
-                                              " does not exist",
+    const std::string verb(direction.verb);
+    const auto shoot = context.read_shoot(); // fresh: what is checked is what gets written
+    if (!shoot)
+        throw StageError::non_recoverable("cannot " + verb + " cluster: shoot " +
+                                              context.shoot_name() + " does not exist",
                                           "NotFound", std::string(k_component_gardener_client));
+    context.require_own(*shoot, verb);
+    // The resourceVersion makes Gardener refuse (409) a patch of a shoot that changed since it
+    // was checked; the stage then runs again.
+    const nlohmann::json patch = {{"metadata", {{"resourceVersion", shoot->resource_version}}},
+                                  {"spec", {{"hibernation", {{"enabled", direction.hibernate}}}}}};
+    try {
+        context.remember(context.shoots().patch(context.shoot_name(), patch.dump()));
+    } catch (const NotFound&) {
+        throw StageError::non_recoverable("cannot " + verb + " cluster: shoot " +
+                                              context.shoot_name() + " does not exist",
+                                          "NotFound", std::string(k_component_gardener_client));
+    } catch (const Conflict& e) {
+        throw StageError::recoverable("cannot " + verb + " cluster: " + e.what(), "Conflict",
+                                      std::string(k_component_gardener_client));
     } catch (const RemoteError& e) {
         // Gardener refuses hibernation with 403 when its HibernationPossible constraint is not
-        // True, and 422 during some credential rotations: retrying does not change that.
-        throw StageError("cannot " + std::string(direction.verb) + " cluster: " + e.what(),
-                         kubernetes_reason(e.http_status()),
-                         std::string(k_component_gardener_client), e.retryable());
+        // True, and 422 during some credential rotations: retrying does not change that. A 409
+        // is a shoot that changed meanwhile: check it again.
+        throw StageError(
+            "cannot " + verb + " cluster: " + e.what(), kubernetes_reason(e.http_status()),
+            std::string(k_component_gardener_client), e.retryable() || e.http_status() == 409);
     }
     return go_to(direction.wait_stage);
 }

@@ -158,17 +158,12 @@ class DirectorError : public RemoteError {
 public:
     DirectorError(std::string message, int http_status, bool retryable, std::string reason,
                   std::string component, int director_code = 0)
-        : RemoteError(std::move(message), http_status, retryable)
-        , m_reason(std::move(reason))
-        , m_component(std::move(component))
+        : RemoteError(std::move(message), http_status, retryable, std::move(reason),
+                      std::move(component))
         , m_director_code(director_code) {}
-    const std::string& reason() const { return m_reason; }
-    const std::string& component() const { return m_component; }
     int director_code() const { return m_director_code; }
 
 private:
-    std::string m_reason;
-    std::string m_component;
     int m_director_code;
 };
 

@@ -12,19 +12,15 @@ using namespace std::chrono_literals;
 // The shoot of that name exists: ours (a crash or a lost answer after our POST) means the
 // creation is done; anything else is a name clash no retry can fix.
 StageResult adopt_existing_shoot(StageContext& context) {
-    const auto existing = context.read_shoot();
+    const auto existing = context.shoot();
     if (!existing)
         throw StageError::recoverable("shoot " + context.shoot_name() +
                                           " already existed and is gone now; creating it again",
                                       "AlreadyExists", std::string(k_component_gardener_client));
-    const auto owner = existing->annotations.find(std::string(k_runtime_id_annotation));
-    if (owner != existing->annotations.end() && owner->second == context.runtime().id)
+    if (is_own_shoot(*existing, context.runtime().id))
         return go_to(k_stage_waiting_for_cluster_domain);
-    const std::string holder = owner == existing->annotations.end()
-                                   ? "is not a kprov runtime's shoot"
-                                   : "belongs to runtime " + owner->second;
-    throw StageError::non_recoverable("shoot " + context.shoot_name() + " already exists and " +
-                                          holder + ": choose another shoot name",
+    throw StageError::non_recoverable(whose_shoot(*existing) + ", not to runtime " +
+                                          context.runtime().id + ": choose another shoot name",
                                       "AlreadyExists", std::string(k_component_gardener_client));
 }
 
@@ -37,9 +33,14 @@ StageResult creating_shoot(StageContext& context) {
         throw StageError::non_recoverable(e.what());
     }
     try {
-        // Gardener's admission checks that the ConfigMap a shoot names exists.
-        if (plan.oidc_config_map)
+        // Gardener's admission checks that the ConfigMap a shoot names exists. Its name comes
+        // from the shoot's: while a shoot of that name exists that is not this runtime's, the
+        // ConfigMap is that shoot's and must stay as it is.
+        if (plan.oidc_config_map) {
+            if (context.read_shoot())
+                return adopt_existing_shoot(context);
             context.shoots().put_config_map(*plan.oidc_config_map);
+        }
         context.remember(context.shoots().create(plan.shoot));
         return go_to(k_stage_waiting_for_cluster_domain);
     } catch (const Conflict&) {
@@ -86,10 +87,7 @@ bool creation_succeeded(const ShootState& shoot) {
 // from Gardener before the operation acts on it. The copy must be of this runtime's shoot: a
 // lagging watch may still hold an earlier shoot of the same name.
 bool watched_copy_settles(const StageContext& context, const ShootState& seen) {
-    const auto owner = seen.annotations.find(std::string(k_runtime_id_annotation));
-    if (owner == seen.annotations.end() || owner->second != context.runtime().id)
-        return false;
-    return !last_operation_is(seen, "Failed");
+    return is_own_shoot(seen, context.runtime().id) && !last_operation_is(seen, "Failed");
 }
 
 StageResult waiting_for_cluster_creation(StageContext& context) {

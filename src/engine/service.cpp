@@ -1,8 +1,6 @@
 #include "engine/service.hpp"
 
 #include "engine/registration.hpp"
-#include "engine/shoot_builder.hpp"
-#include "engine/shoot_upgrade.hpp"
 #include "engine/stages.hpp"
 
 #include <algorithm>
@@ -19,14 +17,13 @@ EngineService::EngineService(Store& store, ShootClient& shoots, const Clock& clo
 StartedOperation EngineService::provision(const ProvisionInput& input,
                                           const RequestContext& context) {
     validate_provision(input, m_options.conversion);
-    const Timestamp now = m_clock.now();
-    Runtime runtime = to_runtime(input, new_uuid(), context.tenant, context.sub_account, now,
-                                 m_options.conversion);
-    Operation op = new_operation(runtime.id, OperationType::Provision, k_stage_creating_shoot,
-                                 k_message_provisioning_started, now);
-    // CreatingShoot builds the shoot again; building it now refuses, before Director or the
-    // store is written to, a runtime no shoot can be made of.
-    ShootPlan plan = build_shoot(runtime, op.id, m_options.shoot);
+    ProvisionPlan plan =
+        engine::plan_provision(input, context, m_options, m_clock.now(), {new_uuid(), new_uuid()});
+    Runtime& runtime = plan.runtime;
+    Operation& op = plan.operation;
+    // Before Director is asked: a repeated request must not register a second runtime there.
+    if (const auto owner = shoot_name_owner(runtime))
+        return answer_repeated(*owner, runtime, std::move(plan.warnings));
     // With registration, Director names the runtime (§2.3 step 1); a registered runtime that
     // cannot be stored is unregistered again (step 5).
     const bool registers = m_options.director.registers();
@@ -37,6 +34,13 @@ StartedOperation EngineService::provision(const ProvisionInput& input,
     }
     try {
         m_store.insert_runtime(runtime, op);
+    } catch (const ShootNameTaken& e) {
+        // Another request for the name committed first: the database decided.
+        if (registers)
+            unregister_quietly(m_options, runtime.id, runtime.tenant);
+        const auto stored = m_store.find_runtime(e.owner());
+        return answer_repeated({e.owner(), stored && is_same_provision_request(*stored, runtime)},
+                               runtime, std::move(plan.warnings));
     } catch (...) {
         if (registers)
             unregister_quietly(m_options, runtime.id, runtime.tenant);
@@ -44,6 +48,48 @@ StartedOperation EngineService::provision(const ProvisionInput& input,
     }
     return {runtime.id, op, std::nullopt, std::move(plan.warnings),
             compass_runtime_id(m_options, runtime.id)};
+}
+
+std::pair<ProvisionPlan, std::optional<ShootNameOwner>>
+EngineService::plan_provision(const ProvisionInput& input, const RequestContext& context,
+                              const PlanIds& ids) {
+    validate_provision(input, m_options.conversion);
+    ProvisionPlan plan = engine::plan_provision(input, context, m_options, m_clock.now(), ids);
+    auto owner = shoot_name_owner(plan.runtime);
+    return {std::move(plan), std::move(owner)};
+}
+
+std::optional<ShootNameOwner> EngineService::shoot_name_owner(const Runtime& planned) {
+    const auto& g = planned.gardener;
+    const auto owner = m_store.live_runtime_with_shoot(g.project_name, g.name);
+    if (!owner)
+        return std::nullopt;
+    const auto stored = m_store.find_runtime(*owner);
+    return ShootNameOwner{*owner, stored && is_same_provision_request(*stored, planned)};
+}
+
+StartedOperation EngineService::answer_repeated(const ShootNameOwner& owner, const Runtime& planned,
+                                                std::vector<std::string> warnings) {
+    const auto& g = planned.gardener;
+    if (!owner.same_request)
+        throw ShootNameTaken(g.project_name, g.name, owner.runtime_id,
+                             ", made by another request: choose another shoot name, or "
+                             "deprovision runtime " +
+                                 owner.runtime_id + " first");
+    // Its provisioning operation: the first one of the runtime.
+    const auto operations = m_store.operations_of(owner.runtime_id);
+    const auto first = std::find_if(operations.rbegin(), operations.rend(), [](const Operation& o) {
+        return o.type == OperationType::Provision || o.type == OperationType::ProvisionNoInstall;
+    });
+    if (first == operations.rend())
+        throw ShootNameTaken(g.project_name, g.name, owner.runtime_id,
+                             ", which has no provisioning operation");
+    log(LogLevel::Debug, "provisioning of shoot " + g.name + " already requested: runtime " +
+                             owner.runtime_id + ", operation " + first->id);
+    StartedOperation started{owner.runtime_id, *first, std::nullopt, std::move(warnings),
+                             compass_runtime_id(m_options, owner.runtime_id)};
+    started.already_requested = true;
+    return started;
 }
 
 StartedOperation EngineService::deprovision(const std::string& runtime_id,
@@ -55,10 +101,16 @@ StartedOperation EngineService::deprovision(const std::string& runtime_id,
         new_operation(runtime.id, OperationType::DeprovisionNoInstall, k_stage_deprovision_cluster,
                       k_message_deprovisioning_started, now);
     op.last_transition.reset(); // as the original: the stage timeout counts from the start
+    std::string foreign;
     if (!shoot) {
         op.stage = k_stage_wait_for_cluster_deletion;
         op.message = "Cluster " + runtime.id + " already deleted. Proceeding to " +
                      std::string(k_stage_deprovision_cluster) + " stage.";
+    } else if (!is_own_shoot(*shoot, runtime.id)) {
+        foreign = whose_shoot(*shoot) + ", not to runtime " + runtime.id +
+                  ": Gardener is left alone, and runtime " + runtime.id + " is only marked deleted";
+        op.stage = k_stage_wait_for_cluster_deletion;
+        op.message = "Deprovisioning started: " + foreign;
     } else if (shoot->deletion_timestamp) {
         op.message = "Cluster " + runtime.gardener.name + " with id " + runtime.id +
                      " already scheduled for deletion.";
@@ -72,42 +124,50 @@ StartedOperation EngineService::deprovision(const std::string& runtime_id,
         op.start_timestamp = last && last->start_timestamp > deleted ? now : deleted;
         op.last_transition = std::max(deleted, now);
     }
-    return start(runtime, op, context);
+    StartedOperation started = start(runtime, op, context);
+    if (!foreign.empty())
+        log(LogLevel::Warning, "operation " + op.id + ": " + foreign);
+    return started;
 }
 
 StartedOperation EngineService::upgrade_shoot(const std::string& runtime_id,
                                               const UpgradeShootInput& input,
                                               const RequestContext& context) {
-    validate_upgrade(input);
     const Runtime runtime = load_runtime(runtime_id, context);
-    GardenerConfig merged = merge_upgrade(runtime.gardener, input);
-    // By the stored name, not by the tenant label as the original did: a rewritten tenant
-    // broke its lookup (§2.5 step 4).
-    const auto live = m_shoots.get(runtime.gardener.name);
-    if (!live)
-        throw NotFound("failed to find shoot for Runtime " + runtime.id);
-    if (!live->kubernetes_version.empty() && !merged.kubernetes_version.empty())
-        merged.kubernetes_version =
-            effective_kubernetes_version(live->kubernetes_version, merged.kubernetes_version);
-    if (!input.gardener.shoot_networking_filter_disabled)
-        if (const auto live_filter = live_networking_filter_disabled(live->json))
-            merged.shoot_networking_filter_disabled = live_filter;
-    // UpgradingShoot applies the same to the shoot as it is then; what cannot be applied to
-    // the shoot as it is now (no workers, an unreadable Azure config) is refused here.
-    build_shoot_upgrade(live->json, merged, stored_upgrade_input(merged), m_options.shoot);
-
-    const RuntimeUpgrade upgrade{merged, input.administrators ? *input.administrators
-                                                              : runtime.administrators};
+    UpgradePlan plan = upgrade_plan_of(runtime, input);
+    const RuntimeUpgrade upgrade{std::move(plan.merged), input.administrators
+                                                             ? *input.administrators
+                                                             : runtime.administrators};
     const Operation op =
         new_operation(runtime.id, OperationType::UpgradeShoot, k_stage_upgrading_shoot,
                       k_message_upgrade_started, m_clock.now());
     return start(runtime, op, context, &upgrade);
 }
 
+UpgradePlan EngineService::plan_upgrade(const std::string& runtime_id,
+                                        const UpgradeShootInput& input,
+                                        const RequestContext& context) {
+    return upgrade_plan_of(load_runtime(runtime_id, context), input);
+}
+
+UpgradePlan EngineService::upgrade_plan_of(const Runtime& runtime, const UpgradeShootInput& input) {
+    validate_upgrade(input);
+    // By the stored name, not by the tenant label as the original did: a rewritten tenant
+    // broke its lookup (§2.5 step 4).
+    const auto live = m_shoots.get(runtime.gardener.name);
+    if (!live)
+        throw NotFound("failed to find shoot for Runtime " + runtime.id);
+    require_own(*live, runtime, "upgrade");
+    // UpgradingShoot applies the same to the shoot as it is then; what cannot be applied to
+    // the shoot as it is now (no workers, an unreadable Azure config) is refused here.
+    return engine::plan_upgrade(runtime, *live, input, m_options);
+}
+
 StartedOperation EngineService::hibernate(const std::string& runtime_id,
                                           const RequestContext& context) {
     const Runtime runtime = load_runtime(runtime_id, context);
     const ShootState shoot = existing_shoot(runtime);
+    require_own(shoot, runtime, "hibernate");
     if (shoot.hibernation_possible == false)
         throw ValidationError("",
                               "cannot hibernate cluster: " + shoot.hibernation_possible_message);
@@ -120,7 +180,7 @@ StartedOperation EngineService::hibernate(const std::string& runtime_id,
 StartedOperation EngineService::wake_up(const std::string& runtime_id,
                                         const RequestContext& context) {
     const Runtime runtime = load_runtime(runtime_id, context);
-    existing_shoot(runtime);
+    require_own(existing_shoot(runtime), runtime, "wake up");
     const Operation op = new_operation(runtime.id, OperationType::WakeUp, k_stage_waking_up_shoot,
                                        k_message_wake_up_started, m_clock.now());
     return start(runtime, op, context);
@@ -130,10 +190,75 @@ Runtime EngineService::load_runtime(const std::string& runtime_id, const Request
     auto runtime = m_store.find_runtime(runtime_id);
     if (!runtime)
         throw NotFound("runtime " + runtime_id + " does not exist");
-    if (m_options.tenant_strict && !context.tenant.empty() && context.tenant != runtime->tenant)
+    check_tenant(runtime_id, runtime->tenant, context);
+    return std::move(*runtime);
+}
+
+void EngineService::check_tenant(const std::string& runtime_id, const std::string& stored,
+                                 const RequestContext& context) const {
+    if (m_options.tenant_strict && !context.tenant.empty() && context.tenant != stored)
         throw TenantMismatch("runtime " + runtime_id + " belongs to another tenant than \"" +
                              context.tenant + "\"");
-    return std::move(*runtime);
+}
+
+std::optional<TenantChange> EngineService::apply_tenant(const std::string& runtime_id,
+                                                        const std::string& stored,
+                                                        const Operation* operation,
+                                                        const RequestContext& context,
+                                                        std::string_view by) {
+    if (context.tenant.empty() || context.tenant == stored)
+        return std::nullopt;
+    check_tenant(runtime_id, stored, context);
+    const std::string note = "tenant of runtime " + runtime_id + " changed from \"" + stored +
+                             "\" to \"" + context.tenant + "\" by " + std::string(by);
+    std::optional<StageTransition> entry;
+    if (operation)
+        // From "": an entry about the operation, not a move between its stages.
+        entry = StageTransition{operation->id,    "",   operation->stage,
+                                operation->state, note, m_clock.now()};
+    m_store.set_tenant(runtime_id, context.tenant, entry);
+    log(LogLevel::Warning, note);
+    return TenantChange{stored, context.tenant, entry.has_value()};
+}
+
+std::optional<std::string> EngineService::shoot_unavailable(const Runtime& runtime,
+                                                            const std::optional<Operation>& last) {
+    if (runtime.deleted)
+        return "runtime " + runtime.id + " is deprovisioned: its cluster is gone";
+    if (!last)
+        return "runtime " + runtime.id + " has no operation";
+    const bool provisioning =
+        last->type == OperationType::Provision || last->type == OperationType::ProvisionNoInstall;
+    if (provisioning && last->state == OperationState::InProgress)
+        return "runtime " + runtime.id + " is still being provisioned (stage " + last->stage + ")";
+    if (provisioning && last->state == OperationState::Failed)
+        return "runtime " + runtime.id + " failed to provision: " + last->message;
+    return std::nullopt;
+}
+
+std::optional<ShootState> EngineService::own_shoot(const std::string& runtime_id,
+                                                   const std::string& shoot_name) {
+    auto shoot = m_shoots.get(shoot_name);
+    if (!shoot || !is_own_shoot(*shoot, runtime_id))
+        return std::nullopt;
+    return shoot;
+}
+
+std::optional<std::string>
+EngineService::admin_kubeconfig(const std::string& runtime_id, const std::string& shoot_name,
+                                std::optional<std::chrono::seconds> expiration) {
+    // The kubeconfig is cluster-admin of whatever shoot bears the name: it is handed out only
+    // for the runtime's own.
+    if (!own_shoot(runtime_id, shoot_name))
+        return std::nullopt;
+    try {
+        return m_shoots.admin_kubeconfig(
+            shoot_name, expiration.value_or(m_options.admin_kubeconfig_expiration));
+    } catch (const RemoteError& e) {
+        if (e.http_status() == 404 || e.http_status() == 422)
+            return std::nullopt;
+        throw;
+    }
 }
 
 ShootState EngineService::existing_shoot(const Runtime& runtime) {
@@ -142,6 +267,14 @@ ShootState EngineService::existing_shoot(const Runtime& runtime) {
         throw NotFound("shoot " + runtime.gardener.name + " of runtime " + runtime.id +
                        " does not exist");
     return std::move(*shoot);
+}
+
+void EngineService::require_own(const ShootState& shoot, const Runtime& runtime,
+                                std::string_view verb) {
+    if (!is_own_shoot(shoot, runtime.id))
+        throw ForeignShoot("cannot " + std::string(verb) + " runtime " + runtime.id + ": " +
+                           whose_shoot(shoot) + ", not to runtime " + runtime.id +
+                           "; Gardener was left alone");
 }
 
 Operation EngineService::new_operation(const std::string& runtime_id, OperationType type,
@@ -168,34 +301,9 @@ StartedOperation EngineService::start(const Runtime& runtime, const Operation& o
         runtime.id, op, std::nullopt, {}, compass_runtime_id(m_options, runtime.id)};
     // The original rewrote the tenant before anything else; kprov does it once the operation
     // is accepted, so that a refused request changes nothing.
-    if (!context.tenant.empty() && context.tenant != runtime.tenant) {
-        m_store.set_tenant(runtime.id, context.tenant);
-        const std::string note = "tenant of runtime " + runtime.id + " changed from \"" +
-                                 runtime.tenant + "\" to \"" + context.tenant + "\"";
-        log(LogLevel::Warning, note + " by operation " + op.id);
-        started.tenant_change = TenantChange{runtime.tenant, context.tenant, false};
-        started.tenant_change->recorded = record_in_history(op, note);
-    }
+    started.tenant_change =
+        apply_tenant(runtime.id, runtime.tenant, &op, context, "operation " + op.id);
     return started;
-}
-
-bool EngineService::record_in_history(const Operation& op, const std::string& note) {
-    // The history is made of transitions, written under the operation's lease. A worker that
-    // claimed the operation in the meantime wins; the note is then only in the log.
-    const std::string owner = "engine-service/" + op.id;
-    const Timestamp now = m_clock.now();
-    try {
-        const auto claimed = m_store.claim(op.id, owner, now, m_options.lease_ttl);
-        if (!claimed)
-            return false;
-        m_store.save_progress(
-            *claimed, owner, now,
-            {StageTransition{op.id, "", op.stage, OperationState::InProgress, note, now}}, {},
-            true);
-        return true;
-    } catch (const LeaseLost&) {
-        return false;
-    }
 }
 
 void EngineService::log(LogLevel level, const std::string& message) const {

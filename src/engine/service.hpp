@@ -12,6 +12,8 @@
 #include "engine/model.hpp"
 #include "engine/ports.hpp"
 #include "engine/runtime_input.hpp"
+#include "engine/shoot_builder.hpp"
+#include "engine/shoot_upgrade.hpp"
 #include "engine/store.hpp"
 
 #include <optional>
@@ -32,8 +34,7 @@ struct RequestContext {
 struct TenantChange {
     std::string from;
     std::string to;
-    /// Whether it is in the operation's history (its first transition, from stage ""). It is
-    /// not when a worker claimed the new operation before the service could write the entry.
+    /// Whether it is in an operation's history: false only for a runtime without operations.
     bool recorded = false;
 };
 
@@ -46,12 +47,80 @@ struct StartedOperation {
     std::vector<std::string> warnings;
     /// compassRuntimeID: the runtime id while Director registration is on (registration.hpp).
     std::optional<std::string> compass_runtime_id;
+    /// The same provisioning was requested before: this is that runtime's provisioning
+    /// operation as it stands, and nothing new was written (deliberate difference 13).
+    bool already_requested = false;
+};
+
+/// The ids a plan gives to what provisioning creates: random ones for a real request, fixed
+/// placeholders for `kprov plan`, so that the same file always plans the same.
+struct PlanIds {
+    std::string runtime_id;
+    std::string operation_id;
+};
+inline const PlanIds k_placeholder_ids{"<runtime-id>", "<operation-id>"};
+
+/// What provisioning an input makes, before anything is written.
+struct ProvisionPlan {
+    Runtime runtime;     ///< tenant and sub-account from the request
+    Operation operation; ///< its first operation, at CreatingShoot
+    ShootPlan shoot;     ///< what CreatingShoot sends (build_shoot of `runtime`)
+    /// Things an operator should know that did not stop the request (the input's and the
+    /// builder's warnings).
+    std::vector<std::string> warnings;
+};
+
+/// The one home of what provisioning `input` (validated) builds: EngineService::provision,
+/// `kprov plan -f` and `kprov provision --dry-run` all take it from here, and CreatingShoot
+/// builds the same shoot from the stored runtime. Throws ValidationError when no shoot can be
+/// built from it. Writes and asks nothing.
+ProvisionPlan plan_provision(const ProvisionInput& input, const RequestContext& context,
+                             const EngineOptions& options, Timestamp now, const PlanIds& ids);
+
+/// What upgrading a runtime's shoot sends.
+struct UpgradePlan {
+    /// The runtime's config as the upgrade stores it: merge_upgrade of the input, with the live
+    /// shoot's Kubernetes version when newer and its networking filter setting when the input
+    /// has none. UpgradingShoot works from this alone.
+    GardenerConfig merged;
+    /// What UpgradingShoot sends to the live shoot as it is now (build_shoot_upgrade of
+    /// `merged` with stored_upgrade_input(merged), exactly as the stage calls it).
+    ShootUpgrade upgrade;
+};
+
+/// The one home of what an upgrade of `runtime` with `input` (validated) sends to its live
+/// shoot `live` (its JSON in ShootState::json): EngineService::upgrade_shoot, `kprov plan
+/// RUNTIME_ID -f` and `upgrade-shoot --dry-run` take it from here. Throws ValidationError (the
+/// merge's rules, unparsable versions) and Error (a shoot no upgrade can be applied to).
+UpgradePlan plan_upgrade(const Runtime& runtime, const ShootState& live,
+                         const UpgradeShootInput& input, const EngineOptions& options);
+
+/// Whether `planned` (a plan_provision runtime) is what the request that made `stored` made:
+/// the same tenant, sub-account, runtime input and cluster configuration, labels and kymaConfig
+/// compared as JSON (key order does not count). What kprov set or learned itself (ids, times,
+/// a seed Gardener chose, the cached kubeconfig) is not compared.
+bool is_same_provision_request(const Runtime& stored, const Runtime& planned);
+
+/// Who owns a shoot name that a provisioning request asks for.
+struct ShootNameOwner {
+    std::string runtime_id;
+    /// Whether the request is the one that made that runtime (same tenant, sub-account,
+    /// runtime input and cluster configuration, ignoring key order): then it is answered with
+    /// that runtime's provisioning, else refused.
+    bool same_request = false;
 };
 
 /// With EngineOptions::tenant_strict: the request's tenant is not the runtime's (403).
 class TenantMismatch : public Error {
 public:
     using Error::Error;
+};
+
+/// The shoot of the runtime's name is not the runtime's own (another runtime's, or nobody's):
+/// kprov refuses to write to it.
+class ForeignShoot : public Conflict {
+public:
+    using Conflict::Conflict;
 };
 
 // Messages of the first operation record.
@@ -71,13 +140,30 @@ public:
     /// transaction. Makes no Gardener call. The runtime id is random, or with Director
     /// registration on the id Director's registerRuntime returns (DirectorError "Failed to
     /// register Runtime, ..." when it fails; a failed store write unregisters it again).
+    ///
+    /// A live runtime owns its shoot name in its project (Store::insert_runtime enforces it):
+    /// when one does, the same request is answered with that runtime's provisioning operation
+    /// (`already_requested`, nothing written, Director not asked) and any other is refused
+    /// with ShootNameTaken naming the owner, before anything is written.
     StartedOperation provision(const ProvisionInput& input, const RequestContext& context);
 
+    /// plan_provision with this service's options and random ids, and the live runtime that
+    /// owns the shoot name if any (what provision() would then answer). Writes nothing.
+    std::pair<ProvisionPlan, std::optional<ShootNameOwner>>
+    plan_provision(const ProvisionInput& input, const RequestContext& context, const PlanIds& ids);
+
+    /// plan_upgrade against the runtime's live shoot, as upgrade_shoot() would start it:
+    /// throws what upgrade_shoot() throws before it writes. Writes nothing.
+    UpgradePlan plan_upgrade(const std::string& runtime_id, const UpgradeShootInput& input,
+                             const RequestContext& context);
+
     /// Starts DEPROVISION_NO_INSTALL. Reads the shoot: gone -> the operation starts at
-    /// WaitForClusterDeletion; already being deleted -> at DeprovisionCluster, dated from the
-    /// deletion; else at DeprovisionCluster ("Deprovisioning started"). Throws NotFound for an
-    /// unknown runtime, OperationInProgress (from the store) while another operation runs,
-    /// RemoteError when Gardener cannot be read.
+    /// WaitForClusterDeletion; not the runtime's own (is_own_shoot) -> at WaitForClusterDeletion
+    /// too, which only marks the runtime deleted (Gardener is left alone; the started operation
+    /// carries a warning naming the shoot's owner); already being deleted -> at
+    /// DeprovisionCluster, dated from the deletion; else at DeprovisionCluster ("Deprovisioning
+    /// started"). Throws NotFound for an unknown runtime, OperationInProgress (from the store)
+    /// while another operation runs, RemoteError when Gardener cannot be read.
     StartedOperation deprovision(const std::string& runtime_id, const RequestContext& context);
 
     /// Starts UPGRADE_SHOOT at UpgradingShoot: validates `input`, merges it over the stored
@@ -86,27 +172,72 @@ public:
     /// from the live shoot, and writes the merged config, the administrators (replaced only
     /// when the input gives them: deliberate difference 6) and the operation together. Throws
     /// ValidationError, NotFound (runtime, or its shoot "failed to find shoot for Runtime
-    /// <id>"), OperationInProgress, RemoteError, Error.
+    /// <id>"), ForeignShoot when the shoot is not the runtime's own, OperationInProgress,
+    /// RemoteError, Error.
     StartedOperation upgrade_shoot(const std::string& runtime_id, const UpgradeShootInput& input,
                                    const RequestContext& context);
 
     /// Starts HIBERNATE at HibernatingShoot. Throws ValidationError "cannot hibernate cluster:
     /// <message>" when the shoot's HibernationPossible constraint is False, NotFound when the
-    /// runtime or its shoot does not exist, OperationInProgress, RemoteError.
+    /// runtime or its shoot does not exist, ForeignShoot when the shoot is not the runtime's
+    /// own, OperationInProgress, RemoteError.
     StartedOperation hibernate(const std::string& runtime_id, const RequestContext& context);
 
     /// Starts WAKE_UP at WakingUpShoot. Throws as hibernate() (without the constraint check).
     StartedOperation wake_up(const std::string& runtime_id, const RequestContext& context);
 
+    /// The one rule for whether Gardener may be asked about a runtime's shoot (its kubeconfig,
+    /// its hibernation state): nullopt when it may, else why not ("runtime <id> is
+    /// deprovisioned: its cluster is gone", "... is still being provisioned", ...). A runtime
+    /// may be asked about unless it is deleted, has no operation, or its provisioning has not
+    /// succeeded (deliberate difference 4).
+    static std::optional<std::string> shoot_unavailable(const Runtime& runtime,
+                                                        const std::optional<Operation>& last);
+
+    /// The runtime's shoot as Gardener has it, when it is the runtime's own: nullopt when
+    /// there is none or it belongs to another runtime (is_own_shoot). Throws RemoteError.
+    std::optional<ShootState> own_shoot(const std::string& runtime_id,
+                                        const std::string& shoot_name);
+
+    /// An admin kubeconfig (YAML) of the runtime's own shoot valid for `expiration` (default
+    /// EngineOptions::admin_kubeconfig_expiration); nullopt when the shoot is not there, not
+    /// the runtime's own, or its control plane is not up yet (Gardener's 422). Throws
+    /// RemoteError for any other failure.
+    std::optional<std::string>
+    admin_kubeconfig(const std::string& runtime_id, const std::string& shoot_name,
+                     std::optional<std::chrono::seconds> expiration = std::nullopt);
+
+    /// The tenant rule of every request on an existing runtime, queries and mutations alike
+    /// (deliberate difference 3). Nothing when the request gives no tenant or the runtime's
+    /// (`stored`). Otherwise, with EngineOptions::tenant_strict, TenantMismatch (403); else the
+    /// runtime's tenant is replaced, with an entry in the history of `operation` (the
+    /// mutation's new operation, the one a query shows; none when null) and a warning in the
+    /// log. `by` names the request in both ("operation <id>", "a runtimeStatus query").
+    /// Throws NotFound when the runtime is gone.
+    std::optional<TenantChange> apply_tenant(const std::string& runtime_id,
+                                             const std::string& stored, const Operation* operation,
+                                             const RequestContext& context, std::string_view by);
+
 private:
+    /// Validates `input` and plans the upgrade of `runtime` against its live own shoot.
+    UpgradePlan upgrade_plan_of(const Runtime& runtime, const UpgradeShootInput& input);
+    /// The owner of `planned`'s shoot name, if a live runtime owns it.
+    std::optional<ShootNameOwner> shoot_name_owner(const Runtime& planned);
+    /// What provision() answers when `owner` holds the name: its provisioning, or a refusal.
+    StartedOperation answer_repeated(const ShootNameOwner& owner, const Runtime& planned,
+                                     std::vector<std::string> warnings);
+    /// The strict half of apply_tenant, before anything is written: TenantMismatch.
+    void check_tenant(const std::string& runtime_id, const std::string& stored,
+                      const RequestContext& context) const;
     Runtime load_runtime(const std::string& runtime_id, const RequestContext& context);
     ShootState existing_shoot(const Runtime& runtime);
+    /// Throws ForeignShoot unless `shoot` is the runtime's own.
+    static void require_own(const ShootState& shoot, const Runtime& runtime, std::string_view verb);
     Operation new_operation(const std::string& runtime_id, OperationType type,
                             std::string_view stage, std::string_view message, Timestamp now);
     /// Inserts `op`, then applies the request's tenant (set_tenant and a history entry).
     StartedOperation start(const Runtime& runtime, const Operation& op,
                            const RequestContext& context, const RuntimeUpgrade* upgrade = nullptr);
-    bool record_in_history(const Operation& op, const std::string& note);
     void log(LogLevel level, const std::string& message) const;
 
     Store& m_store;

@@ -20,6 +20,8 @@ inline constexpr std::string_view k_component_gardener = "gardener"; ///< a shoo
 inline constexpr std::string_view k_reason_internal = "err_provisioner_internal";
 inline constexpr std::string_view k_reason_timeout = "err_provisioner_timeout";
 inline constexpr std::string_view k_reason_step_not_found = "err_provisioner_step_not_found";
+/// kprov's: the shoot of the runtime's name belongs to another runtime (or to nobody's).
+inline constexpr std::string_view k_reason_foreign_shoot = "err_provisioner_foreign_shoot";
 
 /// A stage's failure. An empty component reads as "provisioner"; with component "provisioner"
 /// an empty reason reads as "err_provisioner_internal" (the original's defaults, §1.7).

@@ -47,6 +47,36 @@ std::string StageContext::admin_kubeconfig() {
     return *m_memory.admin_kubeconfig;
 }
 
+void StageContext::require_own(const ShootState& shoot, std::string_view verb) const {
+    if (is_own_shoot(shoot, m_runtime.id))
+        return;
+    throw StageError::non_recoverable("cannot " + std::string(verb) +
+                                          " cluster: " + whose_shoot(shoot) + ", not to runtime " +
+                                          m_runtime.id + "; Gardener was left alone",
+                                      std::string(k_reason_foreign_shoot));
+}
+
+std::optional<std::string> shoot_owner(const ShootState& shoot) {
+    for (const auto key : {k_runtime_id_annotation, k_legacy_runtime_id_annotation}) {
+        const auto it = shoot.annotations.find(std::string(key));
+        if (it != shoot.annotations.end() && !it->second.empty())
+            return it->second;
+    }
+    return std::nullopt;
+}
+
+bool is_own_shoot(const ShootState& shoot, std::string_view runtime_id) {
+    const auto owner = shoot_owner(shoot);
+    return owner && *owner == runtime_id;
+}
+
+std::string whose_shoot(const ShootState& shoot) {
+    const auto owner = shoot_owner(shoot);
+    return "shoot " + shoot.name +
+           (owner ? " belongs to runtime " + *owner
+                  : " is not a kprov runtime's shoot (it has no runtime-id annotation)");
+}
+
 const StageDef* StageTable::find(std::string_view name) const {
     const auto it = std::find_if(m_stages.begin(), m_stages.end(),
                                  [&](const StageDef& s) { return s.name == name; });

@@ -74,6 +74,8 @@ inline constexpr std::string_view k_operation_id_annotation =
     "kcp.provisioner.kyma-project.io/operation-id";
 inline constexpr std::string_view k_legacy_operation_id_annotation =
     "compass.provisioner.kyma-project.io/operation-id";
+inline constexpr std::string_view k_legacy_runtime_id_annotation =
+    "compass.provisioner.kyma-project.io/runtime-id";
 inline constexpr std::string_view k_deletion_confirmation_annotation =
     "confirmation.gardener.cloud/deletion";
 
@@ -97,6 +99,8 @@ struct PassMemory {
     RuntimeChange change;                        ///< written with the pass's progress
     /// Passes of this operation that failed in a row before this one (the executor's count).
     int failed_passes = 0;
+    /// What a stage wants in the operation's history and the log (StageContext::note).
+    std::vector<std::string> notes;
 };
 
 /// What a stage may use. Stages do no I/O except through the ports given here.
@@ -130,6 +134,12 @@ public:
     void forget_shoot() { m_memory.shoot.reset(); }
     /// An admin kubeconfig for the shoot, requested once per pass. Throws what the port throws.
     std::string admin_kubeconfig();
+    /// Records `message` in the operation's history (a transition within the current stage)
+    /// and logs it as a warning, when the pass saves its progress.
+    void note(std::string message) { m_memory.notes.push_back(std::move(message)); }
+    /// Throws a non-recoverable StageError "cannot <verb> cluster: <whose_shoot>, not to
+    /// runtime <id>; Gardener was left alone" unless `shoot` is this runtime's own.
+    void require_own(const ShootState& shoot, std::string_view verb) const;
 
 private:
     const Operation& m_operation;
@@ -179,6 +189,18 @@ StageResult create_bindings_for_operators(StageContext& context, std::string_vie
 /// build_shoot_upgrade takes from its input (OIDC, networking filter) as the service stored
 /// them. The service builds the same upgrade once before accepting a request.
 UpgradeShootInput stored_upgrade_input(const GardenerConfig& merged);
+
+/// The runtime a shoot belongs to: its kcp.provisioner.kyma-project.io/runtime-id annotation,
+/// else the original's legacy compass.provisioner.kyma-project.io/runtime-id; nullopt when it
+/// has neither. Every shoot a runtime's operation creates carries them (kprov's builder and the
+/// original's), so a shoot without one was made by someone else.
+std::optional<std::string> shoot_owner(const ShootState& shoot);
+/// Whether `shoot` is the runtime's own: shoot_owner names it. Every write kprov makes to an
+/// existing shoot (deletion, its confirmation, upgrade, hibernation) asks this first.
+bool is_own_shoot(const ShootState& shoot, std::string_view runtime_id);
+/// "shoot <name> belongs to runtime <id>", or "... is not a kprov runtime's shoot (it has no
+/// runtime-id annotation)".
+std::string whose_shoot(const ShootState& shoot);
 
 /// status.lastErrors codes joined with ", " (the original's reason for shoot failures).
 std::string joined_error_codes(const ShootState& shoot);

@@ -7,6 +7,7 @@
 // Errors: every method throws StoreError when the database fails; the messages never contain
 // credentials. Absence is std::nullopt (or an empty vector), never an exception, unless stated.
 
+#include "engine/error.hpp"
 #include "engine/model.hpp"
 
 #include <chrono>
@@ -18,6 +19,23 @@
 #include <vector>
 
 namespace kprov::engine {
+
+/// Store::insert_runtime refused a runtime: a live runtime (not deprovisioned) owns its shoot
+/// name in its Gardener project (deliberate difference 13).
+class ShootNameTaken : public Conflict {
+public:
+    /// `detail` (", made by another request: ...") continues the message.
+    ShootNameTaken(const std::string& project, const std::string& shoot_name, std::string owner,
+                   const std::string& detail = {})
+        : Conflict("shoot name " + shoot_name + " in project " + project +
+                   " belongs to live runtime " + owner + detail)
+        , m_owner(std::move(owner)) {}
+    /// The id of the runtime that owns the name.
+    const std::string& owner() const { return m_owner; }
+
+private:
+    std::string m_owner;
+};
 
 /// What `list_runtimes` returns.
 struct RuntimeFilter {
@@ -83,7 +101,10 @@ public:
     // --- Starting operations -----------------------------------------------------------------
 
     /// Writes a new runtime (cluster, gardener config, OIDC, DNS, administrators) and its first
-    /// operation in one transaction. Throws Conflict if the runtime id already exists.
+    /// operation in one transaction. Throws Conflict if the runtime id already exists and
+    /// ShootNameTaken (writing nothing) if a live runtime owns its shoot name in its project:
+    /// the database decides, so of concurrent inserts of one name exactly one succeeds. The
+    /// name is free again once its owner's soft delete is saved (RuntimeChange::soft_delete).
     virtual void insert_runtime(const Runtime& runtime, const Operation& first) = 0;
 
     /// Adds an operation to an existing runtime; with `upgrade`, also replaces its gardener
@@ -92,14 +113,21 @@ public:
     /// database enforces this, so of two concurrent callers exactly one succeeds.
     virtual void insert_operation(const Operation& op, const RuntimeUpgrade* upgrade = nullptr) = 0;
 
-    /// Rewrites the runtime's tenant (the original's tenant-header semantics). Throws NotFound.
-    virtual void set_tenant(const std::string& runtime_id, const std::string& tenant) = 0;
+    /// Rewrites the runtime's tenant (the original's tenant-header semantics) and, with `note`,
+    /// appends that entry to its operation's history in the same transaction (not fenced by a
+    /// lease: the entry is history, not progress). Throws NotFound.
+    virtual void set_tenant(const std::string& runtime_id, const std::string& tenant,
+                            const std::optional<StageTransition>& note) = 0;
 
     // --- Reading -----------------------------------------------------------------------------
 
     /// The runtime with all of its configuration, secrets decrypted; soft-deleted ones too.
     virtual std::optional<Runtime> find_runtime(const std::string& runtime_id) = 0;
     virtual std::optional<Operation> find_operation(const std::string& operation_id) = 0;
+    /// The live (not deprovisioned) runtime that owns `shoot_name` in Gardener project
+    /// `project`; nullopt when none does.
+    virtual std::optional<std::string> live_runtime_with_shoot(const std::string& project,
+                                                               const std::string& shoot_name) = 0;
     /// The runtime's operation with the latest start_timestamp.
     virtual std::optional<Operation> last_operation(const std::string& runtime_id) = 0;
     /// All operations of a runtime, newest first.

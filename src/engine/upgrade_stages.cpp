@@ -29,6 +29,7 @@ StageResult upgrading_shoot(StageContext& context) {
         const auto live = context.read_shoot();
         if (!live)
             throw shoot_not_found(context.shoot_name());
+        context.require_own(*live, "upgrade");
         ShootUpgrade upgrade;
         try {
             upgrade = build_shoot_upgrade(live->json, merged, input, context.options().shoot);

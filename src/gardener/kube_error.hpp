@@ -28,36 +28,30 @@ class KubeError : public RemoteError {
 public:
     KubeError(std::string message, int http_status, bool retryable, std::string reason,
               std::vector<StatusCause> causes, std::string request, std::string component)
-        : RemoteError(std::move(message), http_status, retryable)
-        , m_reason(std::move(reason))
+        : RemoteError(std::move(message), http_status, retryable, std::move(reason),
+                      std::move(component))
         , m_causes(std::move(causes))
-        , m_request(std::move(request))
-        , m_component(std::move(component)) {}
+        , m_request(std::move(request)) {}
 
-    /// The Status reason (NotFound, AlreadyExists, Conflict, Invalid, Forbidden, ...); for an
-    /// answer without a Status body, the one Kubernetes would use for its code; "" when no
-    /// answer arrived.
-    const std::string& reason() const { return m_reason; }
+    // reason(): the Status reason (NotFound, AlreadyExists, Conflict, Invalid, Forbidden, ...);
+    // for an answer without a Status body, the one Kubernetes would use for its code; "" when no
+    // answer arrived. component(): "k8s client - gardener" or "k8s client - cluster".
     const std::vector<StatusCause>& causes() const { return m_causes; }
     /// "VERB /path" without the query.
     const std::string& request() const { return m_request; }
-    /// The original provisioner's component: "k8s client - gardener" or "k8s client - cluster".
-    const std::string& component() const { return m_component; }
 
     bool is_not_found() const { return http_status() == 404; }
-    bool is_already_exists() const { return http_status() == 409 && m_reason == "AlreadyExists"; }
+    bool is_already_exists() const { return http_status() == 409 && reason() == "AlreadyExists"; }
     /// 409 other than AlreadyExists: a stale resourceVersion or a field-manager conflict.
-    bool is_conflict() const { return http_status() == 409 && m_reason != "AlreadyExists"; }
+    bool is_conflict() const { return http_status() == 409 && reason() != "AlreadyExists"; }
     bool is_gone() const { return http_status() == 410; }
     bool is_invalid() const { return http_status() == 422; }
     bool is_forbidden() const { return http_status() == 403; }
     bool is_unauthorized() const { return http_status() == 401; }
 
 private:
-    std::string m_reason;
     std::vector<StatusCause> m_causes;
     std::string m_request;
-    std::string m_component;
 };
 
 /// What a request's error messages say about who failed.

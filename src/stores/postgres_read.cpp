@@ -189,6 +189,19 @@ std::optional<Operation> PostgresStore::find_operation(const std::string& operat
     }));
 }
 
+std::optional<std::string> PostgresStore::live_runtime_with_shoot(const std::string& project,
+                                                                  const std::string& shoot_name) {
+    const auto r = m_pool.run([&](pqxx::connection& c) {
+        return exec_alone(c,
+                          "SELECT cluster_id::text FROM live_shoot WHERE project_name = $1 AND "
+                          "shoot_name = $2",
+                          {project, shoot_name});
+    });
+    if (r.empty())
+        return std::nullopt;
+    return r[0][0].as<std::string>();
+}
+
 std::optional<Operation> PostgresStore::last_operation(const std::string& runtime_id) {
     if (!is_uuid(runtime_id))
         return std::nullopt;

@@ -51,10 +51,29 @@ void PostgresStore::insert_runtime(const Runtime& runtime, const Operation& firs
                 .affected_rows() == 0)
             throw Conflict("runtime " + runtime.id + " already exists");
         insert_gardener_config(tx, runtime.id, runtime.gardener);
+        claim_shoot_name(tx, runtime);
         insert_administrators(tx, runtime.id, runtime.administrators);
         insert_new_operation(tx, first);
         tx.commit();
     });
+}
+
+void PostgresStore::claim_shoot_name(pqxx::transaction_base& tx, const Runtime& runtime) {
+    const auto& g = runtime.gardener;
+    // A concurrent insert of the same name waits for the first transaction; DO NOTHING then
+    // leaves this one alive, so it can read the owner that the first one committed.
+    if (exec(tx,
+             "INSERT INTO live_shoot (project_name, shoot_name, cluster_id) VALUES ($1, $2, $3) "
+             "ON CONFLICT DO NOTHING",
+             {g.project_name, g.name, runtime.id})
+            .affected_rows() != 0)
+        return;
+    const auto owner = exec(tx,
+                            "SELECT cluster_id::text FROM live_shoot WHERE project_name = $1 AND "
+                            "shoot_name = $2",
+                            {g.project_name, g.name});
+    throw engine::ShootNameTaken(g.project_name, g.name,
+                                 owner.empty() ? "?" : owner[0][0].as<std::string>());
 }
 
 void PostgresStore::insert_new_operation(pqxx::transaction_base& tx, const Operation& op) {
@@ -83,7 +102,8 @@ void PostgresStore::insert_operation(const Operation& op, const RuntimeUpgrade* 
     });
 }
 
-void PostgresStore::set_tenant(const std::string& runtime_id, const std::string& tenant) {
+void PostgresStore::set_tenant(const std::string& runtime_id, const std::string& tenant,
+                               const std::optional<engine::StageTransition>& note) {
     if (!is_uuid(runtime_id))
         runtime_not_found(runtime_id);
     m_pool.run([&](pqxx::connection& c) {
@@ -92,6 +112,8 @@ void PostgresStore::set_tenant(const std::string& runtime_id, const std::string&
             exec(tx, "UPDATE cluster SET tenant = $2 WHERE id = $1", {runtime_id, tenant});
         if (r.affected_rows() == 0)
             runtime_not_found(runtime_id);
+        if (note)
+            insert_rows(tx, "operation_transition", {transition_values(note->operation_id, *note)});
         tx.commit();
     });
 }

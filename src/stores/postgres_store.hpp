@@ -34,7 +34,10 @@ public:
     void insert_runtime(const engine::Runtime& runtime, const engine::Operation& first) override;
     void insert_operation(const engine::Operation& op,
                           const engine::RuntimeUpgrade* upgrade) override;
-    void set_tenant(const std::string& runtime_id, const std::string& tenant) override;
+    std::optional<std::string> live_runtime_with_shoot(const std::string& project,
+                                                       const std::string& shoot_name) override;
+    void set_tenant(const std::string& runtime_id, const std::string& tenant,
+                    const std::optional<engine::StageTransition>& note) override;
 
     // Reading (postgres_read.cpp)
     std::optional<engine::Runtime> find_runtime(const std::string& runtime_id) override;
@@ -76,6 +79,8 @@ private:
     std::vector<std::string> ids_with_prefix(const std::string& table, const std::string& prefix,
                                              std::size_t limit);
     void insert_new_operation(pqxx::transaction_base& tx, const engine::Operation& op);
+    /// The runtime's row of live_shoot; ShootNameTaken when another live runtime holds it.
+    void claim_shoot_name(pqxx::transaction_base& tx, const engine::Runtime& runtime);
     void insert_gardener_config(pqxx::transaction_base& tx, const std::string& cluster_id,
                                 const engine::GardenerConfig& g);
     // Writes the OIDC and DNS rows of gardener config `gardener_id` (none when absent).

@@ -312,6 +312,18 @@ std::optional<Operation> SqliteStore::find_operation(const std::string& operatio
     });
 }
 
+std::optional<std::string> SqliteStore::live_runtime_with_shoot(const std::string& project,
+                                                                const std::string& shoot_name) {
+    return locked([&]() -> std::optional<std::string> {
+        auto q =
+            cached("SELECT cluster_id FROM live_shoot WHERE project_name = ? AND shoot_name = ?",
+                   {project, shoot_name});
+        if (!q.executeStep())
+            return std::nullopt;
+        return q.getColumn(0).getString();
+    });
+}
+
 std::optional<Operation> SqliteStore::last_operation(const std::string& runtime_id) {
     return locked([&]() -> std::optional<Operation> {
         auto ops = select_operations(

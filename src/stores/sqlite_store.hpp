@@ -37,7 +37,10 @@ public:
     void insert_runtime(const engine::Runtime& runtime, const engine::Operation& first) override;
     void insert_operation(const engine::Operation& op,
                           const engine::RuntimeUpgrade* upgrade = nullptr) override;
-    void set_tenant(const std::string& runtime_id, const std::string& tenant) override;
+    std::optional<std::string> live_runtime_with_shoot(const std::string& project,
+                                                       const std::string& shoot_name) override;
+    void set_tenant(const std::string& runtime_id, const std::string& tenant,
+                    const std::optional<engine::StageTransition>& note) override;
     std::optional<engine::Runtime> find_runtime(const std::string& runtime_id) override;
     std::optional<engine::Operation> find_operation(const std::string& operation_id) override;
     std::optional<engine::Operation> last_operation(const std::string& runtime_id) override;
@@ -100,6 +103,8 @@ private:
     // Helpers that expect the connection to be held (sqlite_store_writes.cpp).
     void insert_gardener_config(const std::string& cluster_id, const engine::GardenerConfig& g);
     void insert_gardener_children(const std::string& gardener_id, const engine::GardenerConfig& g);
+    /// The runtime's row of live_shoot; ShootNameTaken when another live runtime holds it.
+    void claim_shoot_name(const engine::Runtime& runtime);
     void insert_administrators(const std::string& cluster_id,
                                const std::vector<std::string>& administrators);
     void insert_new_operation(const engine::Operation& op);

@@ -84,9 +84,25 @@ void SqliteStore::insert_runtime(const engine::Runtime& runtime, const Operation
             throw;
         }
         insert_gardener_config(runtime.id, runtime.gardener);
+        claim_shoot_name(runtime);
         insert_administrators(runtime.id, runtime.administrators);
         insert_new_operation(first);
     });
+}
+
+void SqliteStore::claim_shoot_name(const engine::Runtime& runtime) {
+    const auto& g = runtime.gardener;
+    // Inside the write transaction the owner read here is the one the primary key saw.
+    if (cached("INSERT INTO live_shoot (project_name, shoot_name, cluster_id) VALUES (?, ?, ?) "
+               "ON CONFLICT DO NOTHING",
+               {g.project_name, g.name, runtime.id})
+            .exec() == 0) {
+        auto owner = cached("SELECT cluster_id FROM live_shoot WHERE project_name = ? AND "
+                            "shoot_name = ?",
+                            {g.project_name, g.name});
+        throw engine::ShootNameTaken(g.project_name, g.name,
+                                     owner.executeStep() ? owner.getColumn(0).getString() : "?");
+    }
 }
 
 void SqliteStore::apply_upgrade(const std::string& cluster_id,
@@ -126,10 +142,13 @@ void SqliteStore::insert_operation(const Operation& op, const engine::RuntimeUpg
     });
 }
 
-void SqliteStore::set_tenant(const std::string& runtime_id, const std::string& tenant) {
+void SqliteStore::set_tenant(const std::string& runtime_id, const std::string& tenant,
+                             const std::optional<engine::StageTransition>& note) {
     write([&] {
         if (cached("UPDATE cluster SET tenant = ? WHERE id = ?", {tenant, runtime_id}).exec() == 0)
             throw NotFound("runtime " + runtime_id + " does not exist");
+        if (note)
+            insert_row("operation_transition", transition_values(note->operation_id, *note));
     });
 }
 
@@ -251,8 +270,10 @@ void SqliteStore::save_progress(const Operation& op, const std::string& owner, T
                 "UPDATE cluster SET kubeconfig = ?, is_kubeconfig_encrypted = 1 WHERE id = ?",
                 {m_cipher.encrypt(*change.kubeconfig, kubeconfig_context(cluster_id)), cluster_id})
                 .exec();
-        if (change.soft_delete)
+        if (change.soft_delete) {
             cached("UPDATE cluster SET deleted = 1 WHERE id = ?", {cluster_id}).exec();
+            cached("DELETE FROM live_shoot WHERE cluster_id = ?", {cluster_id}).exec();
+        }
     });
 }
 

@@ -5,6 +5,7 @@
 // inlines them.
 
 #include "cli/child_process.hpp"
+#include "cli/runtime_file.hpp"
 #include "support/sim_process.hpp"
 #include "support/skip.hpp"
 #include "support/test_databases.hpp"
@@ -46,6 +47,20 @@ inline std::string graphql_literal(const json& value) {
         return out + "]";
     }
     return value.dump();
+}
+
+/// examples/<provider>.yaml as JSON, with its shoot renamed (names are unique per project) and
+/// labels whose keys are GraphQL names, as the Kyma Environment Broker's are (an object
+/// literal's keys must be; a variable's may be anything).
+inline json example(const std::string& provider, const std::string& shoot) {
+    json input =
+        cli::read_runtime_file(std::string(KPROV_SOURCE_DIR) + "/examples/" + provider + ".yaml");
+    input["clusterConfig"]["gardenerConfig"]["name"] = shoot;
+    input["runtimeInput"]["name"] = shoot;
+    input["runtimeInput"]["labels"] = {{"broker_instance_id", "instance-" + shoot},
+                                       {"global_subaccount_id", "subaccount-1"},
+                                       {"nested", {{"list", {1, 2}}, {"flag", true}}}};
+    return input;
 }
 
 /// An HTTP answer with its body parsed as JSON (discarded when it is not JSON).

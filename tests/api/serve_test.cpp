@@ -62,20 +62,6 @@ const std::map<std::string, std::string> k_typenames = {
     {"openstack", "OpenStackProviderConfig"},
 };
 
-/// examples/<provider>.yaml as JSON, with its shoot renamed (names are unique per project) and
-/// labels whose keys are GraphQL names, as the Kyma Environment Broker's are (an object
-/// literal's keys must be; a variable's may be anything).
-json example(const std::string& provider, const std::string& shoot) {
-    json input =
-        cli::read_runtime_file(std::string(KPROV_SOURCE_DIR) + "/examples/" + provider + ".yaml");
-    input["clusterConfig"]["gardenerConfig"]["name"] = shoot;
-    input["runtimeInput"]["name"] = shoot;
-    input["runtimeInput"]["labels"] = {{"broker_instance_id", "instance-" + shoot},
-                                       {"global_subaccount_id", "subaccount-1"},
-                                       {"nested", {{"list", {1, 2}}, {"flag", true}}}};
-    return input;
-}
-
 struct Started {
     std::string provider;
     json input;

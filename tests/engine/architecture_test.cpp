@@ -29,4 +29,30 @@ TEST(Architecture, EngineIncludesNoAdapterOrInfrastructureHeader) {
     EXPECT_GT(files, 5);
 }
 
+// The fronts (cli/, api/) handle failures by the engine's error types only: an adapter's error
+// that a front needs to tell apart carries what it needs (RemoteError's http_status, reason and
+// component), so that a rule about it cannot live in a front.
+TEST(Architecture, FrontsCatchNoAdapterErrorType) {
+    const std::regex forbidden(
+        R"((catch\s*\(\s*(const\s+)?|dynamic_cast<\s*(const\s+)?)(kprov::)?(gardener|director|stores)::)");
+    int files = 0;
+    for (const char* front : {"/src/cli", "/src/api"}) {
+        for (const auto& entry :
+             std::filesystem::recursive_directory_iterator(std::string(KPROV_SOURCE_DIR) + front)) {
+            if (!entry.is_regular_file())
+                continue;
+            ++files;
+            std::ifstream in(entry.path());
+            std::string line;
+            int number = 0;
+            while (std::getline(in, line)) {
+                ++number;
+                EXPECT_FALSE(std::regex_search(line, forbidden))
+                    << entry.path().string() << ":" << number << ": " << line;
+            }
+        }
+    }
+    EXPECT_GT(files, 10);
+}
+
 } // namespace

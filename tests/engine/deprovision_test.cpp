@@ -159,5 +159,66 @@ TEST_F(Deprovision, AGardenerReadFailureRefusesTheRequest) {
     EXPECT_EQ(store.operations_of(id).size(), 1u);
 }
 
+// The shoot of the runtime's name is another runtime's (the runtime's own is gone, and a
+// colleague's kprov made one of that name): deprovisioning never writes to it.
+TEST_F(Deprovision, AShootOfAnotherRuntimeIsLeftAloneAndTheRuntimeOnlyMarkedDeleted) {
+    const std::string id = provisioned_runtime();
+    gardener.finish_deletion("shoot1");
+    gardener.add_shoot(
+        {{"metadata",
+          {{"name", "shoot1"},
+           {"annotations", {{"kcp.provisioner.kyma-project.io/runtime-id", "other-runtime"}}}}}});
+    const int writes = gardener.calls("patch") + gardener.calls("remove") +
+                       gardener.calls("update") + gardener.calls("delete_config_map");
+    const auto started = service().deprovision(id, context);
+    EXPECT_EQ(started.operation.stage, "WaitForClusterDeletion");
+    EXPECT_THAT(started.operation.message, HasSubstr("belongs to runtime other-runtime"));
+
+    const auto result = pass(started.operation.id);
+    EXPECT_EQ(result.outcome, PassOutcome::Succeeded);
+    EXPECT_TRUE(runtime(id).deleted);
+    EXPECT_EQ(gardener.calls("patch") + gardener.calls("remove") + gardener.calls("update") +
+                  gardener.calls("delete_config_map"),
+              writes);
+    EXPECT_FALSE(gardener.shoot("shoot1")["metadata"].contains("deletionTimestamp"));
+    std::string history;
+    for (const auto& t : store.transitions_of(started.operation.id))
+        history += t.message + "\n";
+    EXPECT_THAT(history, HasSubstr("shoot shoot1 belongs to runtime other-runtime, not to "
+                                   "runtime " +
+                                   id + ": Gardener was left alone"));
+}
+
+// The same when the shoot changes hands between the request and the stage.
+TEST_F(Deprovision, DeprovisionClusterChecksTheOwnerAgainBeforeItWrites) {
+    const std::string id = provisioned_runtime();
+    const auto started = service().deprovision(id, context);
+    EXPECT_EQ(started.operation.stage, "DeprovisionCluster");
+    gardener.finish_deletion("shoot1");
+    gardener.add_shoot({{"metadata", {{"name", "shoot1"}}}}); // nobody's: no annotation
+    const int writes = gardener.calls("patch") + gardener.calls("remove");
+    EXPECT_EQ(pass(started.operation.id).outcome, PassOutcome::Succeeded);
+    EXPECT_EQ(gardener.calls("patch") + gardener.calls("remove"), writes);
+    EXPECT_TRUE(runtime(id).deleted);
+}
+
+// A shoot that changed after the check (another writer) is not patched: Gardener refuses the
+// stale resourceVersion with 409, and the stage checks again on its next run.
+TEST_F(Deprovision, AConflictingConfirmationIsCheckedAgain) {
+    const std::string id = provisioned_runtime();
+    const auto started = service().deprovision(id, context);
+    gardener.fail_next("patch", std::make_exception_ptr(Conflict(
+                                    "Operation cannot be fulfilled on shoots.core.gardener.cloud "
+                                    "\"shoot1\": the object has been modified")));
+    const int removes = gardener.calls("remove");
+    const auto result = pass(started.operation.id);
+    EXPECT_EQ(result.outcome, PassOutcome::Waiting);
+    EXPECT_EQ(result.operation.stage, "DeprovisionCluster");
+    EXPECT_EQ(result.operation.last_error.reason, "Conflict");
+    EXPECT_EQ(gardener.calls("remove"), removes);
+    clock.advance(1min);
+    EXPECT_EQ(pass(started.operation.id).operation.stage, "WaitForClusterDeletion");
+}
+
 } // namespace
 } // namespace kprov::engine::test

@@ -122,8 +122,9 @@ TEST_F(Provision, CreatingShootFailsWhenAnotherRuntimeOwnsTheName) {
     const Operation op = operation(started.operation.id);
     EXPECT_EQ(op.state, OperationState::Failed);
     EXPECT_EQ(op.stage, "CreatingShoot");
-    EXPECT_THAT(op.message, HasSubstr("shoot shoot1 already exists and belongs to runtime "
-                                      "other-runtime"));
+    EXPECT_THAT(op.message, HasSubstr("shoot shoot1 belongs to runtime other-runtime, not to "
+                                      "runtime " +
+                                      started.runtime_id));
     EXPECT_EQ(op.end_timestamp, k_start);
     EXPECT_EQ(op.last_error.message, op.message);
     EXPECT_EQ(op.last_error.reason, "AlreadyExists");

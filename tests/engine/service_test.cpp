@@ -3,6 +3,7 @@
 
 #include "engine_fixture.hpp"
 
+#include <functional>
 #include <gmock/gmock.h>
 
 namespace kprov::engine::test {
@@ -92,6 +93,64 @@ TEST_F(Service, ProvisionHandsOnTheShootBuildersWarnings) {
     ASSERT_EQ(started.warnings.size(), 1u);
     EXPECT_THAT(started.warnings[0], HasSubstr("APP_GARDENER_LEGACY_API"));
     EXPECT_EQ(started.runtime_id, started.operation.cluster_id);
+}
+
+TEST_F(Service, TheSameProvisioningAgainAnswersWithTheFirstOneAndAnotherIsRefused) {
+    const auto first = provision(provision_document("shoot-x"));
+    auto again = provision(provision_document("shoot-x"));
+    EXPECT_TRUE(again.already_requested);
+    EXPECT_EQ(again.runtime_id, first.runtime_id);
+    EXPECT_EQ(again.operation.id, first.operation.id);
+    EXPECT_EQ(store.list_runtimes({}).size(), 1u);
+
+    // Key order does not count; another tenant or another configuration does.
+    auto reordered = provision_document("shoot-x");
+    reordered["runtimeInput"]["labels"] = {{"b", 2}, {"a", 1}};
+    auto document = provision_document("shoot-y");
+    document["runtimeInput"]["labels"] = {{"a", 1}, {"b", 2}};
+    const auto labelled = provision(document);
+    document["runtimeInput"]["labels"] = {{"b", 2}, {"a", 1}};
+    EXPECT_EQ(provision(document).operation.id, labelled.operation.id);
+
+    auto changed = provision_document("shoot-x");
+    changed["clusterConfig"]["gardenerConfig"]["autoScalerMax"] = 9;
+    try {
+        provision(changed);
+        ADD_FAILURE() << "a different request for a taken name was accepted";
+    } catch (const ShootNameTaken& e) {
+        EXPECT_EQ(e.owner(), first.runtime_id);
+    }
+    EXPECT_THROW(service().provision(parse_provision_input(provision_document("shoot-x")),
+                                     {"another-tenant", "sub-a"}),
+                 ShootNameTaken);
+    EXPECT_EQ(store.list_runtimes({}).size(), 2u);
+}
+
+TEST_F(Service, OperationsOnAShootOfAnotherRuntimeAreRefusedNamingTheOwner) {
+    const std::string id = provisioned_runtime();
+    gardener.finish_deletion("shoot1");
+    gardener.add_shoot(
+        {{"metadata",
+          {{"name", "shoot1"},
+           {"annotations", {{"kcp.provisioner.kyma-project.io/runtime-id", "other-runtime"}}}}}});
+    const int writes = gardener.calls("patch") + gardener.calls("update");
+    UpgradeShootInput upgrade;
+    upgrade.gardener.auto_scaler_max = 5;
+    for (const auto& start : std::vector<std::function<void()>>{
+             [&] { service().hibernate(id, context); }, [&] { service().wake_up(id, context); },
+             [&] {
+                 service().upgrade_shoot(id, upgrade, context);
+             }}) {
+        try {
+            start();
+            ADD_FAILURE() << "an operation on another runtime's shoot was started";
+        } catch (const ForeignShoot& e) {
+            EXPECT_THAT(e.what(), HasSubstr("belongs to runtime other-runtime"));
+        }
+    }
+    EXPECT_EQ(store.operations_of(id).size(), 1u);
+    EXPECT_EQ(gardener.calls("patch") + gardener.calls("update"), writes);
+    EXPECT_FALSE(service().admin_kubeconfig(id, "shoot1"));
 }
 
 } // namespace

@@ -57,15 +57,26 @@ Json apply_settings(Services& s, const Json& j) {
 }
 
 Json index() {
-    return {{"endpoints",
-             Json::array({"GET /sim/stats", "POST /sim/stats/reset", "GET /sim/faults",
-                          "POST /sim/faults", "DELETE /sim/faults", "GET /sim/settings",
-                          "POST /sim/settings", "GET /sim/shoots",
-                          "POST /sim/shoots/{namespace}/{name}/fail", "POST /sim/shoots/fail-next",
-                          "POST /sim/shoots/{namespace}/{name}/hibernation-possible",
-                          "POST /sim/watch/drop", "POST /sim/watch/compact", "GET /sim/watch",
-                          "GET /sim/clusters", "GET /sim/director", "GET /sim/director/calls",
-                          "POST /sim/director/errors", "POST /sim/director/reset"})}};
+    return {{"endpoints", Json::array({"GET /sim/stats",
+                                       "GET /sim/writes",
+                                       "POST /sim/stats/reset",
+                                       "GET /sim/faults",
+                                       "POST /sim/faults",
+                                       "DELETE /sim/faults",
+                                       "GET /sim/settings",
+                                       "POST /sim/settings",
+                                       "GET /sim/shoots",
+                                       "POST /sim/shoots/{namespace}/{name}/fail",
+                                       "POST /sim/shoots/fail-next",
+                                       "POST /sim/shoots/{namespace}/{name}/hibernation-possible",
+                                       "POST /sim/watch/drop",
+                                       "POST /sim/watch/compact",
+                                       "GET /sim/watch",
+                                       "GET /sim/clusters",
+                                       "GET /sim/director",
+                                       "GET /sim/director/calls",
+                                       "POST /sim/director/errors",
+                                       "POST /sim/director/reset"})}};
 }
 
 ApiResponse not_found_path(const ApiRequest& req) {
@@ -94,6 +105,8 @@ ApiResponse handle_control(Services& s, const ApiRequest& req) {
         return ApiResponse::json(200, index());
     if (is("GET", {"stats"}))
         return ApiResponse::json(200, s.stats.to_json());
+    if (is("GET", {"writes"}))
+        return ApiResponse::json(200, s.stats.writes_json());
     if (is("POST", {"stats", "reset"})) {
         s.stats.reset();
         return ApiResponse::json(200, s.stats.to_json());

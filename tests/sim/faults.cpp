@@ -131,8 +131,27 @@ Json Stats::to_json() const {
     return {{"requests", req}, {"total", m_total}, {"responses", codes}};
 }
 
+void Stats::record_write(const std::string& verb, const std::string& path,
+                         const std::string& body) {
+    constexpr std::size_t k_kept = 64;
+    constexpr std::size_t k_max_body = 1 << 20;
+    std::lock_guard lock(m_mu);
+    m_writes.push_back({verb, path, body.substr(0, k_max_body)});
+    if (m_writes.size() > k_kept)
+        m_writes.pop_front();
+}
+
+Json Stats::writes_json() const {
+    std::lock_guard lock(m_mu);
+    Json writes = Json::array();
+    for (const auto& w : m_writes)
+        writes.push_back({{"verb", w.verb}, {"path", w.path}, {"body", w.body}});
+    return writes;
+}
+
 void Stats::reset() {
     std::lock_guard lock(m_mu);
+    m_writes.clear();
     m_requests.clear();
     m_codes.clear();
     m_total = 0;

@@ -5,6 +5,7 @@
 #include "api.hpp"
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -71,10 +72,20 @@ public:
     void count_status(int code);
     /// {"requests": {...}, "total": n, "responses": {"200": n, ...}}
     Json to_json() const;
+    /// Keeps a write request (any verb but GET) as received: the last 64, bodies cut at 1 MiB.
+    void record_write(const std::string& verb, const std::string& path, const std::string& body);
+    /// [{"verb", "path", "body"}, ...], oldest first.
+    Json writes_json() const;
     void reset();
 
 private:
+    struct Write {
+        std::string verb;
+        std::string path;
+        std::string body;
+    };
     mutable std::mutex m_mu;
+    std::deque<Write> m_writes;
     std::map<std::string, std::uint64_t> m_requests;
     std::map<int, std::uint64_t> m_codes;
     std::uint64_t m_total = 0;

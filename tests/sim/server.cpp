@@ -138,6 +138,8 @@ struct Simulator::Impl {
             return r;
         }
         stats.count(stats_key(req));
+        if (req.method != "GET")
+            stats.record_write(req.method, req.path, req.body);
         FaultDecision fault = faults.decide(req.method, req.path);
         if (fault.latency_ms > 0)
             std::this_thread::sleep_for(std::chrono::milliseconds(fault.latency_ms));

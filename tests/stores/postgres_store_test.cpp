@@ -315,7 +315,7 @@ TEST(PostgresStore, IdsThatAreNotUuidsAreAbsent) {
     EXPECT_FALSE(store->claim("x", "w", k_t0, 30s));
     EXPECT_FALSE(store->renew("x", "w", k_t0, 30s));
     EXPECT_EQ(store->make_due({"x", "y"}, k_t0), 0);
-    EXPECT_THROW(store->set_tenant("x", "t"), NotFound);
+    EXPECT_THROW(store->set_tenant("x", "t", std::nullopt), NotFound);
     EXPECT_THROW(store->insert_operation(provisioning("x")), NotFound);
 }
 

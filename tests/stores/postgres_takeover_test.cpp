@@ -402,14 +402,21 @@ TEST_F(PostgresTakeover, MigrationOnlyAddsToTheOriginalSchema) {
     for (const auto& item : before)
         EXPECT_TRUE(after.count(item)) << "changed or removed: " << item;
     // What was added is kprov's own, and only that.
-    const std::vector<std::string> kprov_prefixes = {
-        "column cluster.runtime_name ",     "column cluster.description ",
-        "column cluster.labels ",           "column cluster.kyma_config ",
-        "column operation.lease_owner ",    "column operation.lease_expires_at ",
-        "column operation.next_run_at ",    "column operation.attempts ",
-        "column operation_transition.",     "column schema_version.",
-        "constraint operation_transition ", "constraint schema_version ",
-        "enum operation_type WAKE_UP"};
+    const std::vector<std::string> kprov_prefixes = {"column cluster.runtime_name ",
+                                                     "column cluster.description ",
+                                                     "column cluster.labels ",
+                                                     "column cluster.kyma_config ",
+                                                     "column operation.lease_owner ",
+                                                     "column operation.lease_expires_at ",
+                                                     "column operation.next_run_at ",
+                                                     "column operation.attempts ",
+                                                     "column operation_transition.",
+                                                     "column schema_version.",
+                                                     "constraint operation_transition ",
+                                                     "constraint schema_version ",
+                                                     "column live_shoot.",
+                                                     "constraint live_shoot ",
+                                                     "enum operation_type WAKE_UP"};
     for (const auto& item : after) {
         if (before.count(item))
             continue;
@@ -531,6 +538,31 @@ TEST_F(PostgresTakeover, KeepsTheNewerOfTwoInProgressOperations) {
     EXPECT_EQ(store->last_operation(k_gcp)->state, OperationState::InProgress);
     EXPECT_EQ(store->last_operation(k_openstack)->state, OperationState::InProgress);
     EXPECT_EQ(store->count_in_progress().at(OperationType::DeprovisionNoInstall), 2);
+}
+
+TEST_F(PostgresTakeover, GivesASharedShootNameToTheNewestLiveRuntime) {
+    load("original_shared_shoot_name.sql");
+    auto store = take_over();
+    EXPECT_EQ(store->live_runtime_with_shoot("kyma", "c-shared"),
+              "66666666-0003-4666-8666-666666666666");
+    // The older live one keeps working; a new runtime of the name is refused, naming the owner.
+    EXPECT_TRUE(store->find_runtime("66666666-0002-4666-8666-666666666666"));
+    Runtime copy = *store->find_runtime("66666666-0002-4666-8666-666666666666");
+    copy.id = engine::new_uuid();
+    copy.gardener.id = engine::new_uuid();
+    Operation op;
+    op.id = engine::new_uuid();
+    op.start_timestamp = SystemClock().now();
+    op.next_run_at = op.start_timestamp;
+    op.cluster_id = copy.id;
+    op.stage = "CreatingShoot";
+    try {
+        store->insert_runtime(copy, op);
+        ADD_FAILURE() << "a second live runtime of the name was written";
+    } catch (const engine::ShootNameTaken& e) {
+        EXPECT_EQ(e.owner(), "66666666-0003-4666-8666-666666666666");
+    }
+    EXPECT_FALSE(store->find_runtime(copy.id));
 }
 
 TEST_F(PostgresTakeover, RefusesToOpenWithoutMigratingWhenRequired) {

@@ -529,7 +529,7 @@ TEST_F(SqliteStoreTest, AWriterWaitsForAnotherConnectionsTransactionInsteadOfFai
     other.exec("BEGIN IMMEDIATE");
     std::atomic<bool> done{false};
     std::thread writer([&] {
-        store->set_tenant(r.id, "moved");
+        store->set_tenant(r.id, "moved", std::nullopt);
         done = true;
     });
     std::this_thread::sleep_for(200ms);

@@ -200,7 +200,7 @@ TEST_P(StoreContract, AbsentThingsAreNulloptNotErrors) {
     EXPECT_TRUE(m_store->operations_of(missing).empty());
     EXPECT_TRUE(m_store->transitions_of(missing).empty());
     EXPECT_FALSE(m_store->next_due());
-    EXPECT_THROW(m_store->set_tenant(missing, "t"), NotFound);
+    EXPECT_THROW(m_store->set_tenant(missing, "t", std::nullopt), NotFound);
 }
 
 TEST_P(StoreContract, OperationReadsBackWithEveryField) {
@@ -331,8 +331,28 @@ TEST_P(StoreContract, UpgradeReplacesConfigAndAdministratorsWithItsOperation) {
 
 TEST_P(StoreContract, SetTenantRewritesTheTenant) {
     const Runtime r = idle_runtime();
-    m_store->set_tenant(r.id, "moved-tenant");
+    m_store->set_tenant(r.id, "moved-tenant", std::nullopt);
     EXPECT_EQ(m_store->find_runtime(r.id)->tenant, "moved-tenant");
+}
+
+TEST_P(StoreContract, SetTenantWithANoteAppendsItToTheOperationsHistory) {
+    const Runtime r = idle_runtime();
+    const auto op = m_store->last_operation(r.id);
+    ASSERT_TRUE(op);
+    const StageTransition note{op->id,           "Finished", "Finished", OperationState::Succeeded,
+                               "tenant changed", k_t0 + 5s};
+    m_store->set_tenant(r.id, "moved-tenant", note);
+    EXPECT_EQ(m_store->find_runtime(r.id)->tenant, "moved-tenant");
+    const auto history = m_store->transitions_of(op->id);
+    ASSERT_FALSE(history.empty());
+    EXPECT_EQ(history.back(), note);
+    // A refused rewrite writes no entry either.
+    const std::string missing = new_uuid();
+    EXPECT_THROW(m_store->set_tenant(
+                     missing, "t",
+                     StageTransition{op->id, "", "", OperationState::Succeeded, "never", k_t0}),
+                 NotFound);
+    EXPECT_EQ(m_store->transitions_of(op->id).size(), history.size());
 }
 
 TEST_P(StoreContract, ListShowsNewestFirstWithLastOperationAndFilters) {
@@ -749,7 +769,7 @@ TEST_P(StoreContract, TenantOfReadsTheStoredTenant) {
     r.tenant = "global-account-1";
     m_store->insert_runtime(r, new_operation(r.id, OperationType::Provision, k_t0));
     EXPECT_EQ(m_store->tenant_of(r.id), "global-account-1");
-    m_store->set_tenant(r.id, "global-account-2");
+    m_store->set_tenant(r.id, "global-account-2", std::nullopt);
     EXPECT_EQ(m_store->tenant_of(r.id), "global-account-2");
     EXPECT_EQ(m_store->tenant_of(new_uuid()), std::nullopt);
     EXPECT_EQ(m_store->tenant_of("not-a-uuid"), std::nullopt);
@@ -843,10 +863,10 @@ TEST_P(StoreContract, ARuntimesVersionMovesWithWhatTheApiShowsOfItAndNothingElse
     m_store->release(op.id, "w1");
     m_store->make_due({r.id}, k_t0 + 1s);
     stood("claims, releases and due times");
-    m_store->set_tenant(other.id, "elsewhere");
+    m_store->set_tenant(other.id, "elsewhere", std::nullopt);
     stood("another runtime's change");
 
-    m_store->set_tenant(r.id, "moved");
+    m_store->set_tenant(r.id, "moved", std::nullopt);
     moved("the tenant");
     ASSERT_TRUE(m_store->claim(op.id, "w1", k_t0, 30s));
     op.message = "halfway";

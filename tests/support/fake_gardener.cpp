@@ -182,7 +182,13 @@ ShootState FakeGardener::patch(const std::string& name, const std::string& merge
     enter("patch", name);
     json& current = stored(name);
     const json before = current;
-    current.merge_patch(json::parse(merge_patch_json));
+    const json patch = json::parse(merge_patch_json);
+    // As the API server: a resourceVersion in the patch is a precondition.
+    if (patch.contains("metadata") && patch["metadata"].contains("resourceVersion") &&
+        patch["metadata"]["resourceVersion"] != before["metadata"]["resourceVersion"])
+        throw Conflict("Operation cannot be fulfilled on shoots.core.gardener.cloud \"" + name +
+                       "\": the object has been modified");
+    current.merge_patch(patch);
     current["status"] = before["status"];
     if (current["spec"] != before["spec"])
         current["metadata"]["generation"] = before["metadata"]["generation"].get<int>() + 1;

@@ -27,6 +27,9 @@ void FakeStore::insert_runtime(const Runtime& runtime, const Operation& first) {
     for (const auto& op : m_operations)
         if (op.id == first.id)
             throw Conflict("operation " + first.id + " already exists");
+    const auto& g = runtime.gardener;
+    if (const auto owner = live_owner_locked(g.project_name, g.name))
+        throw ShootNameTaken(g.project_name, g.name, *owner);
     m_runtimes[runtime.id] = runtime;
     m_operations.push_back(first);
 }
@@ -51,12 +54,29 @@ void FakeStore::insert_operation(const Operation& op, const RuntimeUpgrade* upgr
     }
 }
 
-void FakeStore::set_tenant(const std::string& runtime_id, const std::string& tenant) {
+void FakeStore::set_tenant(const std::string& runtime_id, const std::string& tenant,
+                           const std::optional<engine::StageTransition>& note) {
     std::lock_guard lock(m_mutex);
     auto it = m_runtimes.find(runtime_id);
     if (it == m_runtimes.end())
         throw NotFound("runtime " + runtime_id + " does not exist");
     it->second.tenant = tenant;
+    if (note)
+        m_transitions[note->operation_id].push_back(*note);
+}
+
+std::optional<std::string> FakeStore::live_owner_locked(const std::string& project,
+                                                        const std::string& shoot_name) const {
+    for (const auto& [id, r] : m_runtimes)
+        if (!r.deleted && r.gardener.project_name == project && r.gardener.name == shoot_name)
+            return id;
+    return std::nullopt;
+}
+
+std::optional<std::string> FakeStore::live_runtime_with_shoot(const std::string& project,
+                                                              const std::string& shoot_name) {
+    std::lock_guard lock(m_mutex);
+    return live_owner_locked(project, shoot_name);
 }
 
 std::optional<Runtime> FakeStore::find_runtime(const std::string& runtime_id) {

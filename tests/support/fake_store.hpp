@@ -19,9 +19,12 @@ public:
     void insert_runtime(const engine::Runtime& runtime, const engine::Operation& first) override;
     void insert_operation(const engine::Operation& op,
                           const engine::RuntimeUpgrade* upgrade = nullptr) override;
-    void set_tenant(const std::string& runtime_id, const std::string& tenant) override;
+    void set_tenant(const std::string& runtime_id, const std::string& tenant,
+                    const std::optional<engine::StageTransition>& note) override;
 
     std::optional<engine::Runtime> find_runtime(const std::string& runtime_id) override;
+    std::optional<std::string> live_runtime_with_shoot(const std::string& project,
+                                                       const std::string& shoot_name) override;
     std::optional<engine::Operation> find_operation(const std::string& operation_id) override;
     std::optional<engine::Operation> last_operation(const std::string& runtime_id) override;
     std::vector<engine::Operation> operations_of(const std::string& runtime_id) override;
@@ -56,6 +59,8 @@ public:
     int saves() const;
 
 private:
+    std::optional<std::string> live_owner_locked(const std::string& project,
+                                                 const std::string& shoot_name) const;
     std::optional<engine::Operation> claim_locked(engine::Operation& op, const std::string& owner,
                                                   Timestamp now, std::chrono::milliseconds ttl);
 

@@ -1,0 +1,82 @@
+// What provisioning and an upgrade send to Gardener, built once for the requests, the plans
+// and the stages alike.
+
+#include "engine/service.hpp"
+#include "engine/stages.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace kprov::engine {
+
+ProvisionPlan plan_provision(const ProvisionInput& input, const RequestContext& context,
+                             const EngineOptions& options, Timestamp now, const PlanIds& ids) {
+    ProvisionPlan plan;
+    plan.runtime = to_runtime(input, ids.runtime_id, context.tenant, context.sub_account, now,
+                              options.conversion);
+    Operation& op = plan.operation;
+    op.id = ids.operation_id;
+    op.type = OperationType::Provision;
+    op.state = OperationState::InProgress;
+    op.message = k_message_provisioning_started;
+    op.start_timestamp = now;
+    op.cluster_id = ids.runtime_id;
+    op.stage = k_stage_creating_shoot;
+    op.last_transition = now;
+    op.next_run_at = now;
+    // CreatingShoot builds the shoot again from the stored runtime, with the same function.
+    plan.shoot = build_shoot(plan.runtime, op.id, options.shoot);
+    plan.warnings = plan.shoot.warnings;
+    return plan;
+}
+
+UpgradePlan plan_upgrade(const Runtime& runtime, const ShootState& live,
+                         const UpgradeShootInput& input, const EngineOptions& options) {
+    UpgradePlan plan;
+    plan.merged = merge_upgrade(runtime.gardener, input);
+    GardenerConfig& merged = plan.merged;
+    if (!live.kubernetes_version.empty() && !merged.kubernetes_version.empty())
+        merged.kubernetes_version =
+            effective_kubernetes_version(live.kubernetes_version, merged.kubernetes_version);
+    if (!input.gardener.shoot_networking_filter_disabled)
+        if (const auto live_filter = live_networking_filter_disabled(live.json))
+            merged.shoot_networking_filter_disabled = live_filter;
+    // Exactly the stage's call: UpgradingShoot has only the stored config to go by.
+    plan.upgrade =
+        build_shoot_upgrade(live.json, merged, stored_upgrade_input(merged), options.shoot);
+    return plan;
+}
+
+namespace {
+
+bool same_json(const std::optional<std::string>& a, const std::optional<std::string>& b) {
+    if (!a || !b)
+        return a.has_value() == b.has_value();
+    const auto left = nlohmann::json::parse(*a, nullptr, false);
+    const auto right = nlohmann::json::parse(*b, nullptr, false);
+    if (left.is_discarded() || right.is_discarded())
+        return *a == *b;
+    return left == right; // objects compare by member, whatever their order
+}
+
+} // namespace
+
+bool is_same_provision_request(const Runtime& stored, const Runtime& planned) {
+    // Compared as the request made them: what kprov set itself or learned since (ids, times,
+    // the seed Gardener chose, the kubeconfig) does not count.
+    Runtime candidate = planned;
+    candidate.id = stored.id;
+    candidate.creation_timestamp = stored.creation_timestamp;
+    candidate.deleted = stored.deleted;
+    candidate.kubeconfig = stored.kubeconfig;
+    candidate.gardener.id = stored.gardener.id;
+    if (candidate.gardener.seed.empty())
+        candidate.gardener.seed = stored.gardener.seed;
+    if (!same_json(candidate.labels_json, stored.labels_json) ||
+        !same_json(candidate.kyma_config_json, stored.kyma_config_json))
+        return false;
+    candidate.labels_json = stored.labels_json;
+    candidate.kyma_config_json = stored.kyma_config_json;
+    return candidate == stored;
+}
+
+} // namespace kprov::engine
