@@ -31,10 +31,19 @@ enum class SchemaCheck {
     None,    ///< open as is (kprov migrate itself)
 };
 
+enum class Secrets {
+    Needed, ///< the store reads and writes secrets, so it needs a key (see secret_key)
+    Unused, ///< schema work only (kprov migrate): opens without a key, reads or creates no key
+            ///< file; a secret read or written without a key throws ConfigError
+};
+
 struct OpenOptions {
-    /// APP_DATABASE_SECRET_KEY. When absent, a SQLite store uses (or creates) "<db>.key" beside
-    /// the database; a PostgreSQL store refuses to open.
+    /// APP_DATABASE_SECRET_KEY (empty counts as absent). When absent and secrets are Needed, a
+    /// SQLite store uses "<db>.key" beside the database, creating it only while the database
+    /// holds no encrypted value (else ConfigError naming the file); a PostgreSQL store refuses
+    /// to open (ConfigError naming APP_DATABASE_SECRET_KEY).
     std::optional<std::string> secret_key;
+    Secrets secrets = Secrets::Needed;
     SchemaCheck schema = SchemaCheck::Require;
     int pool_size = 4; ///< PostgreSQL connections kept open
 };
