@@ -49,8 +49,9 @@ struct OpenOptions {
 };
 
 /// Opens the store at `url`. Throws ConfigError for an unknown scheme (the message lists the
-/// known ones) or a malformed URL, StoreError when the database cannot be reached or its schema
-/// is newer than this build knows (always refused) or older (refused with SchemaCheck::Require).
+/// known ones), a malformed URL or a key that is missing (see OpenOptions::secret_key), StoreError
+/// when the database cannot be reached or its schema is newer than this build knows (always
+/// refused) or older (refused with SchemaCheck::Require).
 std::unique_ptr<StoreBackend> open_store(const std::string& url, const OpenOptions& options);
 
 } // namespace kprov::stores
