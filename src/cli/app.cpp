@@ -381,6 +381,8 @@ void build_app(CLI::App& app, Parsed& p) {
                 };
             });
         } else if (name == "migrate") {
+            cmd->footer("Reads and writes no secret, so it runs without APP_DATABASE_SECRET_KEY "
+                        "on PostgreSQL and SQLite alike, and creates no key file.");
             cmd->callback([&] {
                 action = [](Context& c) {
                     return cmd_migrate(c);

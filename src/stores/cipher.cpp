@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <system_error>
 #include <unistd.h>
+#include <utility>
 
 namespace kprov::stores {
 
@@ -382,7 +383,19 @@ SecretCipher::SecretCipher(std::string key)
     m_gcm_key = derive_gcm_key(m_key);
 }
 
+SecretCipher SecretCipher::without_key() {
+    return SecretCipher();
+}
+
+void SecretCipher::require_key() const {
+    if (m_key.empty())
+        throw ConfigError("cannot read or write a secret, the store was opened without a key "
+                          "(for schema migration only), expected APP_DATABASE_SECRET_KEY or, "
+                          "on SQLite, its key file");
+}
+
 std::string SecretCipher::encrypt(std::string_view plaintext, std::string_view context) const {
+    require_key();
     const std::string iv = random_bytes(k_gcm_iv_size);
     std::string tag;
     const GcmParams gcm{context, tag};
@@ -392,6 +405,7 @@ std::string SecretCipher::encrypt(std::string_view plaintext, std::string_view c
 }
 
 std::string SecretCipher::decrypt(std::string_view stored, std::string_view context) const {
+    require_key();
     // ':' is outside the base64 alphabet, so no legacy value can start with the v2 prefix.
     if (stored.starts_with(k_v2_prefix))
         return decrypt_v2(m_gcm_key, stored.substr(k_v2_prefix.size()), context);
@@ -399,6 +413,7 @@ std::string SecretCipher::decrypt(std::string_view stored, std::string_view cont
 }
 
 std::string SecretCipher::encrypt_legacy(std::string_view plaintext) const {
+    require_key();
     const std::string iv = random_bytes(k_legacy_iv_size);
     std::string inner = base64_encode(plaintext);
     const std::string ciphertext =
@@ -407,22 +422,26 @@ std::string SecretCipher::encrypt_legacy(std::string_view plaintext) const {
     return base64_encode(iv + ciphertext);
 }
 
+std::optional<std::string> load_key_file(const std::string& path) {
+    const int fd = open_existing(path);
+    if (fd < 0)
+        return std::nullopt;
+    const FileGuard file(fd);
+    return read_key_file(path, fd);
+}
+
 std::string load_or_create_key_file(const std::string& path) {
-    if (const int fd = open_existing(path); fd >= 0) {
-        const FileGuard file(fd);
-        return read_key_file(path, fd);
-    }
+    if (auto existing = load_key_file(path))
+        return std::move(*existing);
     std::string key = base64_encode(random_bytes(k_key_file_random_bytes));
     if (create_key_file(path, key + '\n'))
         return key;
     // Another process or thread created the file between our open and our link: use theirs,
     // so everyone sharing the database agrees on one key.
     OPENSSL_cleanse(key.data(), key.size());
-    const int fd = open_existing(path);
-    if (fd < 0)
-        throw StoreError("cannot open key file " + path + ": it vanished while being created");
-    const FileGuard file(fd);
-    return read_key_file(path, fd);
+    if (auto theirs = load_key_file(path))
+        return std::move(*theirs);
+    throw StoreError("cannot open key file " + path + ": it vanished while being created");
 }
 
 // ---- base64 ---------------------------------------------------------------------------------

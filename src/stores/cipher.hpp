@@ -9,6 +9,7 @@
 //    The context (e.g. "cluster.kubeconfig:<id>") binds a value to its place: a ciphertext
 //    copied to another row does not decrypt.
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -19,6 +20,11 @@ public:
     /// `key` is the raw text of APP_DATABASE_SECRET_KEY. Throws ConfigError unless it is 16, 24
     /// or 32 bytes long.
     explicit SecretCipher(std::string key);
+
+    /// A cipher with no key, for a store opened for schema work only: encrypt, decrypt and
+    /// encrypt_legacy throw ConfigError naming APP_DATABASE_SECRET_KEY, so a secret is never
+    /// read or written in plaintext by mistake.
+    static SecretCipher without_key();
 
     /// Always the v2 format. Thread-safe.
     std::string encrypt(std::string_view plaintext, std::string_view context) const;
@@ -31,13 +37,22 @@ public:
     std::string encrypt_legacy(std::string_view plaintext) const;
 
 private:
-    std::string m_key;     // raw key (legacy format)
+    SecretCipher() = default;
+    /// Throws ConfigError for a cipher from without_key().
+    void require_key() const;
+
+    std::string m_key;     // raw key (legacy format); empty without a key
     std::string m_gcm_key; // 32 bytes derived for v2
 };
 
-/// Reads the key file beside a local database, or creates it (mode 0600, 32 random printable
-/// bytes) when it does not exist. Throws ConfigError if it exists with a key of a wrong length,
-/// or StoreError if it cannot be read or written.
+/// Reads the key file beside a local database; nullopt when it does not exist. Throws
+/// ConfigError if it holds a key of a wrong length or others may access it, StoreError if it
+/// cannot be read.
+std::optional<std::string> load_key_file(const std::string& path);
+
+/// As load_key_file(), but creates the file (mode 0600, 32 random printable bytes) when it does
+/// not exist; of processes creating it at once, all get the one key that was published first.
+/// Throws StoreError if it cannot be written.
 std::string load_or_create_key_file(const std::string& path);
 
 /// Standard base64 with padding (shared by both formats and tests).

@@ -51,6 +51,14 @@ std::unique_ptr<StoreBackend> open_store(const std::string& url, const OpenOptio
                       "\" has an unknown scheme; known: " + known);
 }
 
+std::optional<SecretCipher> configured_cipher(const OpenOptions& options) {
+    if (options.secret_key && !options.secret_key->empty())
+        return SecretCipher(*options.secret_key);
+    if (options.secrets == Secrets::Unused)
+        return SecretCipher::without_key();
+    return std::nullopt;
+}
+
 void enforce_schema(StoreBackend& store, SchemaCheck check) {
     if (check == SchemaCheck::None)
         return;

@@ -31,17 +31,27 @@ enum class SchemaCheck {
     None,    ///< open as is (kprov migrate itself)
 };
 
+enum class Secrets {
+    Needed, ///< the store reads and writes secrets, so it needs a key (see secret_key)
+    Unused, ///< schema work only (kprov migrate): opens without a key, reads or creates no key
+            ///< file; a secret read or written without a key throws ConfigError
+};
+
 struct OpenOptions {
-    /// APP_DATABASE_SECRET_KEY. When absent, a SQLite store uses (or creates) "<db>.key" beside
-    /// the database; a PostgreSQL store refuses to open.
+    /// APP_DATABASE_SECRET_KEY (empty counts as absent). When absent and secrets are Needed, a
+    /// SQLite store uses "<db>.key" beside the database, creating it only while the database
+    /// holds no encrypted value (else ConfigError naming the file); a PostgreSQL store refuses
+    /// to open (ConfigError naming APP_DATABASE_SECRET_KEY).
     std::optional<std::string> secret_key;
+    Secrets secrets = Secrets::Needed;
     SchemaCheck schema = SchemaCheck::Require;
     int pool_size = 4; ///< PostgreSQL connections kept open
 };
 
 /// Opens the store at `url`. Throws ConfigError for an unknown scheme (the message lists the
-/// known ones) or a malformed URL, StoreError when the database cannot be reached or its schema
-/// is newer than this build knows (always refused) or older (refused with SchemaCheck::Require).
+/// known ones), a malformed URL or a key that is missing (see OpenOptions::secret_key), StoreError
+/// when the database cannot be reached or its schema is newer than this build knows (always
+/// refused) or older (refused with SchemaCheck::Require).
 std::unique_ptr<StoreBackend> open_store(const std::string& url, const OpenOptions& options);
 
 } // namespace kprov::stores

@@ -8,14 +8,18 @@
 #include "stores/store_common.hpp"
 
 #include <string_view>
+#include <utility>
 
 namespace kprov::stores {
 
 std::unique_ptr<StoreBackend> open_postgres_store(const std::string& url,
                                                   const OpenOptions& options) {
-    if (!options.secret_key || options.secret_key->empty())
-        throw ConfigError("APP_DATABASE_SECRET_KEY is required for a PostgreSQL store");
-    return std::make_unique<pg::PostgresStore>(url, *options.secret_key, options.pool_size);
+    auto cipher = configured_cipher(options);
+    // Checked before connecting: a process that cannot read its secrets should not start at all.
+    if (!cipher)
+        throw ConfigError("APP_DATABASE_SECRET_KEY is not set, a PostgreSQL store needs it to "
+                          "read and write secrets (only `kprov migrate` runs without it)");
+    return std::make_unique<pg::PostgresStore>(url, std::move(*cipher), options.pool_size);
 }
 
 namespace pg {
@@ -37,8 +41,8 @@ bool mentions(const pqxx::sql_error& e, std::string_view name) {
 
 } // namespace
 
-PostgresStore::PostgresStore(const std::string& url, const std::string& secret_key, int pool_size)
-    : m_cipher(secret_key)
+PostgresStore::PostgresStore(const std::string& url, SecretCipher cipher, int pool_size)
+    : m_cipher(std::move(cipher))
     , m_pool(url, pool_size) {}
 
 void PostgresStore::insert_runtime(const Runtime& runtime, const Operation& first) {

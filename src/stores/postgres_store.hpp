@@ -22,7 +22,7 @@ namespace kprov::stores::pg {
 class PostgresStore final : public StoreBackend {
 public:
     /// Connects (StoreError if it cannot). Does not touch the schema.
-    PostgresStore(const std::string& url, const std::string& secret_key, int pool_size);
+    PostgresStore(const std::string& url, SecretCipher cipher, int pool_size);
 
     // StoreBackend (postgres_migrate.cpp)
     MigrationReport migrate() override;

@@ -4,14 +4,11 @@
 #include "stores/sqlite_store.hpp"
 
 #include "engine/error.hpp"
-#include "stores/backends.hpp"
 #include "stores/store_common.hpp"
 
 #include <algorithm>
-#include <filesystem>
 #include <mutex>
 #include <sqlite3.h>
-#include <system_error>
 
 namespace kprov::stores::sqlite {
 
@@ -552,25 +549,3 @@ std::optional<Timestamp> SqliteStore::next_due() {
 }
 
 } // namespace kprov::stores::sqlite
-
-namespace kprov::stores {
-
-std::unique_ptr<StoreBackend> open_sqlite_store(const std::string& path,
-                                                const OpenOptions& options) {
-    if (path.empty() || path == ":memory:")
-        throw ConfigError("SQLite database \"" + path +
-                          "\" is not a file; kprov's state must survive the process, so name a "
-                          "file (sqlite:///abs/path.db)");
-    const auto parent = std::filesystem::path(path).parent_path();
-    std::error_code ec;
-    if (!parent.empty())
-        std::filesystem::create_directories(parent, ec);
-    if (ec)
-        throw StoreError("sqlite " + path + ": cannot create directory " + parent.string() + ": " +
-                         ec.message());
-    SecretCipher cipher(options.secret_key ? *options.secret_key
-                                           : load_or_create_key_file(path + ".key"));
-    return std::make_unique<sqlite::SqliteStore>(path, std::move(cipher));
-}
-
-} // namespace kprov::stores

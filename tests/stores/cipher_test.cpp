@@ -203,6 +203,16 @@ TEST(SecretCipherTest, RefusesKeysOfWrongLength) {
     }
 }
 
+TEST(SecretCipherTest, WithoutAKeyEveryUseIsAConfigErrorNamingTheVariable) {
+    const SecretCipher keyless = SecretCipher::without_key();
+    const auto stored = SecretCipher(k_key32).encrypt("admin@example.com", k_context);
+    for (const auto& message :
+         {message_of<ConfigError>([&] { (void)keyless.encrypt("admin@example.com", k_context); }),
+          message_of<ConfigError>([&] { (void)keyless.encrypt_legacy("admin@example.com"); }),
+          message_of<ConfigError>([&] { (void)keyless.decrypt(stored, k_context); })})
+        EXPECT_THAT(message, HasSubstr("APP_DATABASE_SECRET_KEY"));
+}
+
 TEST(SecretCipherTest, DecryptsValuesMadeWithTheOriginalAlgorithm) {
     for (const auto& key : {k_key16, k_key24, k_key32}) {
         const SecretCipher cipher(key);
@@ -367,6 +377,14 @@ TEST(KeyFileTest, ReadsAnExistingKeyAndStripsOneNewline) {
     // Only one newline is stripped: 32 + "\n" is 33 bytes, which is no key.
     write_file(dir.file("c.key"), k_key32 + "\n\n", 0600);
     EXPECT_THROW((void)load_or_create_key_file(dir.file("c.key")), ConfigError);
+}
+
+TEST(KeyFileTest, LoadingAMissingFileGivesNothingAndCreatesNothing) {
+    const kprov::testing::TempDir dir;
+    EXPECT_EQ(load_key_file(dir.file("secret.key")), std::nullopt);
+    EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+    const auto key = load_or_create_key_file(dir.file("secret.key"));
+    EXPECT_EQ(load_key_file(dir.file("secret.key")), key);
 }
 
 TEST(KeyFileTest, RefusesAKeyOfWrongLength) {

@@ -91,9 +91,35 @@ TEST(PostgresStore, RefusesToOpenWithoutSecretKey) {
             open_store("postgresql://kprov:kprov@127.0.0.1:1/none", o);
             FAIL() << "opened without a key";
         } catch (const ConfigError& e) {
-            EXPECT_STREQ(e.what(), "APP_DATABASE_SECRET_KEY is required for a PostgreSQL store");
+            EXPECT_THAT(e.what(), StartsWith("APP_DATABASE_SECRET_KEY is not set, a PostgreSQL "
+                                             "store needs it"));
         }
     }
+}
+
+TEST(PostgresStore, ForSchemaWorkItOpensWithoutAKeyAndRefusesEverySecret) {
+    KPROV_FRESH_POSTGRES(db);
+    OpenOptions keyless = options(SchemaCheck::None);
+    keyless.secret_key.reset();
+    keyless.secrets = Secrets::Unused;
+    auto store = open_store(db->url(), keyless);
+    EXPECT_EQ(store->migrate().from_version, 0);
+    EXPECT_EQ(store->schema_version(), latest_version("postgres"));
+
+    Runtime r = small_runtime();
+    r.administrators = {"admin@example.com"};
+    auto keyed = open_store(db->url(), options(SchemaCheck::Require));
+    keyed->insert_runtime(r, provisioning(r.id));
+    try {
+        store->find_runtime(r.id);
+        FAIL() << "read a secret without a key";
+    } catch (const ConfigError& e) {
+        EXPECT_THAT(e.what(), HasSubstr("APP_DATABASE_SECRET_KEY"));
+    }
+    Runtime other = small_runtime();
+    other.kubeconfig = "apiVersion: v1\nkind: Config\n";
+    EXPECT_THROW(store->insert_runtime(other, provisioning(other.id)), ConfigError);
+    EXPECT_FALSE(keyed->find_runtime(other.id)) << "nothing is written without its secrets";
 }
 
 TEST(PostgresStore, RefusesAKeyOfTheWrongLength) {

@@ -281,6 +281,79 @@ TEST_F(SqliteStoreTest, WithoutAKeyAKeyFileIsCreatedBesideTheDatabaseAndReused) 
     EXPECT_THROW(other_key->find_runtime(r.id), StoreError);
 }
 
+// A store with one encrypted value in `table`, written with a key file that is then removed.
+class SqliteStoreWithoutItsKeyFile : public SqliteStoreTest,
+                                     public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(SqliteStoreWithoutItsKeyFile, IsRefusedNamingTheKeyFileAndLeftAsItWas) {
+    const std::string key_file = m_db + ".key";
+    Runtime r = small_runtime();
+    if (GetParam() == "cluster_administrator")
+        r.administrators = {"admin@example.com"};
+    else
+        r.kubeconfig = "apiVersion: v1\nkind: Config\n";
+    open(SchemaCheck::Migrate, std::nullopt)->insert_runtime(r, provisioning(r.id));
+    ASSERT_TRUE(std::filesystem::remove(key_file));
+    const auto before = m_dir.contents();
+    ASSERT_EQ(before.size(), 1u) << "the closed store is one file";
+
+    for (const auto check : {SchemaCheck::Migrate, SchemaCheck::Require}) {
+        const auto message =
+            message_of<ConfigError>([&] { open(check, std::nullopt)->find_runtime(r.id); });
+        EXPECT_THAT(message, HasSubstr("\"" + key_file + "\" is missing"));
+        EXPECT_THAT(message, HasSubstr("APP_DATABASE_SECRET_KEY"));
+    }
+    EXPECT_EQ(m_dir.contents(), before) << "no key file, database unchanged";
+}
+
+INSTANTIATE_TEST_SUITE_P(EncryptedValueIn, SqliteStoreWithoutItsKeyFile,
+                         ::testing::Values("cluster", "cluster_administrator"));
+
+TEST_F(SqliteStoreTest, AStoreWithoutEncryptedValuesGetsAKeyFileWhenItHasNone) {
+    const std::string key_file = m_db + ".key";
+    // Rows, but no encrypted value: no kubeconfig, no administrator.
+    const Runtime r = small_runtime();
+    open(SchemaCheck::Migrate, k_key)->insert_runtime(r, provisioning(r.id));
+    ASSERT_FALSE(std::filesystem::exists(key_file)) << "a configured key makes no key file";
+
+    auto store = open(SchemaCheck::Require, std::nullopt);
+    ASSERT_TRUE(std::filesystem::exists(key_file));
+    struct stat st {};
+    ASSERT_EQ(::stat(key_file.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+    EXPECT_TRUE(store->find_runtime(r.id));
+}
+
+TEST_F(SqliteStoreTest, AFileThatIsNotADatabaseGetsNoKeyFile) {
+    std::ofstream(m_db) << "this is not an SQLite database, just text long enough to be read "
+                           "as a header by SQLite when it opens the file................";
+    const auto message = message_of<StoreError>([&] { open(SchemaCheck::Migrate, std::nullopt); });
+    EXPECT_THAT(message, HasSubstr("sqlite " + m_db + ":"));
+    EXPECT_FALSE(std::filesystem::exists(m_db + ".key"));
+}
+
+TEST_F(SqliteStoreTest, ForSchemaWorkItOpensWithoutAKeyAndRefusesEverySecret) {
+    Runtime r = small_runtime();
+    r.administrators = {"admin@example.com"};
+    open()->insert_runtime(r, provisioning(r.id));
+
+    OpenOptions options;
+    options.secrets = Secrets::Unused;
+    options.schema = SchemaCheck::None;
+    auto store = open_store("sqlite://" + m_db, options);
+    EXPECT_EQ(store->migrate().applied.size(), 0u);
+    EXPECT_FALSE(std::filesystem::exists(m_db + ".key"));
+    EXPECT_THAT(message_of<ConfigError>([&] { store->find_runtime(r.id); }),
+                HasSubstr("APP_DATABASE_SECRET_KEY"));
+
+    Runtime other = small_runtime();
+    other.administrators = {"other@example.com"};
+    EXPECT_THAT(
+        message_of<ConfigError>([&] { store->insert_runtime(other, provisioning(other.id)); }),
+        HasSubstr("APP_DATABASE_SECRET_KEY"));
+    EXPECT_FALSE(open()->find_runtime(other.id)) << "nothing is written without its secrets";
+}
+
 TEST_F(SqliteStoreTest, SecretsAreNotPlaintextInTheDatabaseFiles) {
     const std::string kubeconfig = "apiVersion: v1\nkind: Config\ntoken: SECRET-TOKEN-4711\n";
     const std::string admin = "very-secret-admin@example.com";

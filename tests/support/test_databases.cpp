@@ -5,6 +5,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <pqxx/pqxx>
 #include <stdexcept>
 
@@ -21,6 +23,15 @@ TempDir::TempDir() {
 TempDir::~TempDir() {
     std::error_code ec;
     std::filesystem::remove_all(m_path, ec);
+}
+
+std::map<std::string, std::string> TempDir::contents() const {
+    std::map<std::string, std::string> out;
+    for (const auto& entry : std::filesystem::directory_iterator(m_path)) {
+        std::ifstream in(entry.path(), std::ios::binary);
+        out[entry.path().filename().string()].assign(std::istreambuf_iterator<char>(in), {});
+    }
+    return out;
 }
 
 std::optional<std::string> postgres_server_uri() {

@@ -4,6 +4,7 @@
 // Without KPROV_TEST_PG_URI, PostgreSQL tests are skipped with a reason, unless
 // KPROV_REQUIRE_POSTGRES=1 or KPROV_CI=1 (set by .ci/run), which turns the skip into a failure.
 
+#include <map>
 #include <optional>
 #include <string>
 
@@ -18,6 +19,9 @@ public:
     TempDir& operator=(const TempDir&) = delete;
     const std::string& path() const { return m_path; }
     std::string file(const std::string& name) const { return m_path + "/" + name; }
+    /// Every file directly in the directory, by name, with its bytes: what a test compares to
+    /// show that nothing was created, removed or written.
+    std::map<std::string, std::string> contents() const;
 
 private:
     std::string m_path;
