@@ -57,9 +57,7 @@ int after_start(Context& ctx, EngineAccess& access, const engine::StartedOperati
                 const OperationArgs& args, std::optional<Duration> timeout) {
     const auto& op = started.operation;
     // A rewritten tenant is in the engine's log already.
-    if (!ctx.global().quiet)
-        for (const auto& warning : started.warnings)
-            ctx.err() << "kprov: warning: " << warning << '\n';
+    print_warnings(ctx, started.warnings);
     if (!args.wait) {
         print_operation(ctx.out(), op, output_format(ctx), started.compass_runtime_id);
         return k_exit_ok;
@@ -102,15 +100,14 @@ int provision_dry_run(Context& ctx, const engine::ProvisionInput& input, const s
                       const std::string& file) {
     const auto& settings = ctx.config().settings;
     const auto conversion = config::conversion_options(settings);
+    print_warnings(ctx, engine::provision_input_warnings(input));
     const auto runtime = about_file(file, [&] {
-        engine::validate_provision(input, conversion);
         auto r =
             engine::to_runtime(input, "<runtime-id>", tenant, settings.sub_account.value_or(""),
                                SystemClock().now(), conversion);
         // What the service checks before it writes: that a shoot can be built at all.
         const auto plan = engine::build_shoot(r, "<operation-id>", config::shoot_options(settings));
-        for (const auto& warning : plan.warnings)
-            ctx.err() << "kprov: warning: " << warning << '\n';
+        print_warnings(ctx, plan.warnings);
         return r;
     });
     const auto& g = runtime.gardener;
@@ -148,8 +145,10 @@ int provision_dry_run(Context& ctx, const engine::ProvisionInput& input, const s
 
 int cmd_provision(Context& ctx, const OperationArgs& args) {
     const auto timeout = check_flags(args);
-    const auto input = about_file(
-        args.file, [&] { return engine::parse_provision_input(read_runtime_file(args.file)); });
+    const auto input = about_file(args.file, [&] {
+        return engine::read_provision_input(read_runtime_file(args.file),
+                                            config::conversion_options(ctx.config().settings));
+    });
     const std::string tenant = required_tenant(ctx);
     if (args.dry_run)
         return provision_dry_run(ctx, input, tenant, args.file);
@@ -186,7 +185,7 @@ int cmd_upgrade_shoot(Context& ctx, const OperationArgs& args) {
     if (args.dry_run)
         return cmd_plan(ctx, PlanArgs{args.file, args.runtime_id});
     const auto input = about_file(
-        args.file, [&] { return engine::parse_upgrade_input(read_runtime_file(args.file)); });
+        args.file, [&] { return engine::read_upgrade_input(read_runtime_file(args.file)); });
     return start_on_runtime(
         ctx, args, timeout,
         [&](EngineAccess& access, const std::string& id, const engine::RequestContext& request) {

@@ -4,6 +4,7 @@
 #include "cli/app.hpp"
 #include "cli/context.hpp"
 #include "cli/json_diff.hpp"
+#include "cli/render.hpp"
 #include "cli/runtime_file.hpp"
 #include "cli/yaml_output.hpp"
 #include "config/engine_options.hpp"
@@ -57,11 +58,7 @@ template <typename Parse> auto read_input(const std::string& file, Parse parse) 
 // The change upgrade-shoot would make to the live shoot: its diff, or with -o json the whole
 // new object.
 int plan_upgrade(Context& ctx, const PlanArgs& args, const std::string& format) {
-    const auto input = read_input(args.file, [](const nlohmann::json& document) {
-        auto parsed = engine::parse_upgrade_input(document);
-        engine::validate_upgrade(parsed);
-        return parsed;
-    });
+    const auto input = read_input(args.file, engine::read_upgrade_input);
     auto store = open_configured_store(ctx);
     const auto runtime = find_runtime_or_throw(*store, *args.runtime_id);
     engine::GardenerConfig merged;
@@ -71,6 +68,7 @@ int plan_upgrade(Context& ctx, const PlanArgs& args, const std::string& format) 
         e.set_source(args.file);
         throw;
     }
+    print_warnings(ctx, engine::upgrade_input_warnings(runtime.gardener, input));
     auto gardener = open_gardener(ctx);
     const auto live = gardener->get_shoot(runtime.gardener.name);
     if (!live)
@@ -105,17 +103,15 @@ int cmd_plan(Context& ctx, const PlanArgs& args) {
     const auto conversion = config::conversion_options(settings);
 
     const auto input = read_input(args.file, [&](const nlohmann::json& document) {
-        auto parsed = engine::parse_provision_input(document);
-        engine::validate_provision(parsed, conversion);
-        return parsed;
+        return engine::read_provision_input(document, conversion);
     });
+    print_warnings(ctx, engine::provision_input_warnings(input));
     const auto runtime =
         engine::to_runtime(input, k_runtime_placeholder, settings.tenant.value_or("<tenant>"),
                            settings.sub_account.value_or(""), SystemClock().now(), conversion);
     const auto plan =
         engine::build_shoot(runtime, k_operation_placeholder, config::shoot_options(settings));
-    for (const auto& warning : plan.warnings)
-        ctx.err() << "kprov: warning: " << warning << '\n';
+    print_warnings(ctx, plan.warnings);
 
     const std::string document = plan_document(plan);
     if (format == "json")

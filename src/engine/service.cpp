@@ -42,6 +42,10 @@ StartedOperation EngineService::provision(const ProvisionInput& input,
             unregister_quietly(m_options, runtime.id, runtime.tenant);
         throw;
     }
+    for (auto& warning : provision_input_warnings(input)) {
+        log(LogLevel::Warning, "runtime " + runtime.id + ": " + warning);
+        plan.warnings.push_back(std::move(warning));
+    }
     return {runtime.id, op, std::nullopt, std::move(plan.warnings),
             compass_runtime_id(m_options, runtime.id)};
 }
@@ -101,7 +105,12 @@ StartedOperation EngineService::upgrade_shoot(const std::string& runtime_id,
     const Operation op =
         new_operation(runtime.id, OperationType::UpgradeShoot, k_stage_upgrading_shoot,
                       k_message_upgrade_started, m_clock.now());
-    return start(runtime, op, context, &upgrade);
+    StartedOperation started = start(runtime, op, context, &upgrade);
+    for (auto& warning : upgrade_input_warnings(runtime.gardener, input)) {
+        log(LogLevel::Warning, "runtime " + runtime.id + ": " + warning);
+        started.warnings.push_back(std::move(warning));
+    }
+    return started;
 }
 
 StartedOperation EngineService::hibernate(const std::string& runtime_id,
