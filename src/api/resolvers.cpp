@@ -51,9 +51,9 @@ public:
         : m_deps(std::move(deps)) {}
 
     Value provision(const graphql::FieldContext& ctx) const {
-        const auto input = engine::parse_provision_input(ctx.arguments.at("config"));
         // The original validates before it looks at the tenant.
-        engine::validate_provision(input, m_deps.options->conversion);
+        const auto input =
+            engine::read_provision_input(ctx.arguments.at("config"), m_deps.options->conversion);
         const auto request = require_tenant(ctx);
         return started(m_deps.service->provision(input, request));
     }
@@ -67,7 +67,7 @@ public:
 
     Value upgrade_shoot(const graphql::FieldContext& ctx) const {
         const auto request = require_tenant(ctx);
-        const auto input = engine::parse_upgrade_input(ctx.arguments.at("config"));
+        const auto input = engine::read_upgrade_input(ctx.arguments.at("config"));
         return started(m_deps.service->upgrade_shoot(id_of(ctx), input, request));
     }
 

@@ -57,9 +57,8 @@ int after_start(Context& ctx, EngineAccess& access, const engine::StartedOperati
                 const OperationArgs& args, std::optional<Duration> timeout) {
     const auto& op = started.operation;
     // A rewritten tenant is in the engine's log already.
+    print_warnings(ctx, started.warnings);
     if (!ctx.global().quiet) {
-        for (const auto& warning : started.warnings)
-            ctx.err() << "kprov: warning: " << warning << '\n';
         if (started.already_requested)
             ctx.err() << "kprov: note: already requested: runtime " << started.runtime_id
                       << " was made by this same request; its provisioning operation " << op.id
@@ -108,8 +107,7 @@ int provision_dry_run(Context& ctx, const engine::ProvisionInput& input, const s
     const auto [plan, owner] = about_file(file, [&] {
         return access.service().plan_provision(input, access.request(), engine::k_placeholder_ids);
     });
-    for (const auto& warning : plan.warnings)
-        ctx.err() << "kprov: warning: " << warning << '\n';
+    print_warnings(ctx, plan.warnings);
     const auto& runtime = plan.runtime;
     const auto& g = runtime.gardener;
     const std::string ns = "garden-" + g.project_name;
@@ -164,8 +162,10 @@ int provision_dry_run(Context& ctx, const engine::ProvisionInput& input, const s
 
 int cmd_provision(Context& ctx, const OperationArgs& args) {
     const auto timeout = check_flags(args);
-    const auto input = about_file(
-        args.file, [&] { return engine::parse_provision_input(read_runtime_file(args.file)); });
+    const auto input = about_file(args.file, [&] {
+        return engine::read_provision_input(read_runtime_file(args.file),
+                                            config::conversion_options(ctx.config().settings));
+    });
     required_tenant(ctx);
     if (args.dry_run)
         return provision_dry_run(ctx, input, args.file);
@@ -202,7 +202,7 @@ int cmd_upgrade_shoot(Context& ctx, const OperationArgs& args) {
     if (args.dry_run)
         return cmd_plan(ctx, PlanArgs{args.file, args.runtime_id});
     const auto input = about_file(
-        args.file, [&] { return engine::parse_upgrade_input(read_runtime_file(args.file)); });
+        args.file, [&] { return engine::read_upgrade_input(read_runtime_file(args.file)); });
     return start_on_runtime(
         ctx, args, timeout,
         [&](EngineAccess& access, const std::string& id, const engine::RequestContext& request) {

@@ -5,6 +5,7 @@
 #include "cli/context.hpp"
 #include "cli/engine_access.hpp"
 #include "cli/json_diff.hpp"
+#include "cli/render.hpp"
 #include "cli/runtime_file.hpp"
 #include "cli/yaml_output.hpp"
 #include "config/engine_options.hpp"
@@ -53,9 +54,7 @@ template <typename Parse> auto read_input(const std::string& file, Parse parse) 
 // The change upgrade-shoot would make to the live shoot: its diff, or with -o json the whole
 // new object. The engine plans it exactly as the UpgradingShoot stage will send it.
 int plan_upgrade(Context& ctx, const PlanArgs& args, const std::string& format) {
-    const auto input = read_input(args.file, [](const nlohmann::json& document) {
-        return engine::parse_upgrade_input(document);
-    });
+    const auto input = read_input(args.file, engine::read_upgrade_input);
     EngineAccess access(ctx, "cli", 1);
     const auto runtime = find_runtime_or_throw(access.store(), *args.runtime_id);
     engine::UpgradePlan plan;
@@ -65,6 +64,7 @@ int plan_upgrade(Context& ctx, const PlanArgs& args, const std::string& format) 
         e.set_source(args.file);
         throw;
     }
+    print_warnings(ctx, plan.warnings);
     const auto& upgrade = plan.upgrade;
     if (format == "json") {
         ctx.out() << nlohmann::ordered_json::parse(upgrade.shoot).dump(2) << '\n';
@@ -94,17 +94,14 @@ int cmd_plan(Context& ctx, const PlanArgs& args) {
     const auto conversion = config::conversion_options(settings);
 
     const auto input = read_input(args.file, [&](const nlohmann::json& document) {
-        auto parsed = engine::parse_provision_input(document);
-        engine::validate_provision(parsed, conversion);
-        return parsed;
+        return engine::read_provision_input(document, conversion);
     });
     // Without a store: the plan of a file is what it is, whatever runtimes exist.
     const engine::RequestContext request{settings.tenant.value_or("<tenant>"),
                                          settings.sub_account.value_or("")};
     const auto planned = engine::plan_provision(input, request, config::engine_options(settings),
                                                 SystemClock().now(), engine::k_placeholder_ids);
-    for (const auto& warning : planned.warnings)
-        ctx.err() << "kprov: warning: " << warning << '\n';
+    print_warnings(ctx, planned.warnings);
     const auto& plan = planned.shoot;
 
     const std::string document = plan_document(plan);

@@ -88,6 +88,13 @@ void print_table(std::ostream& out, const std::vector<std::string>& headers,
         line(row);
 }
 
+void print_warnings(Context& ctx, const std::vector<std::string>& warnings) {
+    if (ctx.global().quiet)
+        return;
+    for (const auto& warning : warnings)
+        ctx.err() << "kprov: warning: " << warning << '\n';
+}
+
 OutputFormat output_format(const Context& ctx) {
     const auto& format = ctx.global().output;
     if (!format || *format == "table")

@@ -20,6 +20,9 @@ enum class OutputFormat { Table, Wide, Json, Yaml, Name };
 /// The -o flag; Table when it is not given.
 OutputFormat output_format(const Context& ctx);
 
+/// Each warning as "kprov: warning: <warning>" on stderr; nothing with -q.
+void print_warnings(Context& ctx, const std::vector<std::string>& warnings);
+
 /// The GraphQL OperationStatus of an operation (engine/status_json.hpp); here for the commands.
 using engine::operation_status_json;
 

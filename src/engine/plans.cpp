@@ -25,13 +25,16 @@ ProvisionPlan plan_provision(const ProvisionInput& input, const RequestContext& 
     op.next_run_at = now;
     // CreatingShoot builds the shoot again from the stored runtime, with the same function.
     plan.shoot = build_shoot(plan.runtime, op.id, options.shoot);
-    plan.warnings = plan.shoot.warnings;
+    plan.warnings = provision_input_warnings(input);
+    plan.warnings.insert(plan.warnings.end(), plan.shoot.warnings.begin(),
+                         plan.shoot.warnings.end());
     return plan;
 }
 
 UpgradePlan plan_upgrade(const Runtime& runtime, const ShootState& live,
                          const UpgradeShootInput& input, const EngineOptions& options) {
     UpgradePlan plan;
+    plan.warnings = upgrade_input_warnings(runtime.gardener, input);
     plan.merged = merge_upgrade(runtime.gardener, input);
     GardenerConfig& merged = plan.merged;
     if (!live.kubernetes_version.empty() && !merged.kubernetes_version.empty())

@@ -30,7 +30,8 @@ struct OpenStackInput {
 };
 
 /// ProviderSpecificInput: which sub-input is present decides nothing by itself; kprov requires
-/// the one that matches `provider` (ARCHITECTURE.md, deliberate difference 7).
+/// the one that matches `provider` and ignores the others (ARCHITECTURE.md, deliberate
+/// difference 7; provision_input_warnings names them).
 struct ProviderInput {
     std::optional<GcpConfig> gcp;
     std::optional<AzureConfig> azure;
@@ -178,17 +179,40 @@ struct ConversionOptions {
 
 /// The original's validator rules (original-provisioner.md §1.5: the Kyma ones when kymaConfig
 /// is given, the machine image and OpenStack ones) with its messages and in its order, then
-/// kprov's: `provider` names a known cloud whose sub-config is given and no other is; zones
-/// given (GCP, AWS, OpenStack); IPv4 CIDRs; autoscaler 0 <= min <= max; maxSurge and
-/// maxUnavailable >= 0 and not both 0; volumeSizeGB > 0; controlPlaneFailureTolerance node or
-/// zone; the shoot name a DNS label and project + name at most 21 characters. Throws
-/// ValidationError listing every problem.
+/// kprov's, which refuse only what the original could not turn into a working shoot:
+/// `provider` names a known cloud whose sub-config is given; in that sub-config, zones given
+/// (GCP, AWS, OpenStack) and IPv4 CIDRs; workerCidr an IPv4 CIDR where the shoot uses it,
+/// podsCidr and servicesCidr too; autoscaler 0 <= min <= max; maxSurge and maxUnavailable >= 0
+/// and not both 0; volumeSizeGB > 0 when diskType is given; controlPlaneFailureTolerance node,
+/// zone or ""; the shoot name a DNS-1123 label without "--" and project + name at most 21
+/// characters. Throws ValidationError listing every problem.
 void validate_provision(const ProvisionInput& input, const ConversionOptions& options);
 
 /// The upgradeShoot validator rules (§1.5: empty machine type, kubernetes version, disk type,
-/// purpose), then kprov's on the fields given (the same number and CIDR rules as provisioning).
-/// Throws ValidationError listing every problem.
+/// purpose), then kprov's on the fields given (the same number and CIDR rules as provisioning;
+/// a providerSpecificConfig's content only when it has one member, else merge_upgrade checks
+/// the member it uses). Throws ValidationError listing every problem.
 void validate_upgrade(const UpgradeShootInput& input);
+
+/// parse_provision_input and validate_provision in one: throws one ValidationError with every
+/// problem of the document, the parser's (unknown fields, types, missing fields) first, then
+/// the validator's on the fields that parsed (none about a field that did not). The one entry
+/// point for requests and runtime files.
+ProvisionInput read_provision_input(const nlohmann::json& document,
+                                    const ConversionOptions& options);
+
+/// parse_upgrade_input and validate_upgrade in one, with the same rules.
+UpgradeShootInput read_upgrade_input(const nlohmann::json& document);
+
+/// What a valid input gives that kprov does not use, one sentence each: the
+/// providerSpecificConfig members of clouds other than `provider`'s. Empty when there are none
+/// (or `provider` names no cloud).
+std::vector<std::string> provision_input_warnings(const ProvisionInput& input);
+
+/// The same for an upgrade of a runtime stored as `stored`: members of other clouds next to
+/// the runtime's own. Empty when there are none or merge_upgrade refuses the input.
+std::vector<std::string> upgrade_input_warnings(const GardenerConfig& stored,
+                                                const UpgradeShootInput& input);
 
 /// A new Runtime for a validated input: the runtime fields, and a GardenerConfig with a new id
 /// and §4.1's defaults (networking filter disabled, no euAccess, auto-updates from `options`,
@@ -201,10 +225,12 @@ Runtime to_runtime(const ProvisionInput& input, const std::string& runtime_id,
 
 /// The stored config with an upgrade applied: every field the input omits keeps its stored
 /// value (OIDC too, and the fields an upgrade cannot set: failure tolerance, euAccess, DNS,
-/// CIDRs, seed; deliberate difference 6); the provider config is replaced when given.
-/// Administrators are the caller's. Throws ValidationError for a provider config of another
-/// cloud and for the original's immutability rules (Azure and AWS zones keep their CIDRs and
-/// none are added, §1.5), all prefixed "Invalid gardener provider config change, ", and for an
+/// CIDRs, seed; deliberate difference 6); the provider config is replaced by the input's
+/// member for the runtime's cloud when given (other members are ignored).
+/// Administrators are the caller's. Throws ValidationError for a provider config with only
+/// other clouds' members and for the original's immutability rules (Azure and AWS zones keep
+/// their CIDRs and none are added, §1.5), all prefixed "Invalid gardener provider config
+/// change, "; for the used member's zones and CIDRs (as validate_upgrade); and for an
 /// autoscaler or rollout that the merge leaves impossible (min > max, surge and unavailable 0).
 /// The zones are compared with the stored config (what kprov sent to the shoot); the original
 /// read them from the live shoot's infrastructureConfig.

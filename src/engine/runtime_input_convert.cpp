@@ -5,6 +5,7 @@
 #include "engine/error.hpp"
 #include "engine/provider_config.hpp"
 #include "engine/runtime_input.hpp"
+#include "engine/runtime_input_detail.hpp"
 
 #include <algorithm>
 
@@ -75,22 +76,31 @@ public:
         m_problems.push_back(FieldProblem{m_path + sub_path, k_change_prefix + message});
     }
 
-    // The upgrade may not move the runtime to another cloud.
+    // The upgrade may not move the runtime to another cloud. With the runtime's own member
+    // given, the others are ignored (upgrade_input_warnings), as on provisioning.
     bool same_cloud(const ProviderInput& input, std::string_view stored_type) {
+        const auto own = sub_input(input, stored_type);
+        if (own.given)
+            return true;
         bool other = false;
         for (const auto& sub : provider_sub_inputs(input)) {
-            if (sub.given && sub.type != stored_type) {
+            if (sub.given) {
                 add("." + std::string(sub.field), "cannot change the provider from " +
                                                       std::string(stored_type) + " to " +
                                                       std::string(sub.type));
                 other = true;
             }
         }
-        const auto own = sub_input(input, stored_type);
-        if (!other && !own.given)
+        if (!other)
             add("", std::string(own.field) + " is missing (the runtime runs on " +
                         std::string(stored_type) + ")");
-        return !other && own.given;
+        return false;
+    }
+
+    // Problems of the member's own content (zones, CIDRs), which are not about a change.
+    void content(std::vector<FieldProblem> problems) {
+        for (auto& problem : problems)
+            m_problems.push_back(std::move(problem));
     }
 
     // Zones keep their CIDRs and none are added (the original's AzureGardenerConfig rule).
@@ -264,9 +274,12 @@ GardenerConfig merge_upgrade(const GardenerConfig& stored, const UpgradeShootInp
     keep_or_take(merged.oidc, g.oidc);
 
     if (g.provider_config) {
-        ChangeCheck check("gardenerConfig.providerSpecificConfig");
+        const std::string path = "gardenerConfig.providerSpecificConfig";
+        ChangeCheck check(path);
         const auto type = provider_type(stored.provider_config);
         if (check.same_cloud(*g.provider_config, type)) {
+            // validate_upgrade could not know which member is used when several are given.
+            check.content(detail::provider_content_problems(path, *g.provider_config, type));
             const auto* stored_os = std::get_if<OpenStackConfig>(&stored.provider_config);
             merged.provider_config =
                 take(*g.provider_config, type, stored_os ? *stored_os : OpenStackConfig{});
@@ -280,6 +293,21 @@ GardenerConfig merge_upgrade(const GardenerConfig& stored, const UpgradeShootInp
 
     check_merged_workers(merged, g);
     return merged;
+}
+
+std::vector<std::string> upgrade_input_warnings(const GardenerConfig& stored,
+                                                const UpgradeShootInput& input) {
+    const auto& given = input.gardener.provider_config;
+    const auto type = provider_type(stored.provider_config);
+    if (!given || !sub_input(*given, type).given)
+        return {}; // nothing ignored, or merge_upgrade refuses it
+    std::vector<std::string> warnings;
+    for (const auto& sub : provider_sub_inputs(*given))
+        if (sub.given && sub.type != type)
+            warnings.push_back("gardenerConfig.providerSpecificConfig." + std::string(sub.field) +
+                               " is ignored: the runtime runs on " + std::string(type) +
+                               " and uses " + std::string(sub_input(*given, type).field));
+    return warnings;
 }
 
 } // namespace kprov::engine

@@ -1,9 +1,12 @@
 // Reading ProvisionRuntimeInput and UpgradeShootInput documents. Two passes: the document is
-// first checked against the input type table (every problem collected, each with its path), and
-// only a clean document is then read into the structs, so the second pass cannot fail.
+// first checked against the input type table (every problem collected, each with its path,
+// and the paths of the values that could not be read), then read into the structs, taking
+// only values of the right type, so the second pass cannot fail even on a bad document and
+// the validator can still look at everything that was good.
 
 #include "engine/error.hpp"
 #include "engine/runtime_input.hpp"
+#include "engine/runtime_input_detail.hpp"
 #include "engine/text.hpp"
 
 #include <algorithm>
@@ -186,7 +189,8 @@ public:
             std::string message = "unknown field \"" + key + "\"";
             if (const auto suggestion = closest_field(key, type))
                 message += "; did you mean \"" + *suggestion + "\"?";
-            problem(path, message);
+            // Not unparsed: the field is dropped and the rest of its object is still good.
+            m_problems.push_back(FieldProblem{path, std::move(message)});
         }
         for (const auto& field : type.fields) {
             const auto it = value.find(field.name);
@@ -210,7 +214,8 @@ public:
         }
     }
 
-    std::vector<FieldProblem> take() { return std::move(m_problems); }
+    std::vector<FieldProblem> take_problems() { return std::move(m_problems); }
+    std::vector<std::string> take_unparsed() { return std::move(m_unparsed); }
 
 private:
     void item(const json& value, const InputFieldSpec& field, const std::string& path) {
@@ -268,129 +273,168 @@ private:
 
     void problem(const std::string& path, std::string message) {
         m_problems.push_back(FieldProblem{path, std::move(message)});
+        m_unparsed.push_back(path);
     }
 
     std::vector<FieldProblem> m_problems;
+    std::vector<std::string> m_unparsed;
 };
 
-void check(const json& document, std::string_view type) {
-    Checker checker;
-    checker.object(document, *find_input_type(type), "");
-    auto problems = checker.take();
-    if (!problems.empty())
-        throw ValidationError(std::move(problems));
-}
-
-// --- Reading a checked document: every type and presence below was verified by check(). ----
+// --- Reading a checked document. Only values of the checked type are taken; anything else was
+// reported by the Checker and is left at its default (and listed as unparsed). --------------
 
 const json* given(const json& j, const char* key) {
+    if (!j.is_object())
+        return nullptr;
     const auto it = j.find(key);
     return it == j.end() || it->is_null() ? nullptr : &*it;
 }
 
+// An object field, or an empty object when it is absent or not an object.
+const json& object_at(const json& j, const char* key) {
+    static const json k_empty = json::object();
+    const json* v = given(j, key);
+    return v && v->is_object() ? *v : k_empty;
+}
+
+// The items of a list field that are objects.
+std::vector<const json*> objects_at(const json& j, const char* key) {
+    std::vector<const json*> out;
+    if (const json* v = given(j, key); v && v->is_array())
+        for (const auto& item : *v)
+            if (item.is_object())
+                out.push_back(&item);
+    return out;
+}
+
+std::optional<int> as_int(const json& v) {
+    if (v.is_number_unsigned())
+        return v.get<std::uint64_t>() <= INT_MAX ? std::optional<int>(v.get<int>()) : std::nullopt;
+    if (v.is_number_integer() && v.get<std::int64_t>() >= INT_MIN &&
+        v.get<std::int64_t>() <= INT_MAX)
+        return v.get<int>();
+    return std::nullopt;
+}
+
 std::optional<std::string> opt_str(const json& j, const char* key) {
     const json* v = given(j, key);
-    return v ? std::optional<std::string>(v->get<std::string>()) : std::nullopt;
+    return v && v->is_string() ? std::optional<std::string>(v->get<std::string>()) : std::nullopt;
 }
 
 std::optional<int> opt_int(const json& j, const char* key) {
     const json* v = given(j, key);
-    return v ? std::optional<int>(v->get<int>()) : std::nullopt;
+    return v ? as_int(*v) : std::nullopt;
 }
 
 std::optional<bool> opt_bool(const json& j, const char* key) {
     const json* v = given(j, key);
-    return v ? std::optional<bool>(v->get<bool>()) : std::nullopt;
+    return v && v->is_boolean() ? std::optional<bool>(v->get<bool>()) : std::nullopt;
 }
 
 std::optional<std::vector<std::string>> opt_strings(const json& j, const char* key) {
     const json* v = given(j, key);
-    return v ? std::optional<std::vector<std::string>>(v->get<std::vector<std::string>>())
-             : std::nullopt;
+    if (!v || !v->is_array())
+        return std::nullopt;
+    std::vector<std::string> out;
+    for (const auto& item : *v)
+        if (item.is_string())
+            out.push_back(item.get<std::string>());
+    return out;
+}
+
+std::string req_str(const json& j, const char* key) {
+    return opt_str(j, key).value_or("");
+}
+
+int req_int(const json& j, const char* key) {
+    return opt_int(j, key).value_or(0);
+}
+
+std::vector<std::string> req_strings(const json& j, const char* key) {
+    return opt_strings(j, key).value_or(std::vector<std::string>{});
 }
 
 OidcConfig read_oidc(const json& j) {
-    return OidcConfig{j.at("clientID").get<std::string>(),
-                      j.at("groupsClaim").get<std::string>(),
-                      j.at("issuerURL").get<std::string>(),
-                      j.at("signingAlgs").get<std::vector<std::string>>(),
-                      j.at("usernameClaim").get<std::string>(),
-                      j.at("usernamePrefix").get<std::string>()};
+    return OidcConfig{req_str(j, "clientID"),      req_str(j, "groupsClaim"),
+                      req_str(j, "issuerURL"),     req_strings(j, "signingAlgs"),
+                      req_str(j, "usernameClaim"), req_str(j, "usernamePrefix")};
 }
 
 DnsConfig read_dns(const json& j) {
     DnsConfig dns;
-    dns.domain = j.at("domain").get<std::string>();
-    if (const json* providers = given(j, "providers")) {
-        for (const auto& p : *providers)
-            dns.providers.push_back(DnsProvider{
-                p.at("domainsInclude").get<std::vector<std::string>>(), p.at("primary").get<bool>(),
-                p.at("secretName").get<std::string>(), p.at("type").get<std::string>()});
-    }
+    dns.domain = req_str(j, "domain");
+    for (const json* p : objects_at(j, "providers"))
+        dns.providers.push_back(DnsProvider{req_strings(*p, "domainsInclude"),
+                                            opt_bool(*p, "primary").value_or(false),
+                                            req_str(*p, "secretName"), req_str(*p, "type")});
     return dns;
+}
+
+// A sub-config counts as given when it is an object; one of another type was reported.
+const json* given_object(const json& j, const char* key) {
+    const json* v = given(j, key);
+    return v && v->is_object() ? v : nullptr;
 }
 
 ProviderInput read_provider(const json& j) {
     ProviderInput input;
-    if (const json* gcp = given(j, "gcpConfig"))
-        input.gcp = GcpConfig{gcp->at("zones").get<std::vector<std::string>>()};
-    if (const json* azure = given(j, "azureConfig")) {
+    if (const json* gcp = given_object(j, "gcpConfig"))
+        input.gcp = GcpConfig{req_strings(*gcp, "zones")};
+    if (const json* azure = given_object(j, "azureConfig")) {
         AzureConfig& c = input.azure.emplace();
-        c.vnet_cidr = azure->at("vnetCidr").get<std::string>();
+        c.vnet_cidr = req_str(*azure, "vnetCidr");
         c.zones = opt_strings(*azure, "zones");
-        if (const json* zones = given(*azure, "azureZones")) {
+        if (given(*azure, "azureZones")) {
             c.azure_zones.emplace();
-            for (const auto& z : *zones)
-                c.azure_zones->push_back(
-                    AzureZone{z.at("name").get<int>(), z.at("cidr").get<std::string>()});
+            for (const json* z : objects_at(*azure, "azureZones"))
+                c.azure_zones->push_back(AzureZone{req_int(*z, "name"), req_str(*z, "cidr")});
         }
         c.enable_nat_gateway = opt_bool(*azure, "enableNatGateway");
         c.idle_connection_timeout_minutes = opt_int(*azure, "idleConnectionTimeoutMinutes");
     }
-    if (const json* aws = given(j, "awsConfig")) {
+    if (const json* aws = given_object(j, "awsConfig")) {
         AwsConfig& c = input.aws.emplace();
-        c.vpc_cidr = aws->at("vpcCidr").get<std::string>();
-        for (const auto& z : aws->at("awsZones"))
-            c.aws_zones.push_back(AwsZone{
-                z.at("name").get<std::string>(), z.at("publicCidr").get<std::string>(),
-                z.at("internalCidr").get<std::string>(), z.at("workerCidr").get<std::string>()});
+        c.vpc_cidr = req_str(*aws, "vpcCidr");
+        for (const json* z : objects_at(*aws, "awsZones"))
+            c.aws_zones.push_back(AwsZone{req_str(*z, "name"), req_str(*z, "publicCidr"),
+                                          req_str(*z, "internalCidr"), req_str(*z, "workerCidr")});
     }
-    if (const json* os = given(j, "openStackConfig")) {
-        input.openstack = OpenStackInput{
-            os->at("zones").get<std::vector<std::string>>(), opt_str(*os, "floatingPoolName"),
-            opt_str(*os, "cloudProfileName"), os->at("loadBalancerProvider").get<std::string>()};
+    if (const json* os = given_object(j, "openStackConfig")) {
+        input.openstack =
+            OpenStackInput{req_strings(*os, "zones"), opt_str(*os, "floatingPoolName"),
+                           opt_str(*os, "cloudProfileName"), req_str(*os, "loadBalancerProvider")};
     }
     return input;
 }
 
 GardenerConfigInput read_gardener(const json& j) {
     GardenerConfigInput g;
-    g.name = j.at("name").get<std::string>();
-    g.kubernetes_version = j.at("kubernetesVersion").get<std::string>();
-    g.provider = j.at("provider").get<std::string>();
-    g.target_secret = j.at("targetSecret").get<std::string>();
-    g.region = j.at("region").get<std::string>();
-    g.machine_type = j.at("machineType").get<std::string>();
+    g.name = req_str(j, "name");
+    g.kubernetes_version = req_str(j, "kubernetesVersion");
+    g.provider = req_str(j, "provider");
+    g.target_secret = req_str(j, "targetSecret");
+    g.region = req_str(j, "region");
+    g.machine_type = req_str(j, "machineType");
     g.machine_image = opt_str(j, "machineImage");
     g.machine_image_version = opt_str(j, "machineImageVersion");
     g.disk_type = opt_str(j, "diskType");
     g.volume_size_gb = opt_int(j, "volumeSizeGB");
-    g.worker_cidr = j.at("workerCidr").get<std::string>();
+    g.worker_cidr = req_str(j, "workerCidr");
     g.pods_cidr = opt_str(j, "podsCidr");
     g.services_cidr = opt_str(j, "servicesCidr");
-    g.auto_scaler_min = j.at("autoScalerMin").get<int>();
-    g.auto_scaler_max = j.at("autoScalerMax").get<int>();
-    g.max_surge = j.at("maxSurge").get<int>();
-    g.max_unavailable = j.at("maxUnavailable").get<int>();
+    g.auto_scaler_min = req_int(j, "autoScalerMin");
+    g.auto_scaler_max = req_int(j, "autoScalerMax");
+    g.max_surge = req_int(j, "maxSurge");
+    g.max_unavailable = req_int(j, "maxUnavailable");
     g.purpose = opt_str(j, "purpose");
     g.licence_type = opt_str(j, "licenceType");
     g.enable_kubernetes_version_auto_update = opt_bool(j, "enableKubernetesVersionAutoUpdate");
     g.enable_machine_image_version_auto_update = opt_bool(j, "enableMachineImageVersionAutoUpdate");
-    g.provider_config = read_provider(j.at("providerSpecificConfig"));
-    if (const json* dns = given(j, "dnsConfig"))
+    g.provider_config = read_provider(object_at(j, "providerSpecificConfig"));
+    if (const json* dns = given_object(j, "dnsConfig"))
         g.dns = read_dns(*dns);
     g.seed = opt_str(j, "seed");
-    if (const json* oidc = given(j, "oidcConfig"))
+    if (const json* oidc = given_object(j, "oidcConfig"))
         g.oidc = read_oidc(*oidc);
     g.exposure_class_name = opt_str(j, "exposureClassName");
     g.shoot_networking_filter_disabled = opt_bool(j, "shootNetworkingFilterDisabled");
@@ -414,9 +458,9 @@ GardenerUpgradeInput read_gardener_upgrade(const json& j) {
     g.purpose = opt_str(j, "purpose");
     g.enable_kubernetes_version_auto_update = opt_bool(j, "enableKubernetesVersionAutoUpdate");
     g.enable_machine_image_version_auto_update = opt_bool(j, "enableMachineImageVersionAutoUpdate");
-    if (const json* provider = given(j, "providerSpecificConfig"))
+    if (const json* provider = given_object(j, "providerSpecificConfig"))
         g.provider_config = read_provider(*provider);
-    if (const json* oidc = given(j, "oidcConfig"))
+    if (const json* oidc = given_object(j, "oidcConfig"))
         g.oidc = read_oidc(*oidc);
     g.exposure_class_name = opt_str(j, "exposureClassName");
     g.shoot_networking_filter_disabled = opt_bool(j, "shootNetworkingFilterDisabled");
@@ -462,28 +506,53 @@ std::array<ProviderSubInput, 4> provider_sub_inputs(const ProviderInput& input) 
              {"openstack", "openStackConfig", input.openstack.has_value()}}};
 }
 
-ProvisionInput parse_provision_input(const json& document) {
-    check(document, "ProvisionRuntimeInput");
-    ProvisionInput input;
-    const json& runtime = document.at("runtimeInput");
-    input.runtime.name = runtime.at("name").get<std::string>();
+namespace detail {
+
+Parsed<ProvisionInput> parse_provision_document(const json& document) {
+    Checker checker;
+    checker.object(document, *find_input_type("ProvisionRuntimeInput"), "");
+    Parsed<ProvisionInput> parsed{{}, checker.take_problems(), checker.take_unparsed()};
+    ProvisionInput& input = parsed.input;
+    const json& runtime = object_at(document, "runtimeInput");
+    input.runtime.name = req_str(runtime, "name");
     input.runtime.description = opt_str(runtime, "description");
-    if (const json* labels = given(runtime, "labels"))
+    if (const json* labels = given_object(runtime, "labels"))
         input.runtime.labels_json = labels->dump();
-    const json& cluster = document.at("clusterConfig");
-    input.gardener = read_gardener(cluster.at("gardenerConfig"));
+    const json& cluster = object_at(document, "clusterConfig");
+    input.gardener = read_gardener(object_at(cluster, "gardenerConfig"));
     input.administrators = opt_strings(cluster, "administrators");
-    if (const json* kyma = given(document, "kymaConfig"))
+    if (const json* kyma = given_object(document, "kymaConfig"))
         input.kyma_config_json = kyma->dump();
-    return input;
+    return parsed;
+}
+
+Parsed<UpgradeShootInput> parse_upgrade_document(const json& document) {
+    Checker checker;
+    checker.object(document, *find_input_type("UpgradeShootInput"), "");
+    Parsed<UpgradeShootInput> parsed{{}, checker.take_problems(), checker.take_unparsed()};
+    parsed.input.gardener = read_gardener_upgrade(object_at(document, "gardenerConfig"));
+    parsed.input.administrators = opt_strings(document, "administrators");
+    return parsed;
+}
+
+} // namespace detail
+
+namespace {
+
+template <typename Input> Input parsed_or_throw(detail::Parsed<Input> parsed) {
+    if (!parsed.problems.empty())
+        throw ValidationError(std::move(parsed.problems));
+    return std::move(parsed.input);
+}
+
+} // namespace
+
+ProvisionInput parse_provision_input(const json& document) {
+    return parsed_or_throw(detail::parse_provision_document(document));
 }
 
 UpgradeShootInput parse_upgrade_input(const json& document) {
-    check(document, "UpgradeShootInput");
-    UpgradeShootInput input;
-    input.gardener = read_gardener_upgrade(document.at("gardenerConfig"));
-    input.administrators = opt_strings(document, "administrators");
-    return input;
+    return parsed_or_throw(detail::parse_upgrade_document(document));
 }
 
 } // namespace kprov::engine

@@ -4,6 +4,7 @@
 
 #include "engine/error.hpp"
 #include "engine/runtime_input.hpp"
+#include "engine/runtime_input_detail.hpp"
 #include "engine/text.hpp"
 
 #include <algorithm>
@@ -31,30 +32,61 @@ std::string in_quotes(std::string_view text) {
     return "\"" + std::string(text) + "\"";
 }
 
+// Whether one of the paths is the other or inside it ("a.b" and "a.b[0].c", not "a.bc"); ""
+// is the whole document.
+bool overlaps(std::string_view a, std::string_view b) {
+    const auto& shorter = a.size() <= b.size() ? a : b;
+    const auto& longer = a.size() <= b.size() ? b : a;
+    return shorter.empty() || (longer.substr(0, shorter.size()) == shorter &&
+                               (longer.size() == shorter.size() || longer[shorter.size()] == '.' ||
+                                longer[shorter.size()] == '['));
+}
+
+// The problems of one input. A field the parser could not read holds a placeholder ("" or 0),
+// and a rule that looks at it would report a second, made-up problem ("" is not a DNS label):
+// such problems are dropped. A rule that reads more fields than the one it reports names them.
 class Problems {
 public:
-    void add(std::string path, std::string message) {
+    explicit Problems(const std::vector<std::string>& unparsed)
+        : m_unparsed(unparsed) {}
+
+    void add(std::string path, std::string message,
+             std::initializer_list<std::string_view> also_reads = {}) {
+        if (reads_unparsed(path) || std::any_of(also_reads.begin(), also_reads.end(),
+                                                [&](auto p) { return reads_unparsed(p); }))
+            return;
         m_list.push_back(FieldProblem{std::move(path), std::move(message)});
     }
-    void throw_if_any() {
-        if (!m_list.empty())
-            throw ValidationError(std::move(m_list));
+    void append(std::vector<FieldProblem> problems) {
+        for (auto& problem : problems)
+            add(std::move(problem.path), std::move(problem.message));
     }
+    std::vector<FieldProblem> take() { return std::move(m_list); }
 
 private:
+    bool reads_unparsed(std::string_view path) const {
+        return std::any_of(m_unparsed.begin(), m_unparsed.end(),
+                           [&](const std::string& u) { return overlaps(path, u); });
+    }
+
+    const std::vector<std::string>& m_unparsed;
     std::vector<FieldProblem> m_list;
 };
 
-// Rules 1 and 2 of the original (§1.5). The document already has the KymaConfigInput shape.
+// Rules 1 and 2 of the original (§1.5). Items that are not components were reported by the
+// parser.
 void check_kyma_components(const std::string& kyma_config_json, Problems& problems) {
     const json kyma = json::parse(kyma_config_json);
-    const json& components = kyma.at("components");
+    const auto found = kyma.find("components");
+    if (found == kyma.end() || !found->is_array())
+        return; // the parser said so
+    const json& components = *found;
     if (components.empty()) {
         problems.add("kymaConfig.components", k_kyma_prefix + "Kyma components list is empty");
         return; // the original stopped here; "no runtime agent" would only repeat it
     }
     const bool has_agent = std::any_of(components.begin(), components.end(), [](const json& c) {
-        return c.at("component").get<std::string>() == "compass-runtime-agent";
+        return c.is_object() && c.value("component", json()) == "compass-runtime-agent";
     });
     if (!has_agent)
         problems.add("kymaConfig.components",
@@ -87,9 +119,10 @@ void check_auto_scaler(const std::string& path, int min, int max, Problems& prob
     check_not_negative(path + ".autoScalerMin", min, problems);
     check_not_negative(path + ".autoScalerMax", max, problems);
     if (min > max)
-        problems.add(path + ".autoScalerMax", "must be at least autoScalerMin (" +
-                                                  std::to_string(min) + "), got " +
-                                                  std::to_string(max));
+        problems.add(path + ".autoScalerMax",
+                     "must be at least autoScalerMin (" + std::to_string(min) + "), got " +
+                         std::to_string(max),
+                     {path + ".autoScalerMin"});
 }
 
 void check_rollout(const std::string& path, int surge, int unavailable, Problems& problems) {
@@ -97,42 +130,13 @@ void check_rollout(const std::string& path, int surge, int unavailable, Problems
     check_not_negative(path + ".maxUnavailable", unavailable, problems);
     if (surge == 0 && unavailable == 0) // Gardener refuses a worker pool that cannot roll
         problems.add(path + ".maxUnavailable",
-                     "must be greater than 0 when maxSurge is 0 (nodes could not be replaced)");
+                     "must be greater than 0 when maxSurge is 0 (nodes could not be replaced)",
+                     {path + ".maxSurge"});
 }
 
-// The content of whichever sub-configs are given: zones and CIDRs.
-void check_provider_contents(const std::string& path, const ProviderInput& input,
-                             Problems& problems) {
-    if (input.gcp && input.gcp->zones.empty())
-        problems.add(path + ".gcpConfig.zones", "must list at least one zone");
-    if (input.azure) {
-        const auto base = path + ".azureConfig";
-        check_cidr(base + ".vnetCidr", input.azure->vnet_cidr, problems);
-        if (input.azure->azure_zones) {
-            const auto& zones = *input.azure->azure_zones;
-            for (std::size_t i = 0; i < zones.size(); ++i)
-                check_cidr(base + ".azureZones[" + std::to_string(i) + "].cidr", zones[i].cidr,
-                           problems);
-        }
-    }
-    if (input.aws) {
-        const auto base = path + ".awsConfig";
-        check_cidr(base + ".vpcCidr", input.aws->vpc_cidr, problems);
-        if (input.aws->aws_zones.empty())
-            problems.add(base + ".awsZones", "must list at least one zone");
-        for (std::size_t i = 0; i < input.aws->aws_zones.size(); ++i) {
-            const auto& zone = input.aws->aws_zones[i];
-            const auto zone_path = base + ".awsZones[" + std::to_string(i) + "]";
-            check_cidr(zone_path + ".publicCidr", zone.public_cidr, problems);
-            check_cidr(zone_path + ".internalCidr", zone.internal_cidr, problems);
-            check_cidr(zone_path + ".workerCidr", zone.worker_cidr, problems);
-        }
-    }
-    if (input.openstack && input.openstack->zones.empty())
-        problems.add(path + ".openStackConfig.zones", "must list at least one zone");
-}
-
-// Deliberate difference 7: `provider` picks the cloud, and exactly its sub-config is given.
+// Deliberate difference 7: `provider` picks the cloud and its sub-config must be given. The
+// other members are ignored (provision_input_warnings says so), as the original ignored all
+// but one: its own e2e client sends gcpConfig and azureConfig for a GCP runtime.
 void check_provider_choice(const GardenerConfigInput& g, Problems& problems) {
     const auto type = provider_type_of(g.provider);
     if (!type) {
@@ -146,38 +150,37 @@ void check_provider_choice(const GardenerConfigInput& g, Problems& problems) {
         problems.add(k_gardener + ".provider", message);
         return;
     }
-    std::string_view needed;
-    for (const auto& sub : provider_sub_inputs(g.provider_config)) {
-        if (sub.type == *type) {
-            needed = sub.field;
-            if (!sub.given)
-                problems.add(k_provider_config, std::string(sub.field) + " is missing (provider " +
-                                                    in_quotes(g.provider) + " needs it)");
-        }
-    }
-    for (const auto& sub : provider_sub_inputs(g.provider_config)) {
-        if (sub.given && sub.type != *type)
-            problems.add(k_provider_config + "." + std::string(sub.field),
-                         "must not be given for provider " + in_quotes(g.provider) + " (it uses " +
-                             std::string(needed) + ")");
-    }
+    for (const auto& sub : provider_sub_inputs(g.provider_config))
+        if (sub.type == *type && !sub.given)
+            problems.add(
+                k_provider_config,
+                std::string(sub.field) + " is missing (provider " + in_quotes(g.provider) +
+                    " needs it)",
+                {k_gardener + ".provider", k_provider_config + "." + std::string(sub.field)});
 }
 
 bool is_dns_label(std::string_view name) {
-    if (name.empty() || !(name.front() >= 'a' && name.front() <= 'z') || name.back() == '-')
+    auto alphanumeric = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    };
+    if (name.empty() || !alphanumeric(name.front()) || !alphanumeric(name.back()))
         return false;
-    return std::all_of(name.begin(), name.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
-    });
+    return std::all_of(name.begin(), name.end(),
+                       [&](char c) { return alphanumeric(c) || c == '-'; });
 }
 
-// Deliberate difference 12: shoot names are checked before anything is written.
+// Deliberate difference 12: shoot names are checked before anything is written, by Gardener's
+// rules (gardener-contract.md §4.1), which the original left to Gardener: a DNS-1123 label
+// (a digit first is fine), no "--" (it separates project and name in the shoot's technical
+// id), project + name at most 21 characters (admission).
 void check_shoot_name(const std::string& name, const std::string& project, Problems& problems) {
     const auto path = k_gardener + ".name";
     if (!is_dns_label(name))
         problems.add(path, "must be a DNS label (lowercase letters, digits and '-', starting "
-                           "with a letter and not ending with '-'), got " +
+                           "and ending with a letter or digit), got " +
                                in_quotes(name));
+    else if (name.find("--") != std::string::npos)
+        problems.add(path, "must not contain \"--\" (Gardener's rule), got " + in_quotes(name));
     if (project.size() + name.size() > k_max_project_and_shoot)
         problems.add(path, "is too long: project " + in_quotes(project) + " (" +
                                std::to_string(project.size()) + " characters) and shoot name " +
@@ -185,6 +188,134 @@ void check_shoot_name(const std::string& name, const std::string& project, Probl
                                " characters) may have at most " +
                                std::to_string(k_max_project_and_shoot) +
                                " characters together (Gardener's limit)");
+}
+
+// workerCidr reaches the shoot only where the provider block uses it (shoot_builder.cpp): GCP
+// and OpenStack (networking.nodes), Azure without azureZones (networks.workers). AWS and zoned
+// Azure take their networks from vpcCidr/vnetCidr and the zones, so the original accepted any
+// text there and built a working shoot; kprov does too.
+bool worker_cidr_used(const GardenerConfigInput& g) {
+    const auto type = provider_type_of(g.provider);
+    if (type == "aws")
+        return false;
+    if (type == "azure" && g.provider_config.azure && g.provider_config.azure->azure_zones &&
+        !g.provider_config.azure->azure_zones->empty())
+        return false;
+    return true;
+}
+
+std::vector<FieldProblem> provision_rules(const ProvisionInput& input,
+                                          const ConversionOptions& options,
+                                          const std::vector<std::string>& unparsed) {
+    Problems problems(unparsed);
+    const GardenerConfigInput& g = input.gardener;
+
+    // The original's rules in its order (§1.5). Rules 3 and 4 (runtimeInput, clusterConfig or
+    // gardenerConfig missing) are the parser's "is required", as gqlgen's schema check was.
+    if (input.kyma_config_json)
+        check_kyma_components(*input.kyma_config_json, problems);
+    if (g.machine_image_version && !g.machine_image_version->empty() &&
+        (!g.machine_image || g.machine_image->empty()))
+        problems.add(k_gardener + ".machineImageVersion",
+                     k_cluster_prefix + "Machine Image Version passed while Machine Image is empty",
+                     {k_gardener + ".machineImage"});
+    if (provider_type_of(g.provider) == "openstack" && (g.disk_type || g.volume_size_gb))
+        problems.add(k_gardener + (g.disk_type ? ".diskType" : ".volumeSizeGB"),
+                     k_cluster_prefix +
+                         "OpenStack mutation does not accept diskType or volumeSizeGb parameters");
+
+    // kprov's own rules. Each is one the original did not have; each refuses only what would
+    // fail later (a panic in the original, or Gardener's or a provider extension's validation
+    // refusing the shoot), so every request the original turned into a working shoot passes.
+    check_provider_choice(g, problems);
+    // Zones (the original panicked on empty GCP zones; Gardener needs worker zones for AWS and
+    // OpenStack) and CIDRs (Gardener and the provider extensions parse them), for the
+    // sub-config that is used only: the others are ignored, as in the original.
+    if (const auto type = provider_type_of(g.provider))
+        problems.append(
+            detail::provider_content_problems(k_provider_config, g.provider_config, *type));
+    check_shoot_name(g.name, options.gardener_project, problems);
+    // Gardener: 0 <= minimum <= maximum, maxSurge and maxUnavailable not negative, not both 0.
+    check_auto_scaler(k_gardener, g.auto_scaler_min, g.auto_scaler_max, problems);
+    check_rollout(k_gardener, g.max_surge, g.max_unavailable, problems);
+    // The worker volume is sent only with a diskType too (§4.2); a size alone never reaches
+    // Gardener, so the original accepted any.
+    if (g.disk_type)
+        check_volume_size(k_gardener + ".volumeSizeGB", g.volume_size_gb, problems);
+    if (worker_cidr_used(g))
+        check_cidr(k_gardener + ".workerCidr", g.worker_cidr, problems);
+    check_optional_cidr(k_gardener + ".podsCidr", g.pods_cidr, problems);
+    check_optional_cidr(k_gardener + ".servicesCidr", g.services_cidr, problems);
+    // Gardener knows node and zone; "" makes the original (and kprov) leave the block out.
+    if (g.control_plane_failure_tolerance && !g.control_plane_failure_tolerance->empty() &&
+        *g.control_plane_failure_tolerance != "node" &&
+        *g.control_plane_failure_tolerance != "zone")
+        problems.add(k_gardener + ".controlPlaneFailureTolerance",
+                     "must be \"node\" or \"zone\" (or empty for none), got " +
+                         in_quotes(*g.control_plane_failure_tolerance));
+    return problems.take();
+}
+
+std::vector<FieldProblem> upgrade_rules(const UpgradeShootInput& input,
+                                        const std::vector<std::string>& unparsed) {
+    Problems problems(unparsed);
+    const GardenerUpgradeInput& g = input.gardener;
+    const std::string base = "gardenerConfig";
+
+    // The original's rules in its order (§1.5); a missing gardenerConfig is the parser's.
+    auto not_empty = [&](const std::optional<std::string>& value, const char* field,
+                         const char* message) {
+        if (value && value->empty())
+            problems.add(base + "." + field, message);
+    };
+    not_empty(g.machine_type, "machineType", "empty machine type provided");
+    not_empty(g.kubernetes_version, "kubernetesVersion", "empty kubernetes version provided");
+    not_empty(g.disk_type, "diskType", "empty disk type provided");
+    not_empty(g.purpose, "purpose", "empty purpose provided");
+
+    // kprov's own rules, on what the input gives (the same Gardener rules as provisioning; the
+    // upgrade sends volumeSizeGB whenever it is given).
+    if (g.auto_scaler_min && g.auto_scaler_max)
+        check_auto_scaler(base, *g.auto_scaler_min, *g.auto_scaler_max, problems);
+    else if (g.auto_scaler_min)
+        check_not_negative(base + ".autoScalerMin", *g.auto_scaler_min, problems);
+    else if (g.auto_scaler_max)
+        check_not_negative(base + ".autoScalerMax", *g.auto_scaler_max, problems);
+    if (g.max_surge && g.max_unavailable)
+        check_rollout(base, *g.max_surge, *g.max_unavailable, problems);
+    else if (g.max_surge)
+        check_not_negative(base + ".maxSurge", *g.max_surge, problems);
+    else if (g.max_unavailable)
+        check_not_negative(base + ".maxUnavailable", *g.max_unavailable, problems);
+    check_volume_size(base + ".volumeSizeGB", g.volume_size_gb, problems);
+    // Which member is used depends on the stored runtime: with one, it is that one (or
+    // merge_upgrade refuses the change of cloud); with several, merge_upgrade checks the one
+    // it takes.
+    if (g.provider_config) {
+        const auto subs = provider_sub_inputs(*g.provider_config);
+        const auto given = std::count_if(subs.begin(), subs.end(), [](auto s) { return s.given; });
+        for (const auto& sub : subs)
+            if (sub.given && given == 1)
+                problems.append(detail::provider_content_problems(base + ".providerSpecificConfig",
+                                                                  *g.provider_config, sub.type));
+    }
+    return problems.take();
+}
+
+void throw_if_any(std::vector<FieldProblem> problems) {
+    if (!problems.empty())
+        throw ValidationError(std::move(problems));
+}
+
+// The parser's problems, then the validator's on what parsed (the original's rules first, in
+// their order), all in one error.
+template <typename Input, typename Rules>
+Input read_and_check(detail::Parsed<Input> parsed, const Rules& rules) {
+    auto problems = std::move(parsed.problems);
+    for (auto& problem : rules(parsed.input, parsed.unparsed))
+        problems.push_back(std::move(problem));
+    throw_if_any(std::move(problems));
+    return std::move(parsed.input);
 }
 
 } // namespace
@@ -215,75 +346,81 @@ bool is_ipv4_cidr(std::string_view text) {
     return true;
 }
 
+namespace detail {
+
+std::vector<FieldProblem> provider_content_problems(const std::string& path,
+                                                    const ProviderInput& input,
+                                                    std::string_view type) {
+    std::vector<std::string> none;
+    Problems problems(none);
+    if (type == "gcp" && input.gcp && input.gcp->zones.empty())
+        problems.add(path + ".gcpConfig.zones", "must list at least one zone");
+    if (type == "azure" && input.azure) {
+        const auto base = path + ".azureConfig";
+        check_cidr(base + ".vnetCidr", input.azure->vnet_cidr, problems);
+        if (input.azure->azure_zones) {
+            const auto& zones = *input.azure->azure_zones;
+            for (std::size_t i = 0; i < zones.size(); ++i)
+                check_cidr(base + ".azureZones[" + std::to_string(i) + "].cidr", zones[i].cidr,
+                           problems);
+        }
+    }
+    if (type == "aws" && input.aws) {
+        const auto base = path + ".awsConfig";
+        check_cidr(base + ".vpcCidr", input.aws->vpc_cidr, problems);
+        if (input.aws->aws_zones.empty())
+            problems.add(base + ".awsZones", "must list at least one zone");
+        for (std::size_t i = 0; i < input.aws->aws_zones.size(); ++i) {
+            const auto& zone = input.aws->aws_zones[i];
+            const auto zone_path = base + ".awsZones[" + std::to_string(i) + "]";
+            check_cidr(zone_path + ".publicCidr", zone.public_cidr, problems);
+            check_cidr(zone_path + ".internalCidr", zone.internal_cidr, problems);
+            check_cidr(zone_path + ".workerCidr", zone.worker_cidr, problems);
+        }
+    }
+    if (type == "openstack" && input.openstack && input.openstack->zones.empty())
+        problems.add(path + ".openStackConfig.zones", "must list at least one zone");
+    return problems.take();
+}
+
+} // namespace detail
+
 void validate_provision(const ProvisionInput& input, const ConversionOptions& options) {
-    Problems problems;
-    const GardenerConfigInput& g = input.gardener;
-
-    // The original's rules in its order (§1.5). Rules 3 and 4 (runtimeInput, clusterConfig or
-    // gardenerConfig missing) are the parser's "is required", as gqlgen's schema check was.
-    if (input.kyma_config_json)
-        check_kyma_components(*input.kyma_config_json, problems);
-    if (g.machine_image_version && !g.machine_image_version->empty() &&
-        (!g.machine_image || g.machine_image->empty()))
-        problems.add(k_gardener + ".machineImageVersion",
-                     k_cluster_prefix +
-                         "Machine Image Version passed while Machine Image is empty");
-    if (provider_type_of(g.provider) == "openstack" && (g.disk_type || g.volume_size_gb))
-        problems.add(k_gardener + (g.disk_type ? ".diskType" : ".volumeSizeGB"),
-                     k_cluster_prefix +
-                         "OpenStack mutation does not accept diskType or volumeSizeGb parameters");
-
-    // kprov's own rules.
-    check_provider_choice(g, problems);
-    check_provider_contents(k_provider_config, g.provider_config, problems);
-    check_shoot_name(g.name, options.gardener_project, problems);
-    check_auto_scaler(k_gardener, g.auto_scaler_min, g.auto_scaler_max, problems);
-    check_rollout(k_gardener, g.max_surge, g.max_unavailable, problems);
-    check_volume_size(k_gardener + ".volumeSizeGB", g.volume_size_gb, problems);
-    check_cidr(k_gardener + ".workerCidr", g.worker_cidr, problems);
-    check_optional_cidr(k_gardener + ".podsCidr", g.pods_cidr, problems);
-    check_optional_cidr(k_gardener + ".servicesCidr", g.services_cidr, problems);
-    if (g.control_plane_failure_tolerance && *g.control_plane_failure_tolerance != "node" &&
-        *g.control_plane_failure_tolerance != "zone")
-        problems.add(k_gardener + ".controlPlaneFailureTolerance",
-                     "must be \"node\" or \"zone\", got " +
-                         in_quotes(*g.control_plane_failure_tolerance));
-    problems.throw_if_any();
+    throw_if_any(provision_rules(input, options, {}));
 }
 
 void validate_upgrade(const UpgradeShootInput& input) {
-    Problems problems;
-    const GardenerUpgradeInput& g = input.gardener;
-    const std::string base = "gardenerConfig";
+    throw_if_any(upgrade_rules(input, {}));
+}
 
-    // The original's rules in its order (§1.5); a missing gardenerConfig is the parser's.
-    auto not_empty = [&](const std::optional<std::string>& value, const char* field,
-                         const char* message) {
-        if (value && value->empty())
-            problems.add(base + "." + field, message);
-    };
-    not_empty(g.machine_type, "machineType", "empty machine type provided");
-    not_empty(g.kubernetes_version, "kubernetesVersion", "empty kubernetes version provided");
-    not_empty(g.disk_type, "diskType", "empty disk type provided");
-    not_empty(g.purpose, "purpose", "empty purpose provided");
+ProvisionInput read_provision_input(const json& document, const ConversionOptions& options) {
+    return read_and_check(
+        detail::parse_provision_document(document),
+        [&](const ProvisionInput& input, const std::vector<std::string>& unparsed) {
+            return provision_rules(input, options, unparsed);
+        });
+}
 
-    // kprov's own rules, on what the input gives.
-    if (g.auto_scaler_min && g.auto_scaler_max)
-        check_auto_scaler(base, *g.auto_scaler_min, *g.auto_scaler_max, problems);
-    else if (g.auto_scaler_min)
-        check_not_negative(base + ".autoScalerMin", *g.auto_scaler_min, problems);
-    else if (g.auto_scaler_max)
-        check_not_negative(base + ".autoScalerMax", *g.auto_scaler_max, problems);
-    if (g.max_surge && g.max_unavailable)
-        check_rollout(base, *g.max_surge, *g.max_unavailable, problems);
-    else if (g.max_surge)
-        check_not_negative(base + ".maxSurge", *g.max_surge, problems);
-    else if (g.max_unavailable)
-        check_not_negative(base + ".maxUnavailable", *g.max_unavailable, problems);
-    check_volume_size(base + ".volumeSizeGB", g.volume_size_gb, problems);
-    if (g.provider_config)
-        check_provider_contents(base + ".providerSpecificConfig", *g.provider_config, problems);
-    problems.throw_if_any();
+UpgradeShootInput read_upgrade_input(const json& document) {
+    return read_and_check(detail::parse_upgrade_document(document), upgrade_rules);
+}
+
+std::vector<std::string> provision_input_warnings(const ProvisionInput& input) {
+    const GardenerConfigInput& g = input.gardener;
+    const auto type = provider_type_of(g.provider);
+    if (!type)
+        return {};
+    std::string_view used;
+    for (const auto& sub : provider_sub_inputs(g.provider_config))
+        if (sub.type == *type)
+            used = sub.field;
+    std::vector<std::string> warnings;
+    for (const auto& sub : provider_sub_inputs(g.provider_config))
+        if (sub.given && sub.type != *type)
+            warnings.push_back(k_provider_config + "." + std::string(sub.field) +
+                               " is ignored: provider " + in_quotes(g.provider) + " uses " +
+                               std::string(used));
+    return warnings;
 }
 
 } // namespace kprov::engine

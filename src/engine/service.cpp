@@ -16,7 +16,6 @@ EngineService::EngineService(Store& store, ShootClient& shoots, const Clock& clo
 
 StartedOperation EngineService::provision(const ProvisionInput& input,
                                           const RequestContext& context) {
-    validate_provision(input, m_options.conversion);
     ProvisionPlan plan =
         engine::plan_provision(input, context, m_options, m_clock.now(), {new_uuid(), new_uuid()});
     Runtime& runtime = plan.runtime;
@@ -46,6 +45,8 @@ StartedOperation EngineService::provision(const ProvisionInput& input,
             unregister_quietly(m_options, runtime.id, runtime.tenant);
         throw;
     }
+    for (const auto& warning : plan.warnings)
+        log(LogLevel::Warning, "runtime " + runtime.id + ": " + warning);
     return {runtime.id, op, std::nullopt, std::move(plan.warnings),
             compass_runtime_id(m_options, runtime.id)};
 }
@@ -53,7 +54,6 @@ StartedOperation EngineService::provision(const ProvisionInput& input,
 std::pair<ProvisionPlan, std::optional<ShootNameOwner>>
 EngineService::plan_provision(const ProvisionInput& input, const RequestContext& context,
                               const PlanIds& ids) {
-    validate_provision(input, m_options.conversion);
     ProvisionPlan plan = engine::plan_provision(input, context, m_options, m_clock.now(), ids);
     auto owner = shoot_name_owner(plan.runtime);
     return {std::move(plan), std::move(owner)};
@@ -141,7 +141,11 @@ StartedOperation EngineService::upgrade_shoot(const std::string& runtime_id,
     const Operation op =
         new_operation(runtime.id, OperationType::UpgradeShoot, k_stage_upgrading_shoot,
                       k_message_upgrade_started, m_clock.now());
-    return start(runtime, op, context, &upgrade);
+    StartedOperation started = start(runtime, op, context, &upgrade);
+    for (const auto& warning : plan.warnings)
+        log(LogLevel::Warning, "runtime " + runtime.id + ": " + warning);
+    started.warnings = std::move(plan.warnings);
+    return started;
 }
 
 UpgradePlan EngineService::plan_upgrade(const std::string& runtime_id,
@@ -151,7 +155,6 @@ UpgradePlan EngineService::plan_upgrade(const std::string& runtime_id,
 }
 
 UpgradePlan EngineService::upgrade_plan_of(const Runtime& runtime, const UpgradeShootInput& input) {
-    validate_upgrade(input);
     // By the stored name, not by the tenant label as the original did: a rewritten tenant
     // broke its lookup (§2.5 step 4).
     const auto live = m_shoots.get(runtime.gardener.name);

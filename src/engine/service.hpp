@@ -1,6 +1,7 @@
 #pragma once
 // The engine service: the synchronous part of every operation (original-provisioner.md §2.3-2.5
-// "Synchronous part", §9 for hibernation). It validates a request, checks what must be checked
+// "Synchronous part", §9 for hibernation). It takes a request as read_provision_input /
+// read_upgrade_input read and validated it (once per request), checks what must be checked
 // against Gardener, and writes the operation; everything that changes Gardener happens later,
 // in the operation's first stage (stages.hpp), so that a crash can lose neither side.
 //
@@ -70,7 +71,7 @@ struct ProvisionPlan {
     std::vector<std::string> warnings;
 };
 
-/// The one home of what provisioning `input` (validated) builds: EngineService::provision,
+/// The one home of what provisioning `input` (as read_provision_input returns it) builds: EngineService::provision,
 /// `kprov plan -f` and `kprov provision --dry-run` all take it from here, and CreatingShoot
 /// builds the same shoot from the stored runtime. Throws ValidationError when no shoot can be
 /// built from it. Writes and asks nothing.
@@ -86,9 +87,12 @@ struct UpgradePlan {
     /// What UpgradingShoot sends to the live shoot as it is now (build_shoot_upgrade of
     /// `merged` with stored_upgrade_input(merged), exactly as the stage calls it).
     ShootUpgrade upgrade;
+    /// What an operator should know (upgrade_input_warnings).
+    std::vector<std::string> warnings;
 };
 
-/// The one home of what an upgrade of `runtime` with `input` (validated) sends to its live
+/// The one home of what an upgrade of `runtime` with `input` (as read_upgrade_input returns
+/// it) sends to its live
 /// shoot `live` (its JSON in ShootState::json): EngineService::upgrade_shoot, `kprov plan
 /// RUNTIME_ID -f` and `upgrade-shoot --dry-run` take it from here. Throws ValidationError (the
 /// merge's rules, unparsable versions) and Error (a shoot no upgrade can be applied to).
@@ -134,7 +138,8 @@ class EngineService {
 public:
     EngineService(Store& store, ShootClient& shoots, const Clock& clock, EngineOptions options);
 
-    /// Validates `input` (ValidationError with every problem), turns it into a new runtime,
+    /// Takes `input` as read_provision_input returned it (validated: the service does not
+    /// validate again), turns it into a new runtime,
     /// checks that a shoot can be built from it, and writes the runtime, its config and a
     /// PROVISION operation at CreatingShoot ("Provisioning started") in one store
     /// transaction. Makes no Gardener call. The runtime id is random, or with Director
@@ -166,7 +171,8 @@ public:
     /// while another operation runs, RemoteError when Gardener cannot be read.
     StartedOperation deprovision(const std::string& runtime_id, const RequestContext& context);
 
-    /// Starts UPGRADE_SHOOT at UpgradingShoot: validates `input`, merges it over the stored
+    /// Starts UPGRADE_SHOOT at UpgradingShoot: takes `input` as read_upgrade_input returned it
+    /// (validated), merges it over the stored
     /// config (merge_upgrade), keeps the live shoot's Kubernetes version when it is newer and
     /// its networking filter setting when the input has none, checks the upgrade can be built
     /// from the live shoot, and writes the merged config, the administrators (replaced only
@@ -219,7 +225,7 @@ public:
                                              const RequestContext& context, std::string_view by);
 
 private:
-    /// Validates `input` and plans the upgrade of `runtime` against its live own shoot.
+    /// Plans the upgrade of `runtime` against its live own shoot.
     UpgradePlan upgrade_plan_of(const Runtime& runtime, const UpgradeShootInput& input);
     /// The owner of `planned`'s shoot name, if a live runtime owns it.
     std::optional<ShootNameOwner> shoot_name_owner(const Runtime& planned);

@@ -378,6 +378,43 @@ TEST_F(Serve, ReportsValidationFailures) {
     EXPECT_FALSE(a.error().empty()) << a.body;
 }
 
+// The original's e2e client: an anonymous mutation with the input in a variable, and a GCP
+// runtime whose providerSpecificConfig carries azureConfig too. kprov makes a GCP shoot of it
+// and logs the member it ignores (deliberate difference 7).
+TEST_F(Serve, ProvisionsTheOriginalE2eRequestWithTwoProviderMembers) {
+    start();
+    json input = example("gcp", "gq-e2e");
+    input["clusterConfig"]["gardenerConfig"]["providerSpecificConfig"]["azureConfig"] = {
+        {"vnetCidr", "10.250.0.0/19"}};
+    const Answer a = process->graphql("mutation ($config: ProvisionRuntimeInput!) { "
+                                      "provisionRuntime(config: $config) { id runtimeID "
+                                      "operation state message } }",
+                                      {{"config", input}});
+    EXPECT_EQ(a.status, 200) << a.body;
+    EXPECT_EQ(a.error(), "") << a.body;
+    const json& op = a.data()["provisionRuntime"];
+    ASSERT_TRUE(op.is_object()) << a.body;
+    EXPECT_EQ(op["state"], "InProgress");
+    expect_succeeded(op.value("id", ""), "Provision");
+
+    const Answer shoot = process->get(process->sim->url +
+                                      "/apis/core.gardener.cloud/v1beta1/"
+                                      "namespaces/garden-" +
+                                      k_project + "/shoots/gq-e2e");
+    ASSERT_EQ(shoot.status, 200) << shoot.body;
+    EXPECT_EQ(shoot.document["spec"]["provider"]["type"], "gcp") << shoot.body;
+    EXPECT_EQ(shoot.document["spec"]["provider"]["workers"][0]["zones"],
+              json::array({"europe-west3-b"}))
+        << shoot.body;
+    EXPECT_EQ(runtime_status(op.value("runtimeID", ""))["runtimeConfiguration"]["clusterConfig"]
+                                                       ["providerSpecificConfig"]["__typename"],
+              "GCPProviderConfig");
+    EXPECT_NE(process->log().find("providerSpecificConfig.azureConfig is ignored: provider "
+                                  "\"gcp\" uses gcpConfig"),
+              std::string::npos)
+        << process->log();
+}
+
 TEST_F(Serve, AnswersUnknownIdsWithTheDatabaseNotFound) {
     start();
     Answer a = process->graphql("{ runtimeOperationStatus(id: \"no-such-operation\") { id } }");

@@ -427,7 +427,7 @@ json sample(const json& root, const json& property) {
         return json{{"any", {1, "two"}}};
     if (s.value("pattern", "").find("25[0-5]") != std::string::npos)
         return "10.250.0.0/16";
-    if (s.value("pattern", "") == "^[a-z]([-a-z0-9]*[a-z0-9])?$")
+    if (s.value("pattern", "") == "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
         return "shoot";
     return "text";
 }

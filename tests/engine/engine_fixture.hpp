@@ -67,7 +67,7 @@ protected:
     }
 
     StartedOperation provision(const nlohmann::json& document = provision_document()) {
-        return service().provision(parse_provision_input(document), context);
+        return service().provision(read_provision_input(document, options.conversion), context);
     }
 
     /// One pass of the operation by k_worker.

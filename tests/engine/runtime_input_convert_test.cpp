@@ -11,6 +11,7 @@ namespace {
 using namespace testing;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 
 Runtime convert(const json& document, const ConversionOptions& options = k_options) {
     const auto input = parse_provision_input(document);
@@ -290,6 +291,38 @@ TEST(RuntimeInputMerge, TheCloudCannotChange) {
     EXPECT_THAT(lines(merge_problems(stored_config(), R"({"providerSpecificConfig": {}})")),
                 ElementsAre("gardenerConfig.providerSpecificConfig: Invalid gardener provider "
                             "config change, awsConfig is missing (the runtime runs on aws)"));
+}
+
+// As on provisioning: the runtime's own member is used and the others are ignored, with a
+// warning; a config with only other clouds' members is still a change of cloud.
+TEST(RuntimeInputMerge, TheRuntimesOwnMemberIsUsedAndTheOthersIgnored) {
+    const std::string upgrade = R"({"providerSpecificConfig": {
+        "gcpConfig": {"zones": []},
+        "awsConfig": {"vpcCidr": "10.250.0.0/16", "awsZones": [{"name": "eu-central-1a",
+          "publicCidr": "10.250.32.0/20", "internalCidr": "10.250.48.0/20",
+          "workerCidr": "10.250.0.0/19"}]}}})";
+    const auto merged = merge(stored_config(), upgrade);
+    EXPECT_EQ(merged, stored_config()); // the stored AWS zones, given again
+    const auto input = read_upgrade_input(json::parse(R"({"gardenerConfig": )" + upgrade + "}"));
+    EXPECT_THAT(upgrade_input_warnings(stored_config(), input),
+                ElementsAre("gardenerConfig.providerSpecificConfig.gcpConfig is ignored: the "
+                            "runtime runs on aws and uses awsConfig"));
+
+    // The used member's content is checked by the merge, the ignored one's not at all.
+    EXPECT_THAT(lines(merge_problems(stored_config(), R"({"providerSpecificConfig": {
+        "gcpConfig": {"zones": []}, "awsConfig": {"vpcCidr": "10.250.0/16", "awsZones": []}}})")),
+                ElementsAre("gardenerConfig.providerSpecificConfig.awsConfig.vpcCidr: must be "
+                            "an IPv4 CIDR such as 10.250.0.0/16, got \"10.250.0/16\"",
+                            "gardenerConfig.providerSpecificConfig.awsConfig.awsZones: must "
+                            "list at least one zone"));
+
+    const auto only_other = read_upgrade_input(
+        json::parse(R"({"gardenerConfig": {"providerSpecificConfig": {"gcpConfig": {"zones":
+        ["a"]}, "azureConfig": {"vnetCidr": "10.250.0.0/16"}}}})"));
+    EXPECT_THAT(upgrade_input_warnings(stored_config(), only_other), IsEmpty());
+    EXPECT_THAT(paths(problems_of([&] { (void)merge_upgrade(stored_config(), only_other); })),
+                ElementsAre("gardenerConfig.providerSpecificConfig.gcpConfig",
+                            "gardenerConfig.providerSpecificConfig.azureConfig"));
 }
 
 TEST(RuntimeInputMerge, AwsZonesKeepTheirCidrs) {

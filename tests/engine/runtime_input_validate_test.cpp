@@ -100,20 +100,19 @@ TEST(RuntimeInputValidate, ProviderMustBeKnownInAnyCase) {
     EXPECT_EQ(provider_type_of("gcp "), std::nullopt);
 }
 
-TEST(RuntimeInputValidate, ProviderNeedsItsOwnSubConfigAndNoOther) {
+TEST(RuntimeInputValidate, ProviderNeedsItsOwnSubConfig) {
     json doc = provision_document();
     gardener(doc)["provider"] = "aws";
     EXPECT_THAT(lines(provision_problems(doc)),
                 ElementsAre("clusterConfig.gardenerConfig.providerSpecificConfig: awsConfig is "
-                            "missing (provider \"aws\" needs it)",
-                            "clusterConfig.gardenerConfig.providerSpecificConfig.gcpConfig: must "
-                            "not be given for provider \"aws\" (it uses awsConfig)"));
-    // The upstream e2e request sent azureConfig and gcpConfig together: kprov refuses that.
+                            "missing (provider \"aws\" needs it)"));
+    // The upstream e2e request sends azureConfig and gcpConfig together: the other members
+    // are ignored, not refused (provision_input_warnings), and so is their content.
     doc = provision_document();
-    gardener(doc)["providerSpecificConfig"]["azureConfig"] = {{"vnetCidr", "10.250.0.0/16"}};
-    EXPECT_THAT(lines(provision_problems(doc)),
-                ElementsAre("clusterConfig.gardenerConfig.providerSpecificConfig.azureConfig: "
-                            "must not be given for provider \"gcp\" (it uses gcpConfig)"));
+    gardener(doc)["providerSpecificConfig"]["azureConfig"] = {{"vnetCidr", "not a cidr"}};
+    gardener(doc)["providerSpecificConfig"]["openStackConfig"] = {{"zones", json::array()},
+                                                                  {"loadBalancerProvider", "f5"}};
+    EXPECT_NO_THROW(validate_provision(parse_provision_input(doc), k_options));
     doc = provision_document();
     gardener(doc)["provider"] = "az";
     gardener(doc)["providerSpecificConfig"] = {{"azureConfig", {{"vnetCidr", "10.250.0.0/16"}}}};
@@ -171,15 +170,15 @@ TEST(RuntimeInputValidate, AutoScalerAndRollout) {
 }
 
 TEST(RuntimeInputValidate, ShootNameIsADnsLabelThatFitsTheProject) {
-    for (const char* name : {"Shoot1", "1shoot", "shoot-", "sh_oot", "", "shoot.a"}) {
+    for (const char* name : {"Shoot1", "-shoot", "shoot-", "sh_oot", "", "shoot.a"}) {
         json doc = provision_document();
         gardener(doc)["name"] = name;
         const auto problems = provision_problems(doc);
         ASSERT_EQ(problems.size(), 1u) << name;
         EXPECT_EQ(problems[0].path, "clusterConfig.gardenerConfig.name");
         EXPECT_EQ(problems[0].message,
-                  "must be a DNS label (lowercase letters, digits and '-', starting with a letter "
-                  "and not ending with '-'), got \"" +
+                  "must be a DNS label (lowercase letters, digits and '-', starting and ending "
+                  "with a letter or digit), got \"" +
                       std::string(name) + "\"");
     }
     json doc = provision_document();
@@ -192,6 +191,13 @@ TEST(RuntimeInputValidate, ShootNameIsADnsLabelThatFitsTheProject) {
     EXPECT_NO_THROW(validate_provision(parse_provision_input(doc), k_options));
     gardener(doc)["name"] = "a-1";
     EXPECT_NO_THROW(validate_provision(parse_provision_input(doc), k_options));
+    // Gardener takes a digit first (DNS-1123), and so did the original: kprov did not.
+    gardener(doc)["name"] = "1shoot";
+    EXPECT_NO_THROW(validate_provision(parse_provision_input(doc), k_options));
+    gardener(doc)["name"] = "a--b"; // Gardener refuses "--" in shoot names
+    EXPECT_THAT(lines(provision_problems(doc)),
+                ElementsAre("clusterConfig.gardenerConfig.name: must not contain \"--\" "
+                            "(Gardener's rule), got \"a--b\""));
 }
 
 TEST(RuntimeInputValidate, CidrsAreIpv4Cidrs) {
@@ -246,8 +252,9 @@ TEST(RuntimeInputValidate, FailureToleranceAndVolumeSize) {
                 ElementsAre("clusterConfig.gardenerConfig.volumeSizeGB: must be greater than 0, "
                             "got 0",
                             "clusterConfig.gardenerConfig.controlPlaneFailureTolerance: must be "
-                            "\"node\" or \"zone\", got \"region\""));
-    for (const char* tolerance : {"node", "zone"}) {
+                            "\"node\" or \"zone\" (or empty for none), got \"region\""));
+    // "" leaves the control plane without high availability, in the original and in kprov.
+    for (const char* tolerance : {"node", "zone", ""}) {
         gardener(doc)["controlPlaneFailureTolerance"] = tolerance;
         gardener(doc)["volumeSizeGB"] = 1;
         EXPECT_NO_THROW(validate_provision(parse_provision_input(doc), k_options));

@@ -151,6 +151,34 @@ TEST_F(Service, OperationsOnAShootOfAnotherRuntimeAreRefusedNamingTheOwner) {
     EXPECT_EQ(store.operations_of(id).size(), 1u);
     EXPECT_EQ(gardener.calls("patch") + gardener.calls("update"), writes);
     EXPECT_FALSE(service().admin_kubeconfig(id, "shoot1"));
+// Deliberate difference 7: other clouds' members are ignored, and the caller and the log say so.
+TEST_F(Service, ProvisionAndUpgradeNameTheIgnoredProviderMembers) {
+    std::vector<std::string> logged;
+    options.log = [&](LogLevel level, const std::string& message) {
+        if (level == LogLevel::Warning)
+            logged.push_back(message);
+    };
+    auto doc = provision_document();
+    doc["clusterConfig"]["gardenerConfig"]["providerSpecificConfig"]["azureConfig"] = {
+        {"vnetCidr", "10.250.0.0/16"}};
+    const auto started = provision(doc);
+    const std::string warning = "clusterConfig.gardenerConfig.providerSpecificConfig.azureConfig "
+                                "is ignored: provider \"gcp\" uses gcpConfig";
+    EXPECT_THAT(started.warnings, ::testing::ElementsAre(warning));
+    EXPECT_THAT(logged, ::testing::ElementsAre("runtime " + started.runtime_id + ": " + warning));
+    EXPECT_TRUE(
+        std::holds_alternative<GcpConfig>(runtime(started.runtime_id).gardener.provider_config));
+
+    const std::string id = provisioned_runtime("shoot2");
+    const auto upgraded = service().upgrade_shoot(
+        id, parse_upgrade_input(nlohmann::json::parse(R"({"gardenerConfig": {
+            "providerSpecificConfig": {"gcpConfig": {"zones": ["europe-west3-c"]},
+                                       "awsConfig": {"vpcCidr": "10.0.0.0/16", "awsZones": []}}}})")),
+        context);
+    EXPECT_THAT(upgraded.warnings,
+                ::testing::ElementsAre("gardenerConfig.providerSpecificConfig.awsConfig is "
+                                       "ignored: the runtime runs on gcp and uses gcpConfig"));
+    EXPECT_EQ(logged.size(), 2u);
 }
 
 } // namespace

@@ -20,7 +20,7 @@ protected:
         json doc = {{"gardenerConfig", gardener_config}};
         if (administrators)
             doc["administrators"] = *administrators;
-        return parse_upgrade_input(doc);
+        return read_upgrade_input(doc);
     }
 
     StartedOperation upgrade(const json& gardener_config = {{"machineType", "e2-standard-8"}}) {
