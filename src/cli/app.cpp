@@ -462,6 +462,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (const auto refused = refuse_unknown_command(args, err))
         return *refused;
     try {
+        // CLI11's parse(std::vector<std::string>&) expects the arguments last first: it pops
+        // them off the back as it consumes them (its argc/argv overload reverses them itself).
         std::vector<std::string> reversed(args.rbegin(), args.rend());
         app.parse(reversed);
     } catch (const CLI::CallForHelp& e) {

@@ -153,8 +153,6 @@ EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int stor
     cluster_options.burst = ctx.config().settings.gardener_burst;
     m_clusters = std::make_unique<gardener::ClusterBindings>(cluster_options);
     m_service = std::make_unique<engine::EngineService>(*m_store, *m_shoots, m_clock, m_options);
-    m_executor =
-        std::make_unique<engine::Executor>(*m_store, *m_shoots, *m_clusters, m_clock, m_options);
 }
 
 EngineAccess::~EngineAccess() = default;
@@ -169,6 +167,14 @@ engine::ShootClient& EngineAccess::shoots() {
 
 engine::RuntimeClusterClient& EngineAccess::clusters() {
     return *m_clusters;
+}
+
+engine::Executor& EngineAccess::executor() {
+    std::call_once(m_executor_built, [this] {
+        m_executor = std::make_unique<engine::Executor>(*m_store, *m_shoots, *m_clusters, m_clock,
+                                                        m_options);
+    });
+    return *m_executor;
 }
 
 engine::RequestContext EngineAccess::request() const {

@@ -1,7 +1,7 @@
 #pragma once
 // The engine as a command uses it: the store, Gardener, the ports over them, the EngineService
 // and the Executor, built from the effective configuration in one place. Shared by the
-// operation commands, `wait` and `watch`.
+// operation commands, `wait`, `watch` and `serve`.
 
 #include "cli/context.hpp"
 #include "engine/engine_options.hpp"
@@ -11,6 +11,7 @@
 #include "stores/open_store.hpp"
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -73,7 +74,9 @@ public:
     engine::ShootClient& shoots();
     engine::RuntimeClusterClient& clusters();
     engine::EngineService& service() { return *m_service; }
-    engine::Executor& executor() { return *m_executor; }
+    /// The executor over store(), built at the first call (serve runs its own, over a metered
+    /// store, and never asks for this one).
+    engine::Executor& executor();
     const Clock& clock() const { return m_clock; }
     const engine::EngineOptions& options() const { return m_options; }
     /// This process's lease owner id (new_owner_id).
@@ -101,7 +104,8 @@ private:
     std::unique_ptr<gardener::ClusterBindings> m_clusters;
     std::unique_ptr<engine::Director> m_director; ///< null when Director is off
     std::unique_ptr<engine::EngineService> m_service;
-    std::unique_ptr<engine::Executor> m_executor;
+    std::once_flag m_executor_built;
+    std::unique_ptr<engine::Executor> m_executor; ///< null until executor()
 };
 
 } // namespace kprov::cli

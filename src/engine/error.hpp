@@ -1,6 +1,7 @@
 #pragma once
 // kprov's error hierarchy. Every failure that leaves a component is one of these; the CLI maps
-// them to exit codes once (cli/errors.cpp) and the API to GraphQL error extensions.
+// them to exit codes once (cli::run in cli/app.cpp) and the API to GraphQL error extensions
+// (api/errors.cpp).
 
 #include <stdexcept>
 #include <string>

@@ -2,7 +2,9 @@
 
 #include <array>
 #include <cctype>
-#include <random>
+#include <cerrno>
+#include <sys/random.h>
+#include <system_error>
 
 namespace kprov::engine {
 namespace {
@@ -100,15 +102,16 @@ std::optional<OperationState> operation_state_from_text(std::string_view text) {
 }
 
 std::string new_uuid() {
-    thread_local std::mt19937_64 rng{[] {
-        std::random_device rd;
-        return (static_cast<uint64_t>(rd()) << 32) ^ rd();
-    }()};
+    // All 16 bytes from the kernel's generator (getrandom(2), as /dev/urandom): ids of runtimes
+    // and operations made by many processes meet in one database, and a generator seeded per
+    // thread would have only as many distinct sequences as its seed has bits.
     std::array<unsigned char, 16> b{};
-    for (std::size_t i = 0; i < b.size(); i += 8) {
-        const uint64_t r = rng();
-        for (std::size_t j = 0; j < 8; ++j)
-            b[i + j] = static_cast<unsigned char>(r >> (8 * j));
+    for (std::size_t got = 0; got < b.size();) {
+        const ssize_t n = getrandom(b.data() + got, b.size() - got, 0);
+        if (n < 0 && errno != EINTR)
+            throw std::system_error(errno, std::generic_category(), "getrandom");
+        if (n > 0)
+            got += static_cast<std::size_t>(n);
     }
     b[6] = static_cast<unsigned char>((b[6] & 0x0f) | 0x40); // version 4
     b[8] = static_cast<unsigned char>((b[8] & 0x3f) | 0x80); // RFC 4122 variant

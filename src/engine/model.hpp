@@ -240,7 +240,8 @@ struct RuntimeSummary {
     std::string labels_json = "{}"; ///< filled by Store::query_runtimes only
 };
 
-/// A new random UUID v4 in canonical lower-case text. Thread-safe.
+/// A new random UUID v4 (122 random bits from the kernel) in canonical lower-case text.
+/// Thread-safe. Throws std::system_error when the kernel gives no random bytes.
 std::string new_uuid();
 
 } // namespace kprov::engine

@@ -1,7 +1,9 @@
 #pragma once
 // The engine's ports to the world outside (ARCHITECTURE.md, Engine): Gardener, the runtime
 // clusters and Compass Director. gardener/ and director/ implement them; tests use fakes.
-// JSON travels as text so that no engine header needs nlohmann/json.
+// JSON travels through the ports as text, so that this header and the stages that call it need
+// no nlohmann/json. (Other engine headers do: runtime_input.hpp declares its parsers over
+// <nlohmann/json_fwd.hpp>, status_json.hpp and status_tree.hpp build JSON for cli/ and api/.)
 //
 // Errors: implementations throw RemoteError (http_status, retryable) or its subclasses for
 // failed calls, NotFound only where a method says so, Conflict where a method says so. The

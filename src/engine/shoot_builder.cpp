@@ -302,10 +302,6 @@ void add_version_warnings(const GardenerConfig& g, const ShootOptions& options,
 
 } // namespace
 
-nlohmann::json ShootPlan::shoot_json() const {
-    return nlohmann::json::parse(shoot);
-}
-
 std::map<std::string, MaintenanceWindow> parse_maintenance_windows(std::string_view json_text) {
     nlohmann::json document;
     try {

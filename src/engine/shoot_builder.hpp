@@ -6,13 +6,14 @@
 //
 // JSON travels as text here. The shoot is built with nlohmann::ordered_json so that its embedded
 // provider configs keep the original's exact key order; a sorted nlohmann::json would reorder
-// them. Text keeps that order, keeps <nlohmann/json.hpp> out of this header, is what the
-// Gardener client sends as the request body, and is what `kprov plan` prints.
+// them. Text keeps that order, keeps <nlohmann/json.hpp> out of this header and is what
+// `kprov plan` prints. It is not the request body byte for byte: the Gardener port
+// (GardenerShootClient::create in gardener/shoot_port.cpp) parses it into a nlohmann::json, so
+// Gardener receives the same members with their keys sorted.
 
 #include "engine/model.hpp"
 
 #include <map>
-#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,8 +49,9 @@ struct ShootOptions {
 
 /// What provisioning sends to Gardener.
 struct ShootPlan {
-    /// The Shoot (core.gardener.cloud/v1beta1) as compact JSON, keys in Gardener's field order.
-    /// POST it verbatim; re-serializing through a sorted nlohmann::json only reorders keys.
+    /// The Shoot (core.gardener.cloud/v1beta1) as compact JSON, keys in Gardener's field order,
+    /// for ShootClient::create. The Gardener port reparses it (see above): the POSTed body has
+    /// the same content with sorted keys.
     std::string shoot;
     /// Current API with OIDC only: the ConfigMap (compact JSON) that
     /// spec.kubernetes.kubeAPIServer.structuredAuthentication.configMapName names. It must
@@ -59,9 +61,6 @@ struct ShootPlan {
     /// Things an operator should know and that do not stop provisioning (a production runtime
     /// in a region without a maintenance window, fields Gardener forbids for this version).
     std::vector<std::string> warnings;
-
-    /// `shoot` parsed (sorted keys). Callers that use it include <nlohmann/json.hpp>.
-    nlohmann::json shoot_json() const;
 };
 
 /// The Shoot for `runtime` (its gardener config) created by provisioning operation

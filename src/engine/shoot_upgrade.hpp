@@ -31,12 +31,13 @@ std::optional<bool> live_networking_filter_disabled(std::string_view live_shoot_
 
 /// What upgradeShoot sends to Gardener.
 struct ShootUpgrade {
-    /// The full new Shoot (compact JSON), for a server-side apply patch (fieldManager
-    /// "provisioner", force): managedFields removed, kind and apiVersion set, everything the
-    /// upgrade does not touch kept as read (including metadata.resourceVersion).
+    /// The full new Shoot (compact JSON), for ShootClient::update: the UpgradingShoot stage
+    /// (upgrade_stages.cpp) PUTs it. managedFields removed, kind and apiVersion set, everything
+    /// the upgrade does not touch kept as read, including metadata.resourceVersion, so a shoot
+    /// changed since it was read is refused with Conflict and the stage reads it again.
     std::string shoot;
     /// Current API with OIDC in the input: the new content of the structured-authentication
-    /// ConfigMap named by the shoot; create or replace it before applying the shoot.
+    /// ConfigMap named by the shoot; create or replace it before updating the shoot.
     std::optional<std::string> oidc_config_map;
     /// The version written to spec.kubernetes.version (effective_kubernetes_version).
     std::string kubernetes_version;

@@ -73,7 +73,7 @@ json GardenerClient::update_shoot(const json& shoot) {
 }
 
 json GardenerClient::patch_shoot(const std::string& name, const json& merge_patch) {
-    return m_client->patch(shoot_path(name), PatchType::Merge, merge_patch);
+    return m_client->merge_patch(shoot_path(name), merge_patch);
 }
 
 bool GardenerClient::delete_shoot(const std::string& name) {

@@ -1,6 +1,6 @@
 #pragma once
 // The HTTP layer under the Kubernetes client, behind an interface so that unit tests can script
-// answers and failures (tests/gardener/fake_transport.hpp) and production uses libcurl
+// answers and failures (FakeTransport in tests/gardener/fakes.hpp) and production uses libcurl
 // (curl_transport.hpp).
 
 #include <chrono>

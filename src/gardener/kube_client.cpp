@@ -46,20 +46,6 @@ std::shared_ptr<HttpTransport> make_transport(const Kubeconfig& config, std::str
     return std::make_shared<CurlTransport>(std::move(tls));
 }
 
-const char* content_type(PatchType type) {
-    switch (type) {
-    case PatchType::Merge:
-        return "application/merge-patch+json";
-    case PatchType::Json:
-        return "application/json-patch+json";
-    case PatchType::Strategic:
-        return "application/strategic-merge-patch+json";
-    case PatchType::Apply:
-        return "application/apply-patch+yaml";
-    }
-    return "application/json";
-}
-
 json parse_answer(KubeClient::Impl& impl, const ApiCall& call, const HttpResponse& response) {
     if (response.body.empty())
         return json::object();
@@ -350,35 +336,13 @@ json KubeClient::update(const std::string& path, const json& object) {
     return parse_answer(*m_impl, call, m_impl->execute(call));
 }
 
-json KubeClient::patch(const std::string& path, PatchType type, const json& body,
-                       const PatchOptions& options) {
-    ApiCall call{"PATCH", path, "", body.dump(), content_type(type), type != PatchType::Json};
-    if (type == PatchType::Apply) {
-        append_query(call.query, "fieldManager",
-                     options.field_manager.empty() ? "kprov" : options.field_manager);
-        if (options.force)
-            append_query(call.query, "force", "true");
-    } else if (!options.field_manager.empty()) {
-        append_query(call.query, "fieldManager", options.field_manager);
-    }
+json KubeClient::merge_patch(const std::string& path, const json& patch) {
+    const ApiCall call{"PATCH", path, "", patch.dump(), "application/merge-patch+json", true};
     return parse_answer(*m_impl, call, m_impl->execute(call));
 }
 
-namespace {
-
-std::string delete_query(std::string query, const DeleteOptions& options) {
-    if (!options.propagation_policy.empty())
-        append_query(query, "propagationPolicy", options.propagation_policy);
-    if (options.grace_period_seconds)
-        append_query(query, "gracePeriodSeconds", std::to_string(*options.grace_period_seconds));
-    return query;
-}
-
-} // namespace
-
-std::optional<json> KubeClient::delete_object(const std::string& path,
-                                              const DeleteOptions& options) {
-    const ApiCall call{"DELETE", path, delete_query({}, options), "", "", true};
+std::optional<json> KubeClient::delete_object(const std::string& path) {
+    const ApiCall call{"DELETE", path, "", "", "", true};
     try {
         return parse_answer(*m_impl, call, m_impl->execute(call));
     } catch (const KubeError& e) {
@@ -388,10 +352,8 @@ std::optional<json> KubeClient::delete_object(const std::string& path,
     }
 }
 
-void KubeClient::delete_collection(const std::string& path, const ListOptions& selectors,
-                                   const DeleteOptions& options) {
-    const ApiCall call{"DELETE", path, delete_query(selector_query(selectors), options),
-                       "",       "",   true};
+void KubeClient::delete_collection(const std::string& path, const ListOptions& selectors) {
+    const ApiCall call{"DELETE", path, selector_query(selectors), "", "", true};
     m_impl->execute(call);
 }
 

@@ -45,29 +45,11 @@ struct ClientOptions {
     std::shared_ptr<HttpTransport> transport;
 };
 
-/// Body types of PATCH.
-enum class PatchType {
-    Merge,     // application/merge-patch+json (RFC 7386)
-    Json,      // application/json-patch+json (RFC 6902); not retried once sent
-    Strategic, // application/strategic-merge-patch+json
-    Apply,     // application/apply-patch+yaml with a JSON body (server-side apply)
-};
-
-struct PatchOptions {
-    std::string field_manager; // required by Apply; "kprov" when empty there
-    bool force = false;        // Apply only: take over fields owned by other managers
-};
-
 struct ListOptions {
     std::string label_selector;
     std::string field_selector;
     /// Page size; the client follows `continue` tokens and returns every item. 0: no paging.
     int limit = 500;
-};
-
-struct DeleteOptions {
-    std::string propagation_policy; // "", Foreground, Background or Orphan
-    std::optional<int> grace_period_seconds;
 };
 
 enum class WatchEventType {
@@ -110,7 +92,7 @@ void set_request_observer(RequestObserver observer);
 /// Paths are absolute API paths such as "/api/v1/namespaces/x/configmaps/y". Every method
 /// throws KubeError for an error answer or no answer, after retrying what may be retried:
 /// 429, 503 and connection failures before the request was sent for every verb, and also 500,
-/// 502, 504 and broken connections for idempotent ones (all but POST and JSON patch); waits
+/// 502, 504 and broken connections for idempotent ones (all but POST); waits
 /// are capped exponential backoff with full jitter, or Retry-After when the server sends it.
 /// Messages and logs never contain credentials.
 class KubeClient {
@@ -135,15 +117,14 @@ public:
     /// PUTs `object` (which should carry metadata.resourceVersion); a stale version throws
     /// KubeError with is_conflict().
     nlohmann::json update(const std::string& path, const nlohmann::json& object);
-    nlohmann::json patch(const std::string& path, PatchType type, const nlohmann::json& body,
-                         const PatchOptions& options = {});
+    /// PATCHes the object at `path` with the JSON merge patch `patch` (RFC 7386,
+    /// application/merge-patch+json); returns the answer.
+    nlohmann::json merge_patch(const std::string& path, const nlohmann::json& patch);
     /// DELETEs the object; returns the answer (the object with deletionTimestamp, or a Status),
     /// or nullopt when it was already absent (404).
-    std::optional<nlohmann::json> delete_object(const std::string& path,
-                                                const DeleteOptions& options = {});
+    std::optional<nlohmann::json> delete_object(const std::string& path);
     /// DELETEs every object of the collection at `path` matching the selectors.
-    void delete_collection(const std::string& path, const ListOptions& selectors,
-                           const DeleteOptions& options = {});
+    void delete_collection(const std::string& path, const ListOptions& selectors);
 
     /// Watches the collection at `path` on the calling thread until `stop` is requested, calling
     /// `callback` once per event. Resumes from the last seen resourceVersion when the stream

@@ -2,9 +2,13 @@
 #include "engine/model.hpp"
 #include "engine/provider_config.hpp"
 
+#include <bitset>
 #include <gtest/gtest.h>
+#include <mutex>
 #include <regex>
 #include <set>
+#include <thread>
+#include <vector>
 
 namespace kprov::engine {
 namespace {
@@ -41,6 +45,62 @@ TEST(Uuid, IsRandomVersion4) {
         seen.insert(id);
     }
     EXPECT_EQ(seen.size(), 1000u);
+}
+
+// The 128 bits of "xxxxxxxx-xxxx-Mxxx-Nxxx-xxxxxxxxxxxx" as hex digits, dashes left out.
+std::bitset<128> uuid_bits(const std::string& id) {
+    std::bitset<128> bits;
+    int digit = 0;
+    for (const char c : id) {
+        if (c == '-')
+            continue;
+        const int value = c <= '9' ? c - '0' : c - 'a' + 10;
+        for (int i = 0; i < 4; ++i)
+            bits[static_cast<std::size_t>(4 * digit + i)] = ((value >> (3 - i)) & 1) != 0;
+        ++digit;
+    }
+    return bits;
+}
+
+TEST(Uuid, EveryBitButVersionAndVariantVaries) {
+    // Bit 0 is the first hex digit's high bit. Version 4 is 0100 in bits 48-51, the RFC 4122
+    // variant 10 in bits 64-65; the other 122 bits are random.
+    std::bitset<128> ones;
+    std::bitset<128> zeros;
+    for (int i = 0; i < 1000; ++i) {
+        const auto bits = uuid_bits(new_uuid());
+        ones |= bits;
+        zeros |= ~bits;
+    }
+    for (std::size_t bit = 0; bit < 128; ++bit) {
+        const bool fixed = (bit >= 48 && bit < 52) || bit == 64 || bit == 65;
+        if (!fixed) {
+            EXPECT_TRUE(ones[bit] && zeros[bit]) << "bit " << bit << " never changes";
+            continue;
+        }
+        const bool one = bit == 49 || bit == 64;
+        EXPECT_EQ(ones[bit], one) << "bit " << bit;
+        EXPECT_EQ(zeros[bit], !one) << "bit " << bit;
+    }
+}
+
+TEST(Uuid, UniqueAcrossThreads) {
+    constexpr int k_threads = 8;
+    constexpr int k_each = 2000;
+    std::mutex mutex;
+    std::set<std::string> seen;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < k_threads; ++t)
+        threads.emplace_back([&] {
+            std::vector<std::string> mine;
+            for (int i = 0; i < k_each; ++i)
+                mine.push_back(new_uuid());
+            const std::lock_guard lock(mutex);
+            seen.insert(mine.begin(), mine.end());
+        });
+    for (auto& thread : threads)
+        thread.join();
+    EXPECT_EQ(seen.size(), static_cast<std::size_t>(k_threads * k_each));
 }
 
 TEST(ProviderConfig, EncodesTheOriginalShapesWithNulls) {

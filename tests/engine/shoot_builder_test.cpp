@@ -258,7 +258,7 @@ TEST_P(ShootGolden, MatchesTheReference) {
 
     const json expected =
         test_support::load_json_file(golden_path(v.golden + (legacy ? ".legacy.json" : ".json")));
-    const auto difference = test_support::first_difference(expected, plan.shoot_json());
+    const auto difference = test_support::first_difference(expected, json::parse(plan.shoot));
     EXPECT_FALSE(difference) << *difference;
 
     // The embedded provider configs keep the original's exact bytes (key order included).
@@ -332,7 +332,7 @@ TEST(ShootMaintenance, ProductionInARegionWithoutWindowOnlyWarns) {
     Runtime r = full_featured();
     r.gardener.region = "northeurope";
     const ShootPlan plan = build_shoot(r, k_operation_id, full_options(false));
-    EXPECT_FALSE(plan.shoot_json()["spec"]["maintenance"].contains("timeWindow"));
+    EXPECT_FALSE(json::parse(plan.shoot)["spec"]["maintenance"].contains("timeWindow"));
     ASSERT_EQ(plan.warnings.size(), 1u);
     EXPECT_THAT(plan.warnings[0], HasSubstr("\"northeurope\""));
 }
@@ -342,7 +342,7 @@ TEST(ShootMaintenance, EmptyBeginOrEndOnlyWarns) {
     o.maintenance_windows =
         parse_maintenance_windows(R"({"westeurope": {"begin": "170000+0000"}})");
     const ShootPlan plan = build_shoot(full_featured(), k_operation_id, o);
-    EXPECT_FALSE(plan.shoot_json()["spec"]["maintenance"].contains("timeWindow"));
+    EXPECT_FALSE(json::parse(plan.shoot)["spec"]["maintenance"].contains("timeWindow"));
     ASSERT_EQ(plan.warnings.size(), 1u);
     EXPECT_THAT(plan.warnings[0], HasSubstr("empty begin or end"));
 }
@@ -351,7 +351,7 @@ TEST(ShootMaintenance, OnlyProductionGetsAWindow) {
     Runtime r = full_featured();
     r.gardener.purpose = "evaluation";
     const ShootPlan plan = build_shoot(r, k_operation_id, full_options(false));
-    EXPECT_FALSE(plan.shoot_json()["spec"]["maintenance"].contains("timeWindow"));
+    EXPECT_FALSE(json::parse(plan.shoot)["spec"]["maintenance"].contains("timeWindow"));
     EXPECT_TRUE(plan.warnings.empty());
 }
 
@@ -387,7 +387,7 @@ TEST(ShootBuilder, NonZonedAzureHasNoWorkerZonesAndNoNat) {
     azure.zones.reset();
     azure.enable_nat_gateway = true; // NAT needs zones
     r.gardener.provider_config = azure;
-    const json shoot = build_shoot(r, k_operation_id, options_for(false)).shoot_json();
+    const json shoot = json::parse(build_shoot(r, k_operation_id, options_for(false)).shoot);
     const json& provider = shoot["spec"]["provider"];
     EXPECT_EQ(provider["infrastructureConfig"]["zoned"], false);
     EXPECT_FALSE(provider["infrastructureConfig"]["networks"].contains("natGateway"));
@@ -405,7 +405,7 @@ TEST(ShootBuilder, ProjectFallsBackToTheOptions) {
     r.gardener.project_name = "";
     ShootOptions o = options_for(false);
     o.project = "other";
-    EXPECT_EQ(build_shoot(r, k_operation_id, o).shoot_json()["metadata"]["namespace"],
+    EXPECT_EQ(json::parse(build_shoot(r, k_operation_id, o).shoot)["metadata"]["namespace"],
               "garden-other");
 }
 

@@ -275,7 +275,7 @@ TEST_P(OtherProviderUpgrade, OnlyUpdatesTheDatabaseNotTheProviderConfigs) {
     runtime.gardener.kubernetes_version = "1.30.1";
     runtime.gardener.worker_cidr = "10.250.0.0/16";
     runtime.gardener.provider_config = GetParam();
-    const json live = build_shoot(runtime, "op", mode(false)).shoot_json();
+    const json live = json::parse(build_shoot(runtime, "op", mode(false)).shoot);
 
     GardenerConfig merged = runtime.gardener;
     merged.kubernetes_version = "1.31.0";

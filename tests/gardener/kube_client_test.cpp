@@ -79,37 +79,24 @@ TEST_F(KubeClientTest, CreateUpdateAndCreateIfAbsent) {
     EXPECT_THROW(client->create_if_absent("/api/v1/namespaces", json::object()), KubeError);
 }
 
-TEST_F(KubeClientTest, PatchTypesAndServerSideApply) {
+TEST_F(KubeClientTest, MergePatch) {
     const std::string path = "/apis/core.gardener.cloud/v1beta1/namespaces/garden-p/shoots/s";
-    const std::vector<std::pair<PatchType, std::string>> types = {
-        {PatchType::Merge, "application/merge-patch+json"},
-        {PatchType::Json, "application/json-patch+json"},
-        {PatchType::Strategic, "application/strategic-merge-patch+json"}};
-    for (const auto& [type, content_type] : types) {
-        transport->reply(200, "{}");
-        client->patch(path, type, json::object());
-        EXPECT_EQ(last().method, "PATCH");
-        EXPECT_EQ(header_of(last(), "Content-Type"), content_type);
-        EXPECT_EQ(last().url, "https://api.test" + path);
-    }
-    transport->reply(200, "{}");
-    client->patch(path, PatchType::Apply, {{"apiVersion", "v1"}}, {"provisioner", true});
-    EXPECT_EQ(header_of(last(), "Content-Type"), "application/apply-patch+yaml");
-    EXPECT_EQ(last().url, "https://api.test" + path + "?fieldManager=provisioner&force=true");
-    transport->reply(200, "{}");
-    client->patch(path, PatchType::Apply, json::object());
-    EXPECT_EQ(last().url, "https://api.test" + path + "?fieldManager=kprov");
+    transport->reply(200, R"({"metadata":{"name":"s","labels":{"a":"b"}}})");
+    const json patched = client->merge_patch(path, {{"metadata", {{"labels", {{"a", "b"}}}}}});
+    EXPECT_EQ(patched["metadata"]["labels"]["a"], "b");
+    EXPECT_EQ(last().method, "PATCH");
+    EXPECT_EQ(header_of(last(), "Content-Type"), "application/merge-patch+json");
+    EXPECT_EQ(last().url, "https://api.test" + path);
+    EXPECT_EQ(json::parse(last().body), json({{"metadata", {{"labels", {{"a", "b"}}}}}}));
 }
 
-TEST_F(KubeClientTest, DeleteWithPropagationAndDeleteCollectionBySelector) {
+TEST_F(KubeClientTest, DeleteAndDeleteCollectionBySelector) {
     transport->reply(200, R"({"kind":"Status","status":"Success"})");
-    const auto answer = client->delete_object("/api/v1/namespaces/a", {"Foreground", 0});
+    const auto answer = client->delete_object("/api/v1/namespaces/a");
     ASSERT_TRUE(answer.has_value());
     EXPECT_EQ((*answer)["status"], "Success");
     EXPECT_EQ(last().method, "DELETE");
-    EXPECT_EQ(
-        last().url,
-        "https://api.test/api/v1/namespaces/a?propagationPolicy=Foreground&gracePeriodSeconds=0");
+    EXPECT_EQ(last().url, "https://api.test/api/v1/namespaces/a");
 
     transport->reply(200, "{}");
     client->delete_collection("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",

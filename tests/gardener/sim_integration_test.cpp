@@ -116,15 +116,6 @@ TEST_F(SimIntegrationTest, ShootVerbsAndStatusErrors) {
     const json patched =
         gardener->patch_shoot("verbs", {{"metadata", {{"annotations", {{"a", "b"}}}}}});
     EXPECT_EQ(patched["metadata"]["annotations"]["a"], "b");
-    const json json_patched = gardener->kube().patch(
-        gardener->shoot_path("verbs"), PatchType::Json,
-        json::array({{{"op", "add"}, {"path", "/metadata/labels/jp"}, {"value", "1"}}}));
-    EXPECT_EQ(json_patched["metadata"]["labels"]["jp"], "1");
-    json applied = shoot("verbs");
-    applied["metadata"]["labels"]["ssa"] = "x";
-    EXPECT_EQ(gardener->kube().patch(gardener->shoot_path("verbs"), PatchType::Apply, applied,
-                                     {"provisioner", true})["metadata"]["labels"]["ssa"],
-              "x");
 
     try {
         gardener->create_shoot(shoot("verbs"));
