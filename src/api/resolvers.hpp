@@ -44,16 +44,14 @@ struct ResolverDeps {
     /// Where queries read (runtimes, operations); empty: `store`. serve hands out more than one
     /// connection so that reads do not queue behind each other.
     std::function<engine::Store&()> read_store;
+    /// Mutations, the tenant rule, and every question to Gardener (kubeconfig, hibernation).
     engine::EngineService* service = nullptr;
-    engine::ShootClient* shoots = nullptr;
     /// The engine's options: conversion (validate_provision runs before the tenant check, as
     /// in the original), tenant_strict (queries refuse another tenant with 403), the
     /// adminkubeconfig expiration, Director registration (compassRuntimeID).
     const engine::EngineOptions* options = nullptr;
     /// Called after a mutation started an operation (wakes the workers); may be empty.
     std::function<void()> on_started;
-    /// Where tenant rewrites and unexpected failures are reported; may be empty.
-    engine::LogSink log;
 };
 
 /// Resolvers for every Query and Mutation field of schemas/provisioner.graphql, plus the lazy

@@ -130,12 +130,10 @@ int cmd_serve(Context& ctx, const ServeArgs& args) {
         return readers.next();
     };
     deps.service = &access.service();
-    deps.shoots = &access.shoots();
     deps.options = &access.options();
     deps.on_started = [&daemon] {
         daemon.notify_due();
     };
-    deps.log = access.log();
     const auto resolvers = api::provisioner_resolvers(deps);
     auto options = server_options(settings, args);
     options.queries_on_loop = access.store().dialect() == "sqlite";

@@ -71,10 +71,10 @@ struct ProvisionPlan {
     std::vector<std::string> warnings;
 };
 
-/// The one home of what provisioning `input` (as read_provision_input returns it) builds: EngineService::provision,
-/// `kprov plan -f` and `kprov provision --dry-run` all take it from here, and CreatingShoot
-/// builds the same shoot from the stored runtime. Throws ValidationError when no shoot can be
-/// built from it. Writes and asks nothing.
+/// The one home of what provisioning `input` (as read_provision_input returns it) builds:
+/// EngineService::provision, `kprov plan -f` and `kprov provision --dry-run` all take it from here,
+/// and CreatingShoot builds the same shoot from the stored runtime. Throws ValidationError when no
+/// shoot can be built from it. Writes and asks nothing.
 ProvisionPlan plan_provision(const ProvisionInput& input, const RequestContext& context,
                              const EngineOptions& options, Timestamp now, const PlanIds& ids);
 

@@ -11,6 +11,8 @@
 #include "engine/service.hpp"
 #include "engine/status_tree.hpp"
 #include "gardener/kube_error.hpp"
+#include "support/fake_clock.hpp"
+#include "support/fake_gardener.hpp"
 #include "support/fake_store.hpp"
 #include "support/store_fixtures.hpp"
 
@@ -192,6 +194,7 @@ struct ResolversOverFakeStore {
         store.insert_runtime(runtime, op);
         ResolverDeps deps;
         deps.store = &store;
+        deps.service = &service;
         deps.options = &options;
         resolvers = provisioner_resolvers(deps);
     }
@@ -205,6 +208,9 @@ struct ResolversOverFakeStore {
 
     fakes::FakeStore store;
     const engine::EngineOptions options;
+    fakes::FakeClock clock{Timestamp{}};
+    fakes::FakeGardener gardener{clock};
+    engine::EngineService service{store, gardener, clock, options};
     const engine::Operation op =
         operation(engine::OperationType::Provision, engine::OperationState::Succeeded);
     graphql::Resolvers resolvers;

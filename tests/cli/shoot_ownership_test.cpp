@@ -230,10 +230,9 @@ TEST_P(ShootOwnership, PlanShowsWhatTheUpgradeSends) {
         if (i == 3) {
             // Someone changed the shoot behind kprov's back: the stage writes the stored OIDC
             // again, and so must the plan.
-            m_gardener->kube().patch(
+            m_gardener->kube().merge_patch(
                 "/apis/core.gardener.cloud/v1beta1/namespaces/garden-" + std::string(k_project) +
                     "/shoots/" + name,
-                gardener::PatchType::Merge,
                 {{"spec",
                   {{"kubernetes", {{"kubeAPIServer", {{"structuredAuthentication", nullptr}}}}}}}});
         }

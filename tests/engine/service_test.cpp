@@ -151,6 +151,8 @@ TEST_F(Service, OperationsOnAShootOfAnotherRuntimeAreRefusedNamingTheOwner) {
     EXPECT_EQ(store.operations_of(id).size(), 1u);
     EXPECT_EQ(gardener.calls("patch") + gardener.calls("update"), writes);
     EXPECT_FALSE(service().admin_kubeconfig(id, "shoot1"));
+}
+
 // Deliberate difference 7: other clouds' members are ignored, and the caller and the log say so.
 TEST_F(Service, ProvisionAndUpgradeNameTheIgnoredProviderMembers) {
     std::vector<std::string> logged;
