@@ -153,8 +153,7 @@ int provision_dry_run(Context& ctx, const engine::ProvisionInput& input, const s
     if (!ctx.global().quiet)
         ctx.err() << "dry run: " << file << " is valid; nothing was written\n";
     if (owner && !owner->same_request)
-        throw engine::ShootNameTaken(g.project_name, g.name, owner->runtime_id,
-                                     ", made by another request: choose another shoot name");
+        throw engine::shoot_name_refusal(owner->runtime_id, runtime);
     return k_exit_ok;
 }
 

@@ -70,9 +70,8 @@ int plan_upgrade(Context& ctx, const PlanArgs& args, const std::string& format) 
         ctx.out() << nlohmann::ordered_json::parse(upgrade.shoot).dump(2) << '\n';
         return k_exit_ok;
     }
-    const auto live = access.shoots().get(runtime.gardener.name);
-    const auto lines = json_diff(live ? live->json : std::string("{}"), upgrade.shoot,
-                                 {"metadata.managedFields", "status"});
+    const auto lines =
+        json_diff(plan.live_shoot, upgrade.shoot, {"metadata.managedFields", "status"});
     if (lines.empty())
         ctx.out() << "no change: shoot " << runtime.gardener.name << " already matches\n";
     for (const auto& line : lines)

@@ -45,7 +45,7 @@ StageResult deprovision_cluster(StageContext& context) {
     } catch (const RemoteError& e) {
         if (gone(e))
             return go_to(k_stage_wait_for_cluster_deletion);
-        throw from_remote(e, k_component_gardener_client, e.retryable() || e.http_status() == 409);
+        throw from_remote(e, k_component_gardener_client, e.retryable());
     }
     try {
         context.shoots().remove(context.shoot_name()); // false: already gone, also success
@@ -65,9 +65,7 @@ StageResult wait_for_cluster_deletion(StageContext& context) {
     if (shoot) {
         // Not this runtime's cluster, so nothing of Gardener's is this runtime's to remove: the
         // ConfigMap of that name is the other shoot's.
-        context.note(whose_shoot(*shoot) + ", not to runtime " + context.runtime().id +
-                     ": Gardener was left alone, and runtime " + context.runtime().id +
-                     " is only marked deleted");
+        context.note(foreign_shoot_deprovision_note(*shoot, context.runtime().id));
     } else if (g.oidc && !context.options().shoot.legacy_api) {
         try {
             context.shoots().delete_config_map(structured_auth_config_map_name(g.name));

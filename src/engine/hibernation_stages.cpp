@@ -45,11 +45,10 @@ StageResult set_hibernation(StageContext& context, const Direction& direction) {
                                       std::string(k_component_gardener_client));
     } catch (const RemoteError& e) {
         // Gardener refuses hibernation with 403 when its HibernationPossible constraint is not
-        // True, and 422 during some credential rotations: retrying does not change that. A 409
-        // is a shoot that changed meanwhile: check it again.
-        throw StageError(
-            "cannot " + verb + " cluster: " + e.what(), kubernetes_reason(e.http_status()),
-            std::string(k_component_gardener_client), e.retryable() || e.http_status() == 409);
+        // True, and 422 during some credential rotations: retrying does not change that.
+        throw StageError("cannot " + verb + " cluster: " + e.what(),
+                         kubernetes_reason(e.http_status()),
+                         std::string(k_component_gardener_client), e.retryable());
     }
     return go_to(direction.wait_stage);
 }

@@ -13,18 +13,11 @@ ProvisionPlan plan_provision(const ProvisionInput& input, const RequestContext& 
     ProvisionPlan plan;
     plan.runtime = to_runtime(input, ids.runtime_id, context.tenant, context.sub_account, now,
                               options.conversion);
-    Operation& op = plan.operation;
-    op.id = ids.operation_id;
-    op.type = OperationType::Provision;
-    op.state = OperationState::InProgress;
-    op.message = k_message_provisioning_started;
-    op.start_timestamp = now;
-    op.cluster_id = ids.runtime_id;
-    op.stage = k_stage_creating_shoot;
-    op.last_transition = now;
-    op.next_run_at = now;
+    plan.operation = new_operation(ids.runtime_id, OperationType::Provision, k_stage_creating_shoot,
+                                   k_message_provisioning_started, now);
+    plan.operation.id = ids.operation_id;
     // CreatingShoot builds the shoot again from the stored runtime, with the same function.
-    plan.shoot = build_shoot(plan.runtime, op.id, options.shoot);
+    plan.shoot = build_shoot(plan.runtime, plan.operation.id, options.shoot);
     plan.warnings = provision_input_warnings(input);
     plan.warnings.insert(plan.warnings.end(), plan.shoot.warnings.begin(),
                          plan.shoot.warnings.end());
@@ -46,7 +39,16 @@ UpgradePlan plan_upgrade(const Runtime& runtime, const ShootState& live,
     // Exactly the stage's call: UpgradingShoot has only the stored config to go by.
     plan.upgrade =
         build_shoot_upgrade(live.json, merged, stored_upgrade_input(merged), options.shoot);
+    plan.live_shoot = live.json;
     return plan;
+}
+
+ShootNameTaken shoot_name_refusal(const std::string& owner_id, const Runtime& planned) {
+    const auto& g = planned.gardener;
+    return ShootNameTaken(g.project_name, g.name, owner_id,
+                          ", made by another request: choose another shoot name, or deprovision "
+                          "runtime " +
+                              owner_id + " first");
 }
 
 namespace {

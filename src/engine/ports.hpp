@@ -96,8 +96,9 @@ public:
     /// returns the stored shoot. Throws Conflict when that version is stale, NotFound (or a
     /// RemoteError with http_status 404) when the shoot is gone.
     virtual ShootState update(const std::string& shoot_json) = 0;
-    /// Applies a JSON merge patch; returns the stored shoot. Throws NotFound (or a RemoteError
-    /// with http_status 404) when the shoot is gone.
+    /// Applies a JSON merge patch; returns the stored shoot. A metadata.resourceVersion in the
+    /// patch is a precondition: Conflict when the shoot's is another. Throws NotFound (or a
+    /// RemoteError with http_status 404) when the shoot is gone.
     virtual ShootState patch(const std::string& name, const std::string& merge_patch_json) = 0;
     /// DELETEs the shoot (it must carry confirmation.gardener.cloud/deletion); false when it was
     /// already gone. Deleting a shoot that is being deleted is no error.

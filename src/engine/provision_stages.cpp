@@ -19,8 +19,8 @@ StageResult adopt_existing_shoot(StageContext& context) {
                                       "AlreadyExists", std::string(k_component_gardener_client));
     if (is_own_shoot(*existing, context.runtime().id))
         return go_to(k_stage_waiting_for_cluster_domain);
-    throw StageError::non_recoverable(whose_shoot(*existing) + ", not to runtime " +
-                                          context.runtime().id + ": choose another shoot name",
+    throw StageError::non_recoverable(not_own_shoot(*existing, context.runtime().id) +
+                                          ": choose another shoot name",
                                       "AlreadyExists", std::string(k_component_gardener_client));
 }
 

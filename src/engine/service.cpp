@@ -37,16 +37,13 @@ StartedOperation EngineService::provision(const ProvisionInput& input,
         // Another request for the name committed first: the database decided.
         if (registers)
             unregister_quietly(m_options, runtime.id, runtime.tenant);
-        const auto stored = m_store.find_runtime(e.owner());
-        return answer_repeated({e.owner(), stored && is_same_provision_request(*stored, runtime)},
-                               runtime, std::move(plan.warnings));
+        return answer_repeated(owner_of(e.owner(), runtime), runtime, std::move(plan.warnings));
     } catch (...) {
         if (registers)
             unregister_quietly(m_options, runtime.id, runtime.tenant);
         throw;
     }
-    for (const auto& warning : plan.warnings)
-        log(LogLevel::Warning, "runtime " + runtime.id + ": " + warning);
+    log_warnings(runtime.id, plan.warnings);
     return {runtime.id, op, std::nullopt, std::move(plan.warnings),
             compass_runtime_id(m_options, runtime.id)};
 }
@@ -64,18 +61,19 @@ std::optional<ShootNameOwner> EngineService::shoot_name_owner(const Runtime& pla
     const auto owner = m_store.live_runtime_with_shoot(g.project_name, g.name);
     if (!owner)
         return std::nullopt;
-    const auto stored = m_store.find_runtime(*owner);
-    return ShootNameOwner{*owner, stored && is_same_provision_request(*stored, planned)};
+    return owner_of(*owner, planned);
+}
+
+ShootNameOwner EngineService::owner_of(const std::string& owner_id, const Runtime& planned) {
+    const auto stored = m_store.find_runtime(owner_id);
+    return {owner_id, stored && is_same_provision_request(*stored, planned)};
 }
 
 StartedOperation EngineService::answer_repeated(const ShootNameOwner& owner, const Runtime& planned,
                                                 std::vector<std::string> warnings) {
     const auto& g = planned.gardener;
     if (!owner.same_request)
-        throw ShootNameTaken(g.project_name, g.name, owner.runtime_id,
-                             ", made by another request: choose another shoot name, or "
-                             "deprovision runtime " +
-                                 owner.runtime_id + " first");
+        throw shoot_name_refusal(owner.runtime_id, planned);
     // Its provisioning operation: the first one of the runtime.
     const auto operations = m_store.operations_of(owner.runtime_id);
     const auto first = std::find_if(operations.rbegin(), operations.rend(), [](const Operation& o) {
@@ -107,8 +105,7 @@ StartedOperation EngineService::deprovision(const std::string& runtime_id,
         op.message = "Cluster " + runtime.id + " already deleted. Proceeding to " +
                      std::string(k_stage_deprovision_cluster) + " stage.";
     } else if (!is_own_shoot(*shoot, runtime.id)) {
-        foreign = whose_shoot(*shoot) + ", not to runtime " + runtime.id +
-                  ": Gardener is left alone, and runtime " + runtime.id + " is only marked deleted";
+        foreign = foreign_shoot_deprovision_note(*shoot, runtime.id);
         op.stage = k_stage_wait_for_cluster_deletion;
         op.message = "Deprovisioning started: " + foreign;
     } else if (shoot->deletion_timestamp) {
@@ -142,8 +139,7 @@ StartedOperation EngineService::upgrade_shoot(const std::string& runtime_id,
         new_operation(runtime.id, OperationType::UpgradeShoot, k_stage_upgrading_shoot,
                       k_message_upgrade_started, m_clock.now());
     StartedOperation started = start(runtime, op, context, &upgrade);
-    for (const auto& warning : plan.warnings)
-        log(LogLevel::Warning, "runtime " + runtime.id + ": " + warning);
+    log_warnings(runtime.id, plan.warnings);
     started.warnings = std::move(plan.warnings);
     return started;
 }
@@ -276,13 +272,11 @@ void EngineService::require_own(const ShootState& shoot, const Runtime& runtime,
                                 std::string_view verb) {
     if (!is_own_shoot(shoot, runtime.id))
         throw ForeignShoot("cannot " + std::string(verb) + " runtime " + runtime.id + ": " +
-                           whose_shoot(shoot) + ", not to runtime " + runtime.id +
-                           "; Gardener was left alone");
+                           not_own_shoot(shoot, runtime.id) + "; Gardener was left alone");
 }
 
-Operation EngineService::new_operation(const std::string& runtime_id, OperationType type,
-                                       std::string_view stage, std::string_view message,
-                                       Timestamp now) {
+Operation new_operation(const std::string& runtime_id, OperationType type, std::string_view stage,
+                        std::string_view message, Timestamp now) {
     Operation op;
     op.id = new_uuid();
     op.type = type;
@@ -312,6 +306,12 @@ StartedOperation EngineService::start(const Runtime& runtime, const Operation& o
 void EngineService::log(LogLevel level, const std::string& message) const {
     if (m_options.log)
         m_options.log(level, message);
+}
+
+void EngineService::log_warnings(const std::string& runtime_id,
+                                 const std::vector<std::string>& warnings) const {
+    for (const auto& warning : warnings)
+        log(LogLevel::Warning, "runtime " + runtime_id + ": " + warning);
 }
 
 } // namespace kprov::engine

@@ -53,6 +53,11 @@ struct StartedOperation {
     bool already_requested = false;
 };
 
+/// A new in-progress operation of `type` on the runtime, at `stage` with `message`, started,
+/// transitioned and due at `now`, with a new id.
+Operation new_operation(const std::string& runtime_id, OperationType type, std::string_view stage,
+                        std::string_view message, Timestamp now);
+
 /// The ids a plan gives to what provisioning creates: random ones for a real request, fixed
 /// placeholders for `kprov plan`, so that the same file always plans the same.
 struct PlanIds {
@@ -87,15 +92,17 @@ struct UpgradePlan {
     /// What UpgradingShoot sends to the live shoot as it is now (build_shoot_upgrade of
     /// `merged` with stored_upgrade_input(merged), exactly as the stage calls it).
     ShootUpgrade upgrade;
+    /// The live shoot (compact JSON) the upgrade was built on, for showing what changes.
+    std::string live_shoot;
     /// What an operator should know (upgrade_input_warnings).
     std::vector<std::string> warnings;
 };
 
 /// The one home of what an upgrade of `runtime` with `input` (as read_upgrade_input returns
-/// it) sends to its live
-/// shoot `live` (its JSON in ShootState::json): EngineService::upgrade_shoot, `kprov plan
-/// RUNTIME_ID -f` and `upgrade-shoot --dry-run` take it from here. Throws ValidationError (the
-/// merge's rules, unparsable versions) and Error (a shoot no upgrade can be applied to).
+/// it) sends to its live shoot `live` (its JSON in ShootState::json): EngineService::upgrade_shoot,
+/// `kprov plan RUNTIME_ID -f` and `upgrade-shoot --dry-run` take it from here. Throws
+/// ValidationError (the merge's rules, unparsable versions) and Error (a shoot no upgrade can be
+/// applied to).
 UpgradePlan plan_upgrade(const Runtime& runtime, const ShootState& live,
                          const UpgradeShootInput& input, const EngineOptions& options);
 
@@ -104,6 +111,10 @@ UpgradePlan plan_upgrade(const Runtime& runtime, const ShootState& live,
 /// compared as JSON (key order does not count). What kprov set or learned itself (ids, times,
 /// a seed Gardener chose, the cached kubeconfig) is not compared.
 bool is_same_provision_request(const Runtime& stored, const Runtime& planned);
+
+/// The refusal of a provisioning request for a shoot name that `owner` holds and did not make:
+/// ShootNameTaken naming the owner, saying what to do. provision() throws it; a dry run reports it.
+ShootNameTaken shoot_name_refusal(const std::string& owner_id, const Runtime& planned);
 
 /// Who owns a shoot name that a provisioning request asks for.
 struct ShootNameOwner {
@@ -164,8 +175,8 @@ public:
 
     /// Starts DEPROVISION_NO_INSTALL. Reads the shoot: gone -> the operation starts at
     /// WaitForClusterDeletion; not the runtime's own (is_own_shoot) -> at WaitForClusterDeletion
-    /// too, which only marks the runtime deleted (Gardener is left alone; the started operation
-    /// carries a warning naming the shoot's owner); already being deleted -> at
+    /// too, which only marks the runtime deleted (Gardener is left alone; the operation's
+    /// message and a logged warning name the shoot's owner); already being deleted -> at
     /// DeprovisionCluster, dated from the deletion; else at DeprovisionCluster ("Deprovisioning
     /// started"). Throws NotFound for an unknown runtime, OperationInProgress (from the store)
     /// while another operation runs, RemoteError when Gardener cannot be read.
@@ -229,6 +240,8 @@ private:
     UpgradePlan upgrade_plan_of(const Runtime& runtime, const UpgradeShootInput& input);
     /// The owner of `planned`'s shoot name, if a live runtime owns it.
     std::optional<ShootNameOwner> shoot_name_owner(const Runtime& planned);
+    /// Runtime `owner_id` as the owner of `planned`'s shoot name.
+    ShootNameOwner owner_of(const std::string& owner_id, const Runtime& planned);
     /// What provision() answers when `owner` holds the name: its provisioning, or a refusal.
     StartedOperation answer_repeated(const ShootNameOwner& owner, const Runtime& planned,
                                      std::vector<std::string> warnings);
@@ -239,12 +252,13 @@ private:
     ShootState existing_shoot(const Runtime& runtime);
     /// Throws ForeignShoot unless `shoot` is the runtime's own.
     static void require_own(const ShootState& shoot, const Runtime& runtime, std::string_view verb);
-    Operation new_operation(const std::string& runtime_id, OperationType type,
-                            std::string_view stage, std::string_view message, Timestamp now);
     /// Inserts `op`, then applies the request's tenant (set_tenant and a history entry).
     StartedOperation start(const Runtime& runtime, const Operation& op,
                            const RequestContext& context, const RuntimeUpgrade* upgrade = nullptr);
     void log(LogLevel level, const std::string& message) const;
+    /// Logs each of a request's warnings about the runtime.
+    void log_warnings(const std::string& runtime_id,
+                      const std::vector<std::string>& warnings) const;
 
     Store& m_store;
     ShootClient& m_shoots;

@@ -51,8 +51,8 @@ void StageContext::require_own(const ShootState& shoot, std::string_view verb) c
     if (is_own_shoot(shoot, m_runtime.id))
         return;
     throw StageError::non_recoverable("cannot " + std::string(verb) +
-                                          " cluster: " + whose_shoot(shoot) + ", not to runtime " +
-                                          m_runtime.id + "; Gardener was left alone",
+                                          " cluster: " + not_own_shoot(shoot, m_runtime.id) +
+                                          "; Gardener was left alone",
                                       std::string(k_reason_foreign_shoot));
 }
 
@@ -70,11 +70,17 @@ bool is_own_shoot(const ShootState& shoot, std::string_view runtime_id) {
     return owner && *owner == runtime_id;
 }
 
-std::string whose_shoot(const ShootState& shoot) {
+std::string not_own_shoot(const ShootState& shoot, std::string_view runtime_id) {
     const auto owner = shoot_owner(shoot);
     return "shoot " + shoot.name +
            (owner ? " belongs to runtime " + *owner
-                  : " is not a kprov runtime's shoot (it has no runtime-id annotation)");
+                  : " is not a kprov runtime's shoot (it has no runtime-id annotation)") +
+           ", not to runtime " + std::string(runtime_id);
+}
+
+std::string foreign_shoot_deprovision_note(const ShootState& shoot, std::string_view runtime_id) {
+    return not_own_shoot(shoot, runtime_id) + ": Gardener was left alone, and runtime " +
+           std::string(runtime_id) + " is only marked deleted";
 }
 
 const StageDef* StageTable::find(std::string_view name) const {

@@ -137,8 +137,8 @@ public:
     /// Records `message` in the operation's history (a transition within the current stage)
     /// and logs it as a warning, when the pass saves its progress.
     void note(std::string message) { m_memory.notes.push_back(std::move(message)); }
-    /// Throws a non-recoverable StageError "cannot <verb> cluster: <whose_shoot>, not to
-    /// runtime <id>; Gardener was left alone" unless `shoot` is this runtime's own.
+    /// Throws a non-recoverable StageError "cannot <verb> cluster: <not_own_shoot>; Gardener
+    /// was left alone" unless `shoot` is this runtime's own.
     void require_own(const ShootState& shoot, std::string_view verb) const;
 
 private:
@@ -198,9 +198,14 @@ std::optional<std::string> shoot_owner(const ShootState& shoot);
 /// Whether `shoot` is the runtime's own: shoot_owner names it. Every write kprov makes to an
 /// existing shoot (deletion, its confirmation, upgrade, hibernation) asks this first.
 bool is_own_shoot(const ShootState& shoot, std::string_view runtime_id);
-/// "shoot <name> belongs to runtime <id>", or "... is not a kprov runtime's shoot (it has no
-/// runtime-id annotation)".
-std::string whose_shoot(const ShootState& shoot);
+/// Why kprov leaves `shoot` alone: "shoot <name> belongs to runtime <owner>, not to runtime
+/// <runtime_id>", or "shoot <name> is not a kprov runtime's shoot (it has no runtime-id
+/// annotation), not ...".
+std::string not_own_shoot(const ShootState& shoot, std::string_view runtime_id);
+/// What deprovisioning a runtime whose shoot name another shoot bears says (the request and the
+/// history): not_own_shoot, then that Gardener was left alone and the runtime only marked
+/// deleted.
+std::string foreign_shoot_deprovision_note(const ShootState& shoot, std::string_view runtime_id);
 
 /// status.lastErrors codes joined with ", " (the original's reason for shoot failures).
 std::string joined_error_codes(const ShootState& shoot);

@@ -168,7 +168,11 @@ engine::ShootState GardenerShootClient::update(const std::string& shoot_json) {
 
 engine::ShootState GardenerShootClient::patch(const std::string& name,
                                               const std::string& merge_patch_json) {
-    return shoot_state(m_client->patch_shoot(name, json::parse(merge_patch_json)));
+    try {
+        return shoot_state(m_client->patch_shoot(name, json::parse(merge_patch_json)));
+    } catch (const KubeError& e) {
+        rethrow_mapped(e);
+    }
 }
 
 bool GardenerShootClient::remove(const std::string& name) {
