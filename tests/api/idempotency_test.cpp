@@ -4,7 +4,6 @@
 // rule of queries, recorded in the runtime's history like a mutation's. SQLite and PostgreSQL.
 
 #include "serve_fixture.hpp"
-#include "stores/open_store.hpp"
 
 #include <set>
 
@@ -15,7 +14,7 @@ const std::string k_provision =
     "mutation ($config: ProvisionRuntimeInput!) { provisionRuntime(config: $config) { id "
     "runtimeID operation state message } }";
 
-class Idempotency : public ::testing::TestWithParam<bool> {
+class Idempotency : public ServeTest<::testing::TestWithParam<bool>> {
 protected:
     void SetUp() override {
         ServeOptions options;
@@ -24,24 +23,12 @@ protected:
             m_db = std::move(db);
             options.store_url = m_db->url();
         }
-        process = std::make_unique<ServeProcess>(std::move(options));
-        if (!process->missing().empty())
-            KPROV_SKIP_UNLESS_CI(process->missing());
-    }
-    void TearDown() override {
-        if (HasFailure() && process)
-            std::cerr << "--- kprov serve's stderr ---\n" << process->log() << '\n';
+        start(std::move(options));
     }
 
-    std::unique_ptr<engine::Store> store() const {
-        stores::OpenOptions open;
-        open.secret_key = k_secret_key;
-        open.schema = stores::SchemaCheck::None;
-        return stores::open_store(process->store_url(), open);
-    }
+    std::unique_ptr<stores::StoreBackend> store() const { return process->open_store(); }
 
     std::unique_ptr<kprov::testing::PostgresDatabase> m_db;
-    std::unique_ptr<ServeProcess> process;
 };
 
 INSTANTIATE_TEST_SUITE_P(Stores, Idempotency, ::testing::Values(false, true),

@@ -6,6 +6,7 @@
 
 #include "cli/child_process.hpp"
 #include "cli/runtime_file.hpp"
+#include "stores/open_store.hpp"
 #include "support/sim_process.hpp"
 #include "support/skip.hpp"
 #include "support/test_databases.hpp"
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -170,6 +172,14 @@ public:
 
     const std::string& store_url() const { return m_options.store_url; }
 
+    /// The store serve uses, opened beside it as another process would (schema as it is).
+    std::unique_ptr<stores::StoreBackend> open_store() const {
+        stores::OpenOptions open;
+        open.secret_key = k_secret_key;
+        open.schema = stores::SchemaCheck::None;
+        return stores::open_store(m_options.store_url, open);
+    }
+
     std::string log() const { return kprov::testing::read_text(dir.file("serve.log")); }
 
     /// POST /graphql with {"query", "variables"} and the given headers.
@@ -279,6 +289,22 @@ private:
     std::string m_missing;
     bool m_stopped = false;
     int m_starts = 0;
+};
+
+/// A test with a `kprov serve` of its own (start()); serve's stderr is printed when it fails.
+template <typename Base = ::testing::Test> class ServeTest : public Base {
+protected:
+    void start(ServeOptions options = {}) {
+        process = std::make_unique<ServeProcess>(std::move(options));
+        if (!process->missing().empty())
+            KPROV_SKIP_UNLESS_CI(process->missing());
+    }
+    void TearDown() override {
+        if (this->HasFailure() && process)
+            std::cerr << "--- kprov serve's stderr ---\n" << process->log() << '\n';
+    }
+
+    std::unique_ptr<ServeProcess> process;
 };
 
 } // namespace kprov::api::testing

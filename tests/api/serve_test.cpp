@@ -69,18 +69,8 @@ struct Started {
     std::string operation_id;
 };
 
-class Serve : public ::testing::Test {
+class Serve : public ServeTest<> {
 protected:
-    void start(ServeOptions options = {}) {
-        process = std::make_unique<ServeProcess>(std::move(options));
-        if (!process->missing().empty())
-            KPROV_SKIP_UNLESS_CI(process->missing());
-    }
-    void TearDown() override {
-        if (HasFailure() && process)
-            std::cerr << "--- kprov serve's stderr ---\n" << process->log() << '\n';
-    }
-
     // provisionRuntime with the input inlined as a literal (as the Kyma Environment Broker
     // renders it) or passed as a variable.
     Started provision(const std::string& provider, const std::string& shoot, bool as_variable) {
@@ -249,8 +239,6 @@ protected:
 
         EXPECT_EQ(process->stop(), 0);
     }
-
-    std::unique_ptr<ServeProcess> process;
 };
 
 TEST_F(Serve, MainFlowOnSqlite) {
@@ -295,10 +283,7 @@ TEST_F(Serve, RewritesTheTenantOfQueriedRuntimesAsTheOriginal) {
         "query($id: String!) { runtimeStatus(id: $id) { lastOperationStatus { id } } }",
         {{"id", r.runtime_id}}, {{"Tenant", "tenant-b"}});
     EXPECT_EQ(a.data()["runtimeStatus"]["lastOperationStatus"]["id"], r.operation_id) << a.body;
-    stores::OpenOptions open;
-    open.secret_key = k_secret_key;
-    open.schema = stores::SchemaCheck::None;
-    const auto stored = stores::open_store(process->store_url(), open)->find_runtime(r.runtime_id);
+    const auto stored = process->open_store()->find_runtime(r.runtime_id);
     ASSERT_TRUE(stored);
     EXPECT_EQ(stored->tenant, "tenant-b");
     EXPECT_NE(process->log().find("changed from \"tenant-a\" to \"tenant-b\""), std::string::npos)
@@ -709,11 +694,7 @@ TEST_F(Serve, StopsGracefullyOnSigterm) {
     // The operation is still in progress and no longer leased: another process takes it over
     // at once.
     {
-        stores::OpenOptions open;
-        open.secret_key = k_secret_key;
-        open.schema = stores::SchemaCheck::None;
-        const auto store = stores::open_store(process->store_url(), open);
-        const auto stored = store->find_operation(r.operation_id);
+        const auto stored = process->open_store()->find_operation(r.operation_id);
         ASSERT_TRUE(stored);
         EXPECT_EQ(stored->state, engine::OperationState::InProgress);
         EXPECT_FALSE(stored->lease) << stored->lease->owner;

@@ -16,43 +16,21 @@ bool forbidden_in_engine(const std::string& line) {
     return std::regex_search(line, forbidden);
 }
 
-TEST(Architecture, ForbiddenIncludesAreRecognized) {
-    EXPECT_TRUE(forbidden_in_engine("#include <openssl/rand.h>"));
-    EXPECT_TRUE(forbidden_in_engine("#  include \"gardener/kube_client.hpp\""));
-    EXPECT_TRUE(forbidden_in_engine("#include <curl/curl.h>"));
-    EXPECT_FALSE(forbidden_in_engine("#include <nlohmann/json.hpp>"));
-    EXPECT_FALSE(forbidden_in_engine("#include \"engine/model.hpp\""));
-}
-
-TEST(Architecture, EngineIncludesNoAdapterOrInfrastructureHeader) {
-    int files = 0;
-    for (const auto& entry :
-         std::filesystem::recursive_directory_iterator(KPROV_SOURCE_DIR "/src/engine")) {
-        if (!entry.is_regular_file())
-            continue;
-        ++files;
-        std::ifstream in(entry.path());
-        std::string line;
-        int number = 0;
-        while (std::getline(in, line)) {
-            ++number;
-            EXPECT_FALSE(forbidden_in_engine(line))
-                << entry.path().string() << ":" << number << ": " << line;
-        }
-    }
-    EXPECT_GT(files, 5);
-}
-
-// The fronts (cli/, api/) handle failures by the engine's error types only: an adapter's error
-// that a front needs to tell apart carries what it needs (RemoteError's http_status, reason and
-// component), so that a rule about it cannot live in a front.
-TEST(Architecture, FrontsCatchNoAdapterErrorType) {
-    const std::regex forbidden(
+// A front catching (or casting to) an error type of an adapter.
+bool catches_adapter_error(const std::string& line) {
+    static const std::regex forbidden(
         R"((catch\s*\(\s*(const\s+)?|dynamic_cast<\s*(const\s+)?)(kprov::)?(gardener|director|stores)::)");
+    return std::regex_search(line, forbidden);
+}
+
+// No line of any file under the source folders `dirs` is `forbidden`; returns how many
+// files were read.
+template <typename Forbidden>
+int expect_no_line(std::initializer_list<const char*> dirs, Forbidden forbidden) {
     int files = 0;
-    for (const char* front : {"/src/cli", "/src/api"}) {
+    for (const char* dir : dirs) {
         for (const auto& entry :
-             std::filesystem::recursive_directory_iterator(std::string(KPROV_SOURCE_DIR) + front)) {
+             std::filesystem::recursive_directory_iterator(std::string(KPROV_SOURCE_DIR) + dir)) {
             if (!entry.is_regular_file())
                 continue;
             ++files;
@@ -61,12 +39,39 @@ TEST(Architecture, FrontsCatchNoAdapterErrorType) {
             int number = 0;
             while (std::getline(in, line)) {
                 ++number;
-                EXPECT_FALSE(std::regex_search(line, forbidden))
+                EXPECT_FALSE(forbidden(line))
                     << entry.path().string() << ":" << number << ": " << line;
             }
         }
     }
-    EXPECT_GT(files, 10);
+    return files;
+}
+
+TEST(Architecture, ForbiddenIncludesAreRecognized) {
+    EXPECT_TRUE(forbidden_in_engine("#include <openssl/rand.h>"));
+    EXPECT_TRUE(forbidden_in_engine("#  include \"gardener/kube_client.hpp\""));
+    EXPECT_TRUE(forbidden_in_engine("#include <curl/curl.h>"));
+    EXPECT_FALSE(forbidden_in_engine("#include <nlohmann/json.hpp>"));
+    EXPECT_FALSE(forbidden_in_engine("#include \"engine/model.hpp\""));
+}
+
+TEST(Architecture, AdapterErrorCatchesAreRecognized) {
+    EXPECT_TRUE(catches_adapter_error("    } catch (const gardener::KubeError& e) {"));
+    EXPECT_TRUE(
+        catches_adapter_error("if (auto* e = dynamic_cast<const kprov::director::X*>(&e))"));
+    EXPECT_FALSE(catches_adapter_error("    } catch (const RemoteError& e) {"));
+    EXPECT_FALSE(catches_adapter_error("    gardener::GardenerClient client(config);"));
+}
+
+TEST(Architecture, EngineIncludesNoAdapterOrInfrastructureHeader) {
+    EXPECT_GT(expect_no_line({"/src/engine"}, forbidden_in_engine), 5);
+}
+
+// The fronts (cli/, api/) handle failures by the engine's error types only: an adapter's error
+// that a front needs to tell apart carries what it needs (RemoteError's http_status, reason and
+// component), so that a rule about it cannot live in a front.
+TEST(Architecture, FrontsCatchNoAdapterErrorType) {
+    EXPECT_GT(expect_no_line({"/src/cli", "/src/api"}, catches_adapter_error), 10);
 }
 
 } // namespace
