@@ -1,16 +1,16 @@
-# kprov-sim: the stand-in for Gardener, the runtime clusters and Compass Director (tests/sim/).
+# kprov-sim: the stand-in for Gardener, the runtime clusters and Compass Director (sim/; its tests and README in tests/sim/).
 # A library (everything but main.cpp, so tests can run the simulator in-process) and a thin
 # executable, installed because users' CI runs it.
 
-file(GLOB KPROV_SIM_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/sim/*.cpp)
-list(REMOVE_ITEM KPROV_SIM_SOURCES ${PROJECT_SOURCE_DIR}/tests/sim/main.cpp)
+file(GLOB KPROV_SIM_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/sim/*.cpp)
+list(REMOVE_ITEM KPROV_SIM_SOURCES ${PROJECT_SOURCE_DIR}/sim/main.cpp)
 add_library(kprov_sim STATIC ${KPROV_SIM_SOURCES})
-target_include_directories(kprov_sim PUBLIC ${PROJECT_SOURCE_DIR}/tests/sim)
+target_include_directories(kprov_sim PUBLIC ${PROJECT_SOURCE_DIR}/sim)
 target_link_libraries(kprov_sim
   PUBLIC nlohmann_json::nlohmann_json OpenSSL::SSL OpenSSL::Crypto Threads::Threads
   PRIVATE PkgConfig::HTTPLIB kprov_warnings)
 
-add_executable(kprov-sim ${PROJECT_SOURCE_DIR}/tests/sim/main.cpp)
+add_executable(kprov-sim ${PROJECT_SOURCE_DIR}/sim/main.cpp)
 target_link_libraries(kprov-sim PRIVATE kprov_sim kprov_warnings)
 install(TARGETS kprov-sim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
@@ -18,9 +18,9 @@ if(KPROV_BUILD_TESTS)
   enable_testing()
   find_package(GTest REQUIRED)
   include(GoogleTest)
-  file(GLOB KPROV_SIM_TEST_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/sim/tests/*.cpp)
+  file(GLOB KPROV_SIM_TEST_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/sim/*.cpp)
   add_executable(kprov_sim_tests ${KPROV_SIM_TEST_SOURCES})
-  target_include_directories(kprov_sim_tests PRIVATE ${PROJECT_SOURCE_DIR}/tests/sim/tests
+  target_include_directories(kprov_sim_tests PRIVATE ${PROJECT_SOURCE_DIR}/tests/sim
                              ${PROJECT_SOURCE_DIR}/tests)
   target_link_libraries(kprov_sim_tests PRIVATE kprov_sim kprov_warnings GTest::gtest_main
                         PkgConfig::HTTPLIB)

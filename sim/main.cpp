@@ -1,4 +1,4 @@
-// kprov-sim: see tests/sim/README.md.
+// kprov-sim: see tests/sim/README.md (sources here in sim/, tests in tests/sim/).
 #include "cli.hpp"
 
 int main(int argc, char** argv) {
