@@ -3,6 +3,7 @@
 // and the operations run on it. Names follow the original's tables (original-provisioner.md §5)
 // and its GraphQL API; values here are always plaintext (stores encrypt secrets at rest).
 
+#include "engine/kyma.hpp"
 #include "engine/time.hpp"
 
 #include <optional>
@@ -217,7 +218,8 @@ struct Runtime {
     std::string name;
     std::string description;
     std::string labels_json = "{}";              ///< a JSON object
-    std::optional<std::string> kyma_config_json; ///< the validated kymaConfig input, as JSON
+    /// The active Kyma config (cluster.active_kyma_config_id); nullopt: no Kyma on this runtime.
+    std::optional<KymaConfig> kyma;
 
     std::optional<std::string> kubeconfig; ///< admin kubeconfig cached after an upgrade
     std::vector<std::string> administrators;

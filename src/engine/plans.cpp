@@ -63,6 +63,22 @@ bool same_json(const std::optional<std::string>& a, const std::optional<std::str
     return left == right; // objects compare by member, whatever their order
 }
 
+// The same Kyma config as a request makes it: ids and the release's stored contents (the
+// candidate has only its version) do not count.
+bool same_kyma_request(const std::optional<KymaConfig>& a, const std::optional<KymaConfig>& b) {
+    if (!a || !b)
+        return !a && !b;
+    auto comparable = [](KymaConfig c) {
+        c.id.clear();
+        c.cluster_id.clear();
+        c.release = KymaRelease{{}, c.release.version, {}, {}};
+        for (auto& component : c.components)
+            component.id.clear();
+        return c;
+    };
+    return comparable(*a) == comparable(*b);
+}
+
 } // namespace
 
 bool is_same_provision_request(const Runtime& stored, const Runtime& planned) {
@@ -77,10 +93,10 @@ bool is_same_provision_request(const Runtime& stored, const Runtime& planned) {
     if (candidate.gardener.seed.empty())
         candidate.gardener.seed = stored.gardener.seed;
     if (!same_json(candidate.labels_json, stored.labels_json) ||
-        !same_json(candidate.kyma_config_json, stored.kyma_config_json))
+        !same_kyma_request(candidate.kyma, stored.kyma))
         return false;
     candidate.labels_json = stored.labels_json;
-    candidate.kyma_config_json = stored.kyma_config_json;
+    candidate.kyma = stored.kyma;
     return candidate == stored;
 }
 

@@ -79,6 +79,11 @@ struct ProvisionInput {
     std::optional<std::string> kyma_config_json; ///< KymaConfigInput, validated, kept as JSON
 };
 
+/// UpgradeRuntimeInput: the Kyma config to upgrade to.
+struct KymaUpgradeInput {
+    std::string kyma_config_json; ///< KymaConfigInput, validated, kept as JSON
+};
+
 /// GardenerUpgradeInput: every field optional.
 struct GardenerUpgradeInput {
     std::optional<std::string> kubernetes_version;
@@ -128,7 +133,8 @@ struct InputTypeSpec {
     std::vector<InputFieldSpec> fields;
 };
 
-/// Every input type reachable from ProvisionRuntimeInput and UpgradeShootInput. Thread-safe.
+/// Every input type reachable from ProvisionRuntimeInput, UpgradeShootInput and
+/// UpgradeRuntimeInput. Thread-safe.
 const std::vector<InputTypeSpec>& input_type_specs();
 
 /// The input type called `name`; nullptr when there is none.
@@ -203,6 +209,18 @@ ProvisionInput read_provision_input(const nlohmann::json& document,
 
 /// parse_upgrade_input and validate_upgrade in one, with the same rules.
 UpgradeShootInput read_upgrade_input(const nlohmann::json& document);
+
+/// Reads and validates an UpgradeRuntimeInput document (kymaConfig): the parser's rules, then
+/// the Kyma rules of provisioning with the upgrade's prefix ("validation error while starting
+/// Runtime upgrade, error: Kyma components list is empty"). Throws ValidationError listing
+/// every problem.
+KymaUpgradeInput read_kyma_upgrade_input(const nlohmann::json& document);
+
+/// The KymaConfig a validated KymaConfigInput (compact JSON) stands for (kyma-installation.md
+/// §1.3): a new id, components in input order with order = index + 1 and new ids, secret null
+/// as false, conflict strategies "" when absent. Of the release only the version is set: the
+/// caller resolves it (EngineService).
+KymaConfig to_kyma_config(const std::string& kyma_config_json, const std::string& runtime_id);
 
 /// What a valid input gives that kprov does not use, one sentence each: the
 /// providerSpecificConfig members of clouds other than `provider`'s. Empty when there are none

@@ -205,7 +205,8 @@ Runtime to_runtime(const ProvisionInput& input, const std::string& runtime_id,
     runtime.name = input.runtime.name;
     runtime.description = input.runtime.description.value_or("");
     runtime.labels_json = input.runtime.labels_json.value_or("{}");
-    runtime.kyma_config_json = input.kyma_config_json;
+    if (input.kyma_config_json)
+        runtime.kyma = to_kyma_config(*input.kyma_config_json, runtime_id);
     runtime.administrators = input.administrators.value_or(std::vector<std::string>{});
 
     GardenerConfig& c = runtime.gardener;

@@ -24,6 +24,7 @@ template <typename Input> struct Parsed {
 /// Never throws for a bad document; every problem is in the result.
 Parsed<ProvisionInput> parse_provision_document(const nlohmann::json& document);
 Parsed<UpgradeShootInput> parse_upgrade_document(const nlohmann::json& document);
+Parsed<KymaUpgradeInput> parse_kyma_upgrade_document(const nlohmann::json& document);
 
 /// validate_provision's and validate_upgrade's problems, leaving out those about fields in
 /// `unparsed` (their values are placeholders, so a rule about them would only mislead).

@@ -122,6 +122,7 @@ std::vector<InputTypeSpec> make_specs() {
           objects("configuration", "ConfigEntryInput"), str("sourceURL"),
           enumeration("conflictStrategy", "ConflictStrategy")}},
         {"ConfigEntryInput", {str("key", k_required), str("value", k_required), boolean("secret")}},
+        {"UpgradeRuntimeInput", {object("kymaConfig", "KymaConfigInput", k_required)}},
         {"UpgradeShootInput",
          {object("gardenerConfig", "GardenerUpgradeInput", k_required), strings("administrators")}},
         {"GardenerUpgradeInput",
@@ -532,6 +533,15 @@ Parsed<UpgradeShootInput> parse_upgrade_document(const json& document) {
     Parsed<UpgradeShootInput> parsed{{}, checker.take_problems(), checker.take_unparsed()};
     parsed.input.gardener = read_gardener_upgrade(object_at(document, "gardenerConfig"));
     parsed.input.administrators = opt_strings(document, "administrators");
+    return parsed;
+}
+
+Parsed<KymaUpgradeInput> parse_kyma_upgrade_document(const json& document) {
+    Checker checker;
+    checker.object(document, *find_input_type("UpgradeRuntimeInput"), "");
+    Parsed<KymaUpgradeInput> parsed{{}, checker.take_problems(), checker.take_unparsed()};
+    if (const json* kyma = given_object(document, "kymaConfig"))
+        parsed.input.kyma_config_json = kyma->dump();
     return parsed;
 }
 

@@ -73,16 +73,51 @@ private:
     std::vector<FieldProblem> m_list;
 };
 
-// Rules 1 and 2 of the original (§1.5). Items that are not components were reported by the
-// parser.
-void check_kyma_components(const std::string& kyma_config_json, Problems& problems) {
+const std::string k_kyma_upgrade_prefix = "validation error while starting Runtime upgrade, error: ";
+
+bool is_override_key(std::string_view key) {
+    return !key.empty() && key.size() <= 253 &&
+           std::all_of(key.begin(), key.end(), [](char c) {
+               return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' ||
+                      c == '_';
+           });
+}
+
+// A DNS-1123 label of at most `max` characters.
+bool is_dns_label(std::string_view text, std::size_t max) {
+    auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+    return !text.empty() && text.size() <= max && alnum(text.front()) && alnum(text.back()) &&
+           std::all_of(text.begin(), text.end(), [&](char c) { return alnum(c) || c == '-'; });
+}
+
+void check_override_keys(const json& entries, const std::string& path, Problems& problems) {
+    if (!entries.is_array())
+        return;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const json& entry = entries[i];
+        if (!entry.is_object() || !entry.contains("key") || !entry["key"].is_string())
+            continue; // the parser said so
+        const std::string key = entry["key"].get<std::string>();
+        if (!is_override_key(key))
+            problems.add(path + "[" + std::to_string(i) + "].key",
+                         "must be a ConfigMap key (letters, digits, '-', '_' and '.', at most 253 "
+                         "characters), got " + in_quotes(key));
+    }
+}
+
+// The original's rules (kyma-installation.md §1.2: the components list is not empty and holds
+// compass-runtime-agent), then kprov's: what the installer's objects are named after must make
+// valid Kubernetes names (the original let the runtime cluster refuse them, 422, until the
+// stage timed out). Items that are not components were reported by the parser.
+void check_kyma_config(const std::string& kyma_config_json, const std::string& prefix,
+                       Problems& problems) {
     const json kyma = json::parse(kyma_config_json);
     const auto found = kyma.find("components");
     if (found == kyma.end() || !found->is_array())
         return; // the parser said so
     const json& components = *found;
     if (components.empty()) {
-        problems.add("kymaConfig.components", k_kyma_prefix + "Kyma components list is empty");
+        problems.add("kymaConfig.components", prefix + "Kyma components list is empty");
         return; // the original stopped here; "no runtime agent" would only repeat it
     }
     const bool has_agent = std::any_of(components.begin(), components.end(), [](const json& c) {
@@ -90,7 +125,26 @@ void check_kyma_components(const std::string& kyma_config_json, Problems& proble
     });
     if (!has_agent)
         problems.add("kymaConfig.components",
-                     k_kyma_prefix + "Kyma components list does not contain Compass Runtime Agent");
+                     prefix + "Kyma components list does not contain Compass Runtime Agent");
+    check_override_keys(kyma.value("configuration", json()), "kymaConfig.configuration", problems);
+    for (std::size_t i = 0; i < components.size(); ++i) {
+        const json& c = components[i];
+        if (!c.is_object())
+            continue;
+        const std::string path = "kymaConfig.components[" + std::to_string(i) + "]";
+        if (const auto name = c.find("component"); name != c.end() && name->is_string() &&
+                                                   !is_dns_label(name->get<std::string>(), 63))
+            problems.add(path + ".component",
+                         "must be a lower-case DNS label of at most 63 characters (it names the "
+                         "component's override objects), got " +
+                             in_quotes(name->get<std::string>()));
+        if (const auto ns = c.find("namespace");
+            ns != c.end() && ns->is_string() && !is_dns_label(ns->get<std::string>(), 63))
+            problems.add(path + ".namespace",
+                         "must be a lower-case DNS label of at most 63 characters, got " +
+                             in_quotes(ns->get<std::string>()));
+        check_override_keys(c.value("configuration", json()), path + ".configuration", problems);
+    }
 }
 
 void check_cidr(const std::string& path, const std::string& value, Problems& problems) {
@@ -213,7 +267,7 @@ std::vector<FieldProblem> provision_rules(const ProvisionInput& input,
     // The original's rules in its order (§1.5). Rules 3 and 4 (runtimeInput, clusterConfig or
     // gardenerConfig missing) are the parser's "is required", as gqlgen's schema check was.
     if (input.kyma_config_json)
-        check_kyma_components(*input.kyma_config_json, problems);
+        check_kyma_config(*input.kyma_config_json, k_kyma_prefix, problems);
     if (g.machine_image_version && !g.machine_image_version->empty() &&
         (!g.machine_image || g.machine_image->empty()))
         problems.add(k_gardener + ".machineImageVersion",
@@ -403,6 +457,17 @@ ProvisionInput read_provision_input(const json& document, const ConversionOption
 
 UpgradeShootInput read_upgrade_input(const json& document) {
     return read_and_check(detail::parse_upgrade_document(document), upgrade_rules);
+}
+
+KymaUpgradeInput read_kyma_upgrade_input(const json& document) {
+    return read_and_check(detail::parse_kyma_upgrade_document(document),
+                          [](const KymaUpgradeInput& input, const std::vector<std::string>& unparsed) {
+                              Problems problems(unparsed);
+                              if (!input.kyma_config_json.empty())
+                                  check_kyma_config(input.kyma_config_json, k_kyma_upgrade_prefix,
+                                                    problems);
+                              return problems.take();
+                          });
 }
 
 std::vector<std::string> provision_input_warnings(const ProvisionInput& input) {

@@ -19,8 +19,8 @@ nlohmann::ordered_json gardener_config_json(const GardenerConfig& config) {
     return gardener_config<nlohmann::ordered_json>(config);
 }
 
-nlohmann::ordered_json kyma_config_json(const std::optional<std::string>& stored) {
-    return kyma_config<nlohmann::ordered_json>(stored);
+nlohmann::ordered_json kyma_config_json(const std::optional<KymaConfig>& config) {
+    return kyma_config<nlohmann::ordered_json>(config);
 }
 
 nlohmann::ordered_json runtime_config_json(const Runtime& runtime,

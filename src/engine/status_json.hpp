@@ -41,10 +41,10 @@ nlohmann::ordered_json provider_specific_config_json(const ProviderConfig& confi
 nlohmann::ordered_json gardener_config_json(const GardenerConfig& config);
 
 /// GraphQL KymaConfig {version, profile, components [{component, namespace, configuration
-/// [{key, value, secret}], sourceURL}], configuration} from the stored KymaConfigInput JSON;
-/// null when there is none or it is not a JSON object. Input-only members (conflictStrategy)
-/// are dropped.
-nlohmann::ordered_json kyma_config_json(const std::optional<std::string>& stored);
+/// [{key, value, secret}], sourceURL}], configuration} of a runtime's active config (version
+/// from its release, profile "Evaluation"/"Production" or null); null when it has none.
+/// Secret values are shown, as the original showed them. Conflict strategies are input-only.
+nlohmann::ordered_json kyma_config_json(const std::optional<KymaConfig>& config);
 
 /// GraphQL HibernationStatus; kprov fills it from the shoot (graphql-contract.md, additions).
 struct HibernationStatus {

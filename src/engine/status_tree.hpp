@@ -26,11 +26,6 @@ namespace kprov::engine::status_tree {
 template <typename Json>
 inline constexpr bool is_nlohmann = nlohmann::detail::is_basic_json<Json>::value;
 
-/// What stored JSON (the kymaConfig input) is parsed into: the type itself for nlohmann's,
-/// nlohmann::json for the others (which take it as a value).
-template <typename Json>
-using parsed_t = std::conditional_t<is_nlohmann<Json>, Json, nlohmann::json>;
-
 template <typename Json, std::size_t N>
 requires is_nlohmann<Json>
 void add_member(Json& object, const char (&key)[N], Json&& value) {
@@ -122,22 +117,11 @@ template <typename Json> Json dns_json(const std::optional<DnsConfig>& dns) {
     return object<Json>("domain", dns->domain, "providers", providers);
 }
 
-// A member of a stored object, or null when it is missing.
-template <typename Json> Json member(const parsed_t<Json>& object, const char* name) {
-    const auto it = object.find(name);
-    return it == object.end() ? Json(nullptr) : Json(*it);
-}
-
-// ConfigEntry [{key, value, secret}], or null.
-template <typename Json> Json config_entries(const parsed_t<Json>& entries) {
-    if (!entries.is_array())
-        return nullptr;
+// ConfigEntry [{key, value, secret}].
+template <typename Json> Json config_entries(const KymaOverrides& overrides) {
     Json out = Json::array();
-    for (const auto& e : entries)
-        if (e.is_object())
-            out.push_back(object<Json>("key", member<Json>(e, "key"), "value",
-                                       member<Json>(e, "value"), "secret",
-                                       member<Json>(e, "secret")));
+    for (const auto& e : overrides.entries)
+        out.push_back(object<Json>("key", e.key, "value", e.value, "secret", e.secret));
     return out;
 }
 
@@ -174,32 +158,25 @@ template <typename Json> Json gardener_config(const GardenerConfig& c) {
         or_null<Json>(c.control_plane_failure_tolerance), "euAccess", c.eu_access);
 }
 
-template <typename Json> Json kyma_config(const std::optional<std::string>& stored) {
-    if (!stored)
+template <typename Json> Json kyma_config(const std::optional<KymaConfig>& config) {
+    if (!config)
         return nullptr;
-    const auto input = parsed_t<Json>::parse(*stored, nullptr, /*allow_exceptions=*/false);
-    if (!input.is_object())
-        return nullptr;
-    Json components = nullptr;
-    if (const auto it = input.find("components"); it != input.end() && it->is_array()) {
-        components = Json::array();
-        for (const auto& c : *it)
-            if (c.is_object())
-                components.push_back(
-                    object<Json>("component", member<Json>(c, "component"), "namespace",
-                                 member<Json>(c, "namespace"), "configuration",
-                                 config_entries<Json>(c.value("configuration", parsed_t<Json>())),
-                                 "sourceURL", member<Json>(c, "sourceURL")));
-    }
-    return object<Json>("version", member<Json>(input, "version"), "profile",
-                        member<Json>(input, "profile"), "components", components, "configuration",
-                        config_entries<Json>(input.value("configuration", parsed_t<Json>())));
+    Json components = Json::array();
+    for (const auto& c : config->components)
+        components.push_back(object<Json>("component", c.name, "namespace", c.namespace_,
+                                          "configuration", config_entries<Json>(c.configuration),
+                                          "sourceURL", or_null<Json>(c.source_url)));
+    return object<Json>(
+        "version", config->release.version, "profile",
+        config->profile ? Json(std::string(to_api(*config->profile))) : Json(nullptr),
+        "components", std::move(components), "configuration",
+        config_entries<Json>(config->global));
 }
 
 template <typename Json>
 Json runtime_config(const Runtime& runtime, const std::optional<std::string>& kubeconfig) {
     return object<Json>("clusterConfig", gardener_config<Json>(runtime.gardener), "kymaConfig",
-                        kyma_config<Json>(runtime.kyma_config_json), "kubeconfig",
+                        kyma_config<Json>(runtime.kyma), "kubeconfig",
                         or_null<Json>(kubeconfig));
 }
 

@@ -68,6 +68,9 @@ struct RuntimeChange {
     std::optional<std::string> seed;       ///< learned from the shoot
     std::optional<std::string> kubeconfig; ///< admin kubeconfig to cache (stored encrypted)
     bool soft_delete = false;              ///< end of deprovisioning
+    /// The state of the operation's runtime_upgrade row (UPGRADE operations: Succeeded from
+    /// UpdatingUpgradeState, Failed when the operation fails).
+    std::optional<UpgradeState> upgrade_state;
 };
 
 /// Which due operations a claim takes first (Store::claim_due, WorkerPool).
@@ -118,6 +121,37 @@ public:
     /// lease: the entry is history, not progress). Throws NotFound.
     virtual void set_tenant(const std::string& runtime_id, const std::string& tenant,
                             const std::optional<StageTransition>& note) = 0;
+
+    // --- Kyma (kyma-installation.md §1.4, §3) -------------------------------------------------
+    //
+    // insert_runtime writes Runtime::kyma (kyma_config and its kyma_component_config rows, the
+    // cluster's active_kyma_config_id); its release must be stored already (insert_kyma_release).
+    // find_runtime reads the active config with its whole release; find_runtime_status with the
+    // release's id and version only. Secret configuration values are encrypted at rest and read
+    // back in plaintext; rows the original wrote (plaintext values, component_order NULL) read as
+    // the original read them (components by component_order, NULL as 0, then in row order).
+
+    /// The cached release of `version` (kyma_release); nullopt when none is stored.
+    virtual std::optional<KymaRelease> find_kyma_release(const std::string& version) = 0;
+    /// Stores `release` under a new id unless its version is stored already, and returns the
+    /// stored row: when another writer stored the same version first, that one (the original's
+    /// unique-violation rule), so concurrent callers all get one row.
+    virtual KymaRelease insert_kyma_release(const KymaRelease& release) = 0;
+    /// Starts a Kyma upgrade in one transaction (§3.1 step 7): writes `config` (a new
+    /// kyma_config of the runtime, its release stored already) and `op` (an UPGRADE operation),
+    /// inserts `record` (IN_PROGRESS, pre = the runtime's active config, post = config.id) and
+    /// makes `config` the runtime's active one. Throws NotFound, and OperationInProgress as
+    /// insert_operation does.
+    virtual void insert_kyma_upgrade(const Operation& op, const KymaConfig& config,
+                                     const RuntimeUpgradeRecord& record) = 0;
+    /// The runtime_upgrade row of an UPGRADE operation; nullopt when it has none.
+    virtual std::optional<RuntimeUpgradeRecord>
+    find_runtime_upgrade(const std::string& operation_id) = 0;
+    /// rollBackUpgradeOperation (§3.4), in one transaction: the runtime's active config becomes
+    /// the row's pre-upgrade config and the row's state ROLLED_BACK. Throws NotFound when the
+    /// operation has no runtime_upgrade row.
+    virtual void roll_back_upgrade(const std::string& runtime_id,
+                                   const std::string& operation_id) = 0;
 
     // --- Reading -----------------------------------------------------------------------------
 
