@@ -86,6 +86,8 @@ StageResult wait_for_cluster_deletion(StageContext& context) {
 StageTable deprovision_stages(const EngineOptions& options) {
     const auto& t = options.timeouts;
     return StageTable({
+        {std::string(k_stage_cleanup_cluster), t.cluster_cleanup, cleanup_cluster},
+        {std::string(k_stage_trigger_kyma_uninstall), t.trigger_uninstall, trigger_kyma_uninstall},
         {std::string(k_stage_deprovision_cluster), t.cluster_deletion, deprovision_cluster},
         {std::string(k_stage_wait_for_cluster_deletion), t.waiting_for_cluster_deletion,
          wait_for_cluster_deletion},

@@ -4,6 +4,7 @@
 // Settings, and every default here is the original's (original-provisioner.md §2.7, §7.1).
 
 #include "engine/duration.hpp"
+#include "engine/kyma.hpp"
 #include "engine/ports.hpp"
 #include "engine/runtime_input.hpp"
 #include "engine/shoot_builder.hpp"
@@ -35,6 +36,20 @@ struct StageTimeouts {
     /// WaitForHibernation and WaitForWakeUp
     /// (APP_HIBERNATION_TIMEOUT_WAITING_FOR_CLUSTER_HIBERNATION).
     Duration waiting_for_cluster_hibernation{std::chrono::minutes(60)};
+
+    // The Kyma stages (kyma-installation.md §2.2).
+    /// StartingInstallation (APP_PROVISIONING_TIMEOUT_INSTALLATION_TRIGGERING)
+    Duration installation_triggering{std::chrono::minutes(20)};
+    /// WaitingForInstallation, provisioning and upgrade (APP_PROVISIONING_TIMEOUT_INSTALLATION)
+    Duration installation{std::chrono::minutes(60)};
+    /// StartingUpgrade (APP_PROVISIONING_TIMEOUT_UPGRADE_TRIGGERING)
+    Duration upgrade_triggering{std::chrono::minutes(20)};
+    /// UpdatingUpgradeState: fixed in the original.
+    Duration updating_upgrade_state{std::chrono::minutes(5)};
+    /// CleanupCluster (APP_DEPROVISIONING_TIMEOUT_CLUSTER_CLEANUP)
+    Duration cluster_cleanup{std::chrono::minutes(20)};
+    /// TriggerKymaUninstall: fixed in the original.
+    Duration trigger_uninstall{std::chrono::minutes(5)};
 };
 
 /// When a stage runs again. A recoverable error retries after `first_retry` doubled for every
@@ -73,6 +88,27 @@ struct DirectorOptions {
     bool deregisters() const { return deregistration_enabled && port != nullptr; }
 };
 
+class InstallationWatches;
+
+/// Installing Kyma (kyma-installation.md; KPROV_KYMA_INSTALLER). Without an installer
+/// (KPROV_KYMA_INSTALLER=none) a request with a kymaConfig is refused at once.
+struct KymaOptions {
+    /// Null: no installer; `installer_setting` says why in the refusal.
+    KymaInstaller* installer = nullptr;
+    /// Where releases missing from kyma_release come from; null: only stored ones are known.
+    ReleaseSource* releases = nullptr;
+    /// Watches of Installation CRs that make a waiting operation due on a change; null: the
+    /// Kyma stages poll (every `poll`).
+    InstallationWatches* watches = nullptr;
+    /// The value of KPROV_KYMA_INSTALLER, for messages.
+    std::string installer_setting = "none";
+    /// How often WaitingForInstallation looks, and how long after a trigger (the original's 30 s).
+    Duration poll{std::chrono::seconds(30)};
+    /// APP_GARDENER_CLUSTER_CLEANUP_RESOURCE_SELECTOR: CleanupCluster deletes the Service
+    /// Catalog instances of brokers whose URL starts with it.
+    std::string cleanup_selector = "https://service-manager.";
+};
+
 struct EngineOptions {
     ConversionOptions conversion;
     ShootOptions shoot;
@@ -82,6 +118,7 @@ struct EngineOptions {
     /// administrators themselves come from the runtime.
     OperatorBindings operator_bindings;
     DirectorOptions director;
+    KymaOptions kyma;
     /// The adminkubeconfig expiration (the original's 8 h).
     std::chrono::seconds admin_kubeconfig_expiration{std::chrono::hours(8)};
     /// How long a claimed operation stays leased without renewal. The executor renews it

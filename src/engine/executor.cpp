@@ -1,9 +1,11 @@
 #include "engine/executor.hpp"
 
+#include "engine/installation_watches.hpp"
 #include "engine/registration.hpp"
 
 #include <algorithm>
 #include <random>
+#include <utility>
 
 namespace kprov::engine {
 
@@ -108,7 +110,8 @@ private:
         m_lease_expires = m_now + std::chrono::duration_cast<Timestamp::duration>(ttl);
     }
 
-    // A stage's notes go into the history as entries within its stage, before what follows.
+    // A stage's notes go into the history as entries within its stage, before what follows;
+    // so does a new progress message, which also becomes the operation's.
     void take_notes() {
         for (auto& note : m_memory.notes) {
             m_ex.log(LogLevel::Warning, "operation " + m_op.id + ": " + note);
@@ -116,6 +119,12 @@ private:
                                      std::move(note), m_now});
         }
         m_memory.notes.clear();
+        if (auto message = std::exchange(m_memory.message, std::nullopt);
+            message && *message != m_op.message) {
+            m_transitions.push_back(
+                {m_op.id, m_op.stage, m_op.stage, OperationState::InProgress, *message, m_now});
+            m_op.message = std::move(*message);
+        }
     }
 
     void enter(const std::string& stage) {
@@ -131,7 +140,22 @@ private:
         m_ex.forget_failures(m_op.id);
         m_op.last_error = {};
         m_op.next_run_at = m_now + (delay > Duration::zero() ? m_ex.poll_delay(delay) : delay);
-        return save(PassOutcome::Waiting, {});
+        PassResult saved = save(PassOutcome::Waiting, {});
+        if (saved.outcome == PassOutcome::Waiting)
+            watch_installation();
+        return saved;
+    }
+
+    // An operation left waiting for its installation is made due by the CR's next change.
+    void watch_installation() {
+        auto& awaited = m_memory.awaited_installation;
+        InstallationWatches* watches = m_ex.m_options.kyma.watches;
+        if (awaited && watches && m_op.stage == k_stage_waiting_for_installation)
+            watches->watch(m_op.cluster_id, std::move(awaited->kubeconfig),
+                           std::move(awaited->resource_version),
+                           std::chrono::duration_cast<Duration>(m_op.next_run_at -
+                                                                m_ex.m_clock.now()));
+        awaited.reset();
     }
 
     PassResult finish() {
@@ -154,6 +178,9 @@ private:
     }
 
     PassResult fail(const StageError& e) {
+        take_notes(); // what the stage reported before it failed comes first
+        if (m_op.type == OperationType::Upgrade)
+            m_memory.change.upgrade_state = UpgradeState::Failed; // §3.3
         m_op.state = OperationState::Failed;
         m_op.message = e.what();
         m_op.end_timestamp = m_now;
@@ -169,6 +196,7 @@ private:
     }
 
     PassResult retry(const StageError& e) {
+        take_notes();
         const int failures = m_ex.count_failure(m_op);
         m_op.last_error = {e.what(), e.reason(), e.component()};
         m_op.next_run_at = m_now + m_ex.retry_delay(failures);
@@ -252,7 +280,8 @@ Executor::Executor(Store& store, ShootClient& shoots, RuntimeClusterClient& clus
     m_tables.emplace(OperationType::UpgradeShoot, upgrade_stages(m_options));
     m_tables.emplace(OperationType::Hibernate, hibernation_stages(m_options));
     m_tables.emplace(OperationType::WakeUp, wake_up_stages(m_options));
-    // UPGRADE and RECONNECT_RUNTIME (Kyma installation era) have no table on purpose.
+    m_tables.emplace(OperationType::Upgrade, kyma_upgrade_stages(m_options));
+    // RECONNECT_RUNTIME (a stub in the original) has no table on purpose.
 }
 
 const StageTable* Executor::stages_for(OperationType type) const {

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -160,14 +161,16 @@ public:
     /// strips every broker's finalizers (§4.3); does nothing where Service Catalog is absent.
     virtual void cleanup(const std::string& kubeconfig, const std::string& selector) = 0;
 
-    /// Blocks until the Installation CR changes after `resource_version` (a watch), or at most
-    /// `max_wait`; returns true when it saw a change. False at once when the backend or the
-    /// cluster cannot watch: the caller polls instead. Throws nothing.
+    /// Blocks until the Installation CR changes after `resource_version` (a watch; "" for any
+    /// change from now on), `max_wait` passes or `stop` is requested; returns true when it saw
+    /// a change. False at once when the backend or the cluster cannot watch: the caller polls
+    /// instead. Throws nothing.
     virtual bool await_change(const std::string& kubeconfig, const std::string& resource_version,
-                              std::chrono::milliseconds max_wait) {
+                              std::chrono::milliseconds max_wait, std::stop_token stop) {
         (void)kubeconfig;
         (void)resource_version;
         (void)max_wait;
+        (void)stop;
         return false;
     }
 };

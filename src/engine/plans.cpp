@@ -10,11 +10,15 @@ namespace kprov::engine {
 
 ProvisionPlan plan_provision(const ProvisionInput& input, const RequestContext& context,
                              const EngineOptions& options, Timestamp now, const PlanIds& ids) {
+    if (input.kyma_config_json && !options.kyma.installer)
+        throw kyma_installer_refusal(options.kyma);
     ProvisionPlan plan;
     plan.runtime = to_runtime(input, ids.runtime_id, context.tenant, context.sub_account, now,
                               options.conversion);
-    plan.operation = new_operation(ids.runtime_id, OperationType::Provision, k_stage_creating_shoot,
-                                   k_message_provisioning_started, now);
+    // The original's types: PROVISION installs Kyma, PROVISION_NO_INSTALL does not (§2.1).
+    plan.operation = new_operation(
+        ids.runtime_id, plan.runtime.kyma ? OperationType::Provision : OperationType::ProvisionNoInstall,
+        k_stage_creating_shoot, k_message_provisioning_started, now);
     plan.operation.id = ids.operation_id;
     // CreatingShoot builds the shoot again from the stored runtime, with the same function.
     plan.shoot = build_shoot(plan.runtime, plan.operation.id, options.shoot);

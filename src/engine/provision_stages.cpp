@@ -125,9 +125,7 @@ StageResult waiting_for_cluster_creation(StageContext& context) {
 }
 
 StageResult creating_bindings_then_agent(StageContext& context) {
-    return create_bindings_for_operators(context, context.options().director.registers()
-                                                      ? k_stage_connect_runtime_agent
-                                                      : k_stage_finished);
+    return create_bindings_for_operators(context, after_bindings(context));
 }
 
 StageResult connect_runtime_agent_if_registering(StageContext& context) {
@@ -148,6 +146,10 @@ StageTable provision_stages(const EngineOptions& options) {
         {std::string(k_stage_waiting_for_cluster_creation), t.cluster_creation,
          waiting_for_cluster_creation},
         {std::string(k_stage_creating_bindings), t.bindings_creation, creating_bindings_then_agent},
+        {std::string(k_stage_starting_installation), t.installation_triggering,
+         starting_installation},
+        {std::string(k_stage_waiting_for_installation), t.installation,
+         waiting_for_provisioning_installation},
         {std::string(k_stage_connect_runtime_agent), t.agent_configuration,
          connect_runtime_agent_if_registering},
     });

@@ -23,6 +23,9 @@ StartedOperation EngineService::provision(const ProvisionInput& input,
     // Before Director is asked: a repeated request must not register a second runtime there.
     if (const auto owner = shoot_name_owner(runtime))
         return answer_repeated(*owner, runtime, std::move(plan.warnings));
+    // Inside the request, as the original: an unknown version fails it (§1.5).
+    if (runtime.kyma)
+        runtime.kyma->release = release_of(runtime.kyma->release.version, true);
     // With registration, Director names the runtime (§2.3 step 1); a registered runtime that
     // cannot be stored is unregistered again (step 5).
     const bool registers = m_options.director.registers();
@@ -95,9 +98,11 @@ StartedOperation EngineService::deprovision(const std::string& runtime_id,
     const Runtime runtime = load_runtime(runtime_id, context);
     const auto shoot = m_shoots.get(runtime.gardener.name);
     const Timestamp now = m_clock.now();
-    Operation op =
-        new_operation(runtime.id, OperationType::DeprovisionNoInstall, k_stage_deprovision_cluster,
-                      k_message_deprovisioning_started, now);
+    const bool uninstall = deprovision_with_uninstall(runtime, shoot);
+    Operation op = new_operation(
+        runtime.id, uninstall ? OperationType::Deprovision : OperationType::DeprovisionNoInstall,
+        uninstall ? k_stage_cleanup_cluster : k_stage_deprovision_cluster,
+        k_message_deprovisioning_started, now);
     op.last_transition.reset(); // as the original: the stage timeout counts from the start
     std::string foreign;
     if (!shoot) {
@@ -111,6 +116,8 @@ StartedOperation EngineService::deprovision(const std::string& runtime_id,
     } else if (shoot->deletion_timestamp) {
         op.message = "Cluster " + runtime.gardener.name + " with id " + runtime.id +
                      " already scheduled for deletion.";
+        if (uninstall) // §4.2: nothing is left to clean up or uninstall
+            op.stage = k_stage_wait_for_cluster_deletion;
         // The original dates the operation from the deletion and so measures the stage
         // timeout from it too, which can time the operation out at once (§2.4). kprov keeps
         // that start but measures the timeout from max(deletionTimestamp, now), through

@@ -138,12 +138,24 @@ public:
     using Conflict::Conflict;
 };
 
+/// A Kyma upgrade of a runtime whose Kyma kprov does not manage (it has no active config): the
+/// original's "managed by Reconciler" error.
+class KymaNotManaged : public Error {
+public:
+    using Error::Error;
+};
+
+/// The ValidationError of a request with a kymaConfig while no installer is configured
+/// (KPROV_KYMA_INSTALLER=none): it names the setting (deliberate difference 5).
+ValidationError kyma_installer_refusal(const KymaOptions& options);
+
 // Messages of the first operation record.
 inline constexpr std::string_view k_message_provisioning_started = "Provisioning started";
 inline constexpr std::string_view k_message_deprovisioning_started = "Deprovisioning started";
 inline constexpr std::string_view k_message_upgrade_started = "Starting Gardener Shoot upgrade";
 inline constexpr std::string_view k_message_hibernation_started = "Hibernation started";
 inline constexpr std::string_view k_message_wake_up_started = "Wake-up started";
+inline constexpr std::string_view k_message_kyma_upgrade_started = "Starting Kyma upgrade";
 
 class EngineService {
 public:
@@ -173,7 +185,9 @@ public:
     UpgradePlan plan_upgrade(const std::string& runtime_id, const UpgradeShootInput& input,
                              const RequestContext& context);
 
-    /// Starts DEPROVISION_NO_INSTALL. Reads the shoot: gone -> the operation starts at
+    /// Starts DEPROVISION (with uninstall: CleanupCluster and TriggerKymaUninstall first) or
+    /// DEPROVISION_NO_INSTALL, decided as kyma-installation.md §4.1 says (without for a runtime
+    /// without Kyma, or whose cluster has no Installation CR; else with). Reads the shoot: gone -> the operation starts at
     /// WaitForClusterDeletion; not the runtime's own (is_own_shoot) -> at WaitForClusterDeletion
     /// too, which only marks the runtime deleted (Gardener is left alone; the operation's
     /// message and a logged warning name the shoot's owner); already being deleted -> at
@@ -202,6 +216,28 @@ public:
 
     /// Starts WAKE_UP at WakingUpShoot. Throws as hibernate() (without the constraint check).
     StartedOperation wake_up(const std::string& runtime_id, const RequestContext& context);
+
+    /// upgradeRuntime (kyma-installation.md §3.1): takes `input` as read_kyma_upgrade_input
+    /// returned it, resolves its release (stored, else downloaded and stored), and writes the
+    /// new config, an UPGRADE operation at StartingUpgrade ("Starting Kyma upgrade"), its
+    /// runtime_upgrade row (IN_PROGRESS, pre = the active config) and the new active config in
+    /// one transaction. Throws ValidationError (no installer configured), NotFound,
+    /// KymaNotManaged (the runtime has no Kyma config), OperationInProgress, RemoteError (the
+    /// release could not be downloaded).
+    StartedOperation upgrade_kyma(const std::string& runtime_id, const KymaUpgradeInput& input,
+                                  const RequestContext& context);
+
+    /// rollBackUpgradeOperation (§3.4): the runtime's last operation must be a finished UPGRADE
+    /// (else ValidationError "error: upgrade can be rolled back only if it is the last
+    /// operation that is already finished"); its pre-upgrade config becomes active again and
+    /// its runtime_upgrade row ROLLED_BACK. Touches nothing on the cluster. Throws NotFound.
+    void roll_back_kyma(const std::string& runtime_id, const RequestContext& context);
+
+    /// The release of `version`: kyma_release, else downloaded from the ReleaseSource and, with
+    /// `store`, stored (a concurrent download of the same version is taken as stored). Throws
+    /// NotFound ("Kyma Release <v> not found") without a source, RemoteError for a failed
+    /// download.
+    KymaRelease release_of(const std::string& version, bool store);
 
     /// The one rule for whether Gardener may be asked about a runtime's shoot (its kubeconfig,
     /// its hibernation state): nullopt when it may, else why not ("runtime <id> is
@@ -236,6 +272,8 @@ public:
                                              const RequestContext& context, std::string_view by);
 
 private:
+    /// Whether deprovisioning `runtime` uninstalls Kyma first (§4.1).
+    bool deprovision_with_uninstall(const Runtime& runtime, const std::optional<ShootState>& shoot);
     /// Plans the upgrade of `runtime` against its live own shoot.
     UpgradePlan upgrade_plan_of(const Runtime& runtime, const UpgradeShootInput& input);
     /// The owner of `planned`'s shoot name, if a live runtime owns it.

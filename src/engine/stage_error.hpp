@@ -15,11 +15,18 @@ inline constexpr std::string_view k_component_provisioner = "provisioner";
 inline constexpr std::string_view k_component_gardener_client = "k8s client - gardener";
 inline constexpr std::string_view k_component_cluster_client = "k8s client - cluster";
 inline constexpr std::string_view k_component_gardener = "gardener"; ///< a shoot's own failure
+inline constexpr std::string_view k_component_kyma_installer = "kyma installer";
 
 // Reasons.
 inline constexpr std::string_view k_reason_internal = "err_provisioner_internal";
 inline constexpr std::string_view k_reason_timeout = "err_provisioner_timeout";
 inline constexpr std::string_view k_reason_step_not_found = "err_provisioner_step_not_found";
+// The Kyma installer's (kyma-installation.md §2.3-§4.4).
+inline constexpr std::string_view k_reason_check_installation_state =
+    "err_check_kyma_installation_state";
+inline constexpr std::string_view k_reason_trigger_install = "err_trigger_kyma_install";
+inline constexpr std::string_view k_reason_trigger_uninstall = "err_trigger_kyma_uninstall";
+inline constexpr std::string_view k_reason_no_installation = "NoInstallation";
 /// kprov's: the shoot of the runtime's name belongs to another runtime (or to nobody's).
 inline constexpr std::string_view k_reason_foreign_shoot = "err_provisioner_foreign_shoot";
 

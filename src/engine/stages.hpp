@@ -60,6 +60,14 @@ inline constexpr std::string_view k_stage_waiting_for_shoot_new_version =
 inline constexpr std::string_view k_stage_waiting_for_shoot_upgrade = "WaitingForShootUpgrade";
 inline constexpr std::string_view k_stage_wait_for_hibernation = "WaitForHibernation";
 inline constexpr std::string_view k_stage_finished = "Finished";
+// The original's Kyma stages (kyma-installation.md §2-§4).
+inline constexpr std::string_view k_stage_starting_installation = "StartingInstallation";
+inline constexpr std::string_view k_stage_waiting_for_installation = "WaitingForInstallation";
+inline constexpr std::string_view k_stage_wait_for_agent_to_connect = "WaitForAgentToConnect";
+inline constexpr std::string_view k_stage_starting_upgrade = "StartingUpgrade";
+inline constexpr std::string_view k_stage_updating_upgrade_state = "UpdatingUpgradeState";
+inline constexpr std::string_view k_stage_cleanup_cluster = "CleanupCluster";
+inline constexpr std::string_view k_stage_trigger_kyma_uninstall = "TriggerKymaUninstall";
 // kprov's own (see the table above).
 inline constexpr std::string_view k_stage_creating_shoot = "CreatingShoot";
 inline constexpr std::string_view k_stage_upgrading_shoot = "UpgradingShoot";
@@ -101,6 +109,14 @@ struct PassMemory {
     int failed_passes = 0;
     /// What a stage wants in the operation's history and the log (StageContext::note).
     std::vector<std::string> notes;
+    /// A stage's progress message for the operation (StageContext::report).
+    std::optional<std::string> message;
+    /// The Installation CR a waiting Kyma stage read (StageContext::await_installation).
+    struct AwaitedInstallation {
+        std::string kubeconfig;
+        std::string resource_version;
+    };
+    std::optional<AwaitedInstallation> awaited_installation;
 };
 
 /// What a stage may use. Stages do no I/O except through the ports given here.
@@ -140,6 +156,17 @@ public:
     /// Throws a non-recoverable StageError "cannot <verb> cluster: <not_own_shoot>; Gardener
     /// was left alone" unless `shoot` is this runtime's own.
     void require_own(const ShootState& shoot, std::string_view verb) const;
+    /// Sets the operation's message (the installation's progress) when the pass saves; a new
+    /// message also goes into the history, as an entry within the stage.
+    void report(std::string message) { m_memory.message = std::move(message); }
+    /// Asks for the operation to be made due as soon as the Installation CR changes after
+    /// `resource_version` (KymaOptions::watches), rather than at the next poll.
+    void await_installation(std::string kubeconfig, std::string resource_version) {
+        m_memory.awaited_installation = {std::move(kubeconfig), std::move(resource_version)};
+    }
+    /// The configured Kyma installer. Throws a recoverable StageError naming
+    /// KPROV_KYMA_INSTALLER when there is none (the setting changed after the request).
+    KymaInstaller& installer() const;
 
 private:
     const Operation& m_operation;
@@ -176,9 +203,24 @@ StageTable provision_stages(const EngineOptions& options);
 StageTable deprovision_stages(const EngineOptions& options);
 StageTable upgrade_stages(const EngineOptions& options);
 StageTable hibernation_stages(const EngineOptions& options);
+/// UPGRADE (Kyma): StartingUpgrade -> WaitingForInstallation -> UpdatingUpgradeState -> Finished.
+StageTable kyma_upgrade_stages(const EngineOptions& options);
 StageTable wake_up_stages(const EngineOptions& options);
 
 // --- Shared by several tables ----------------------------------------------------------------
+
+// --- The Kyma stages (kyma_stages.cpp) --------------------------------------------------------
+
+/// The stage provisioning goes on with once the operator bindings exist: StartingInstallation
+/// for a runtime with Kyma, else ConnectRuntimeAgent (with Director registration) or Finished.
+std::string_view after_bindings(const StageContext& context);
+/// StartingInstallation and WaitingForInstallation of provisioning (§2.3, §2.5); the latter goes
+/// on with ConnectRuntimeAgent (registration on) or Finished.
+StageResult starting_installation(StageContext& context);
+StageResult waiting_for_provisioning_installation(StageContext& context);
+/// CleanupCluster and TriggerKymaUninstall (§4.3, §4.4), before DeprovisionCluster.
+StageResult cleanup_cluster(StageContext& context);
+StageResult trigger_kyma_uninstall(StageContext& context);
 
 /// CreatingBindingsForOperators (provisioning and upgrade): an admin kubeconfig (a failed
 /// request waits 20 s, no error), then the operator bindings (a failure is a recoverable error

@@ -1,0 +1,90 @@
+#include "engine/installation_watches.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace kprov::engine {
+
+InstallationWatches::InstallationWatches(KymaInstaller& installer, Store& store,
+                                         const Clock& clock, std::size_t max_watches)
+    : m_installer(installer)
+    , m_store(store)
+    , m_clock(clock)
+    , m_max_watches(max_watches) {}
+
+InstallationWatches::~InstallationWatches() {
+    std::map<std::string, Watch> watches;
+    {
+        std::lock_guard lock(m_mutex);
+        watches.swap(m_watches);
+    }
+    for (auto& [id, w] : watches)
+        w.thread.request_stop();
+    // The jthreads join as `watches` goes.
+}
+
+void InstallationWatches::set_on_change(std::function<void()> on_change) {
+    std::lock_guard lock(m_mutex);
+    m_on_change = std::move(on_change);
+}
+
+void InstallationWatches::watch(const std::string& runtime_id, std::string kubeconfig,
+                                std::string resource_version, Duration max_wait) {
+    std::lock_guard lock(m_mutex);
+    reap();
+    if (m_watches.count(runtime_id) || m_watches.size() >= m_max_watches)
+        return;
+    const Duration wait = std::clamp<Duration>(max_wait, std::chrono::seconds(1),
+                                               std::chrono::minutes(5));
+    auto done = std::make_shared<bool>(false);
+    Watch& w = m_watches[runtime_id];
+    w.done = done;
+    w.thread = std::jthread([this, runtime_id, kubeconfig = std::move(kubeconfig),
+                             resource_version = std::move(resource_version), wait,
+                             done](std::stop_token stop) {
+        run(runtime_id, kubeconfig, resource_version, wait, stop);
+        std::lock_guard end(m_mutex);
+        *done = true;
+    });
+}
+
+void InstallationWatches::run(const std::string& runtime_id, const std::string& kubeconfig,
+                              const std::string& resource_version, Duration max_wait,
+                              std::stop_token stop) {
+    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(max_wait);
+    if (!m_installer.await_change(kubeconfig, resource_version, wait, stop) ||
+        stop.stop_requested())
+        return;
+    try {
+        m_store.make_due({runtime_id}, m_clock.now());
+    } catch (const std::exception&) {
+        return; // the operation polls
+    }
+    std::function<void()> on_change;
+    {
+        std::lock_guard lock(m_mutex);
+        on_change = m_on_change;
+    }
+    if (on_change)
+        on_change();
+}
+
+void InstallationWatches::reap() {
+    std::vector<std::jthread> ended;
+    for (auto it = m_watches.begin(); it != m_watches.end();)
+        if (*it->second.done) {
+            ended.push_back(std::move(it->second.thread));
+            it = m_watches.erase(it);
+        } else {
+            ++it;
+        }
+    // Each has returned from run() and released m_mutex: they join at once as `ended` goes.
+}
+
+std::size_t InstallationWatches::active() const {
+    std::lock_guard lock(m_mutex);
+    return static_cast<std::size_t>(
+        std::count_if(m_watches.begin(), m_watches.end(), [](const auto& w) { return !*w.second.done; }));
+}
+
+} // namespace kprov::engine

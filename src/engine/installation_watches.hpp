@@ -1,0 +1,68 @@
+#pragma once
+// Watches of the Installation CRs of runtimes whose operation waits in WaitingForInstallation
+// (kyma-installation.md §7.2: "the 30 s poll may become a watch"). A pass that leaves an
+// operation waiting there asks for a watch from the resourceVersion it probed; the CR's next
+// change makes the runtime's operation due at once (Store::make_due) and tells `on_change` (the
+// workers, or a `--wait`), so an installation's end is seen within a second instead of at the
+// next poll. Where a cluster cannot be watched, or more than `max_watches` run, the operation
+// polls as the original did. The stored messages and transitions are the stage's either way.
+//
+// One thread per watched runtime; a runtime is watched at most once at a time. Thread-safe.
+
+#include "engine/duration.hpp"
+#include "engine/kyma.hpp"
+#include "engine/store.hpp"
+#include "engine/time.hpp"
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace kprov::engine {
+
+class InstallationWatches {
+public:
+    InstallationWatches(KymaInstaller& installer, Store& store, const Clock& clock,
+                        std::size_t max_watches = 256);
+    /// Stops every watch and waits for their threads.
+    ~InstallationWatches();
+    InstallationWatches(const InstallationWatches&) = delete;
+    InstallationWatches& operator=(const InstallationWatches&) = delete;
+
+    /// Called from a watch thread after a change made an operation due. Set it before the
+    /// first watch().
+    void set_on_change(std::function<void()> on_change);
+
+    /// Watches the runtime's Installation CR for a change after `resource_version`, for at most
+    /// `max_wait` (the operation polls then anyway). No-op while a watch of the runtime runs or
+    /// `max_watches` are running.
+    void watch(const std::string& runtime_id, std::string kubeconfig,
+               std::string resource_version, Duration max_wait);
+
+    /// Watches running now.
+    std::size_t active() const;
+
+private:
+    struct Watch {
+        std::jthread thread;
+        std::shared_ptr<bool> done; ///< set under m_mutex when the thread ends
+    };
+    void run(const std::string& runtime_id, const std::string& kubeconfig,
+             const std::string& resource_version, Duration max_wait, std::stop_token stop);
+    /// Joins the threads that ended. Called with m_mutex held.
+    void reap();
+
+    KymaInstaller& m_installer;
+    Store& m_store;
+    const Clock& m_clock;
+    std::size_t m_max_watches;
+    mutable std::mutex m_mutex;
+    std::function<void()> m_on_change;
+    std::map<std::string, Watch> m_watches;
+};
+
+} // namespace kprov::engine

@@ -1,0 +1,101 @@
+// The synchronous part of the Kyma operations (kyma-installation.md §1.5, §3.1, §3.4, §4.1).
+
+#include "engine/service.hpp"
+#include "engine/registration.hpp"
+#include "engine/stages.hpp"
+
+namespace kprov::engine {
+
+ValidationError kyma_installer_refusal(const KymaOptions& options) {
+    return ValidationError(
+        "kymaConfig",
+        "kprov installs no Kyma: KPROV_KYMA_INSTALLER is " + options.installer_setting +
+            ". Set KPROV_KYMA_INSTALLER=installation-cr to install Kyma with the Kyma "
+            "installer's Installation CR, or leave kymaConfig out");
+}
+
+KymaRelease EngineService::release_of(const std::string& version, bool store) {
+    if (auto stored = m_store.find_kyma_release(version))
+        return std::move(*stored);
+    if (!m_options.kyma.releases)
+        throw NotFound("Kyma Release " + version + " not found");
+    KymaRelease release = m_options.kyma.releases->fetch(version);
+    release.version = version;
+    if (!store)
+        return release;
+    // Of two requests downloading one version, the store keeps the first (the original's
+    // unique-violation rule) and both go on with it.
+    return m_store.insert_kyma_release(release);
+}
+
+StartedOperation EngineService::upgrade_kyma(const std::string& runtime_id,
+                                             const KymaUpgradeInput& input,
+                                             const RequestContext& context) {
+    if (!m_options.kyma.installer)
+        throw kyma_installer_refusal(m_options.kyma);
+    const Runtime runtime = load_runtime(runtime_id, context);
+    if (!runtime.kyma)
+        throw KymaNotManaged("failed to upgrade cluster: " + runtime_id +
+                             " Kyma configuration of the cluster is managed by Reconciler");
+    if (const auto last = m_store.last_operation(runtime_id);
+        last && last->state == OperationState::InProgress)
+        throw OperationInProgress("cannot start new operation for " + runtime_id +
+                                  " Runtime while previous one is in progress");
+    KymaConfig config = to_kyma_config(input.kyma_config_json, runtime.id);
+    config.release = release_of(config.release.version, true);
+    const Operation op = new_operation(runtime.id, OperationType::Upgrade, k_stage_starting_upgrade,
+                                       k_message_kyma_upgrade_started, m_clock.now());
+    const RuntimeUpgradeRecord record{new_uuid(), op.id, UpgradeState::InProgress,
+                                      runtime.kyma->id, config.id};
+    m_store.insert_kyma_upgrade(op, config, record); // OperationInProgress: the database decides
+    StartedOperation started{
+        runtime.id, op, std::nullopt, {}, compass_runtime_id(m_options, runtime.id)};
+    started.tenant_change =
+        apply_tenant(runtime.id, runtime.tenant, &op, context, "operation " + op.id);
+    return started;
+}
+
+void EngineService::roll_back_kyma(const std::string& runtime_id, const RequestContext& context) {
+    const Runtime runtime = load_runtime(runtime_id, context);
+    const auto last = m_store.last_operation(runtime_id);
+    if (!last || last->type != OperationType::Upgrade ||
+        last->state == OperationState::InProgress)
+        throw ValidationError("id", "error: upgrade can be rolled back only if it is the last "
+                                    "operation that is already finished");
+    try {
+        m_store.roll_back_upgrade(runtime_id, last->id);
+    } catch (const NotFound& e) {
+        throw Error("error rolling back last upgrade: " + std::string(e.what()));
+    }
+    apply_tenant(runtime.id, runtime.tenant, nullptr, context, "a rollBackUpgradeOperation");
+}
+
+bool EngineService::deprovision_with_uninstall(const Runtime& runtime,
+                                               const std::optional<ShootState>& shoot) {
+    if (!runtime.kyma)
+        return false;
+    KymaInstaller* installer = m_options.kyma.installer;
+    if (!installer) {
+        log(LogLevel::Warning, "runtime " + runtime.id + " has Kyma, but KPROV_KYMA_INSTALLER is " +
+                                   m_options.kyma.installer_setting +
+                                   ": deprovisioning it without uninstalling Kyma");
+        return false;
+    }
+    if (!shoot || !is_own_shoot(*shoot, runtime.id))
+        return true; // the stages find nothing to do there and skip themselves
+    std::string kubeconfig;
+    try {
+        kubeconfig = m_shoots.admin_kubeconfig(runtime.gardener.name,
+                                               m_options.admin_kubeconfig_expiration);
+    } catch (const std::exception&) {
+        return true; // as the original with no kubeconfig: the stages skip themselves
+    }
+    try {
+        // Only a cluster without an Installation CR (Kyma managed elsewhere) goes without.
+        return installer->probe(kubeconfig).kind != InstallationProbe::Kind::NoInstallation;
+    } catch (const std::exception&) {
+        return true; // the original ignored the error
+    }
+}
+
+} // namespace kprov::engine
