@@ -19,14 +19,6 @@ constexpr char k_runtime_id[] = "_runtimeID";
 constexpr char k_shoot_name[] = "_shootName";
 constexpr char k_live[] = "_live"; // a shoot exists and can be asked about
 
-// The original's error for the Kyma 1.x mutations (upgradeRuntime, rollBackUpgradeOperation):
-// a plain Go error, so code 500.
-graphql::FieldError reconciler_error(const std::string& id) {
-    return graphql::FieldError("failed to upgrade cluster: " + id +
-                                   " Kyma configuration of the cluster is managed by Reconciler",
-                               error_extensions(k_code_internal));
-}
-
 // Whether an answer that ran a resolver may be reused while the store does not change.
 enum class Reads {
     StoreOnly, // reads the store and nothing else
@@ -69,6 +61,19 @@ public:
         const auto request = require_tenant(ctx);
         const auto input = engine::read_upgrade_input(ctx.arguments.at("config"));
         return started(m_deps.service->upgrade_shoot(id_of(ctx), input, request));
+    }
+
+    Value upgrade_runtime(const graphql::FieldContext& ctx) const {
+        const auto request = require_tenant(ctx);
+        const auto input = engine::read_kyma_upgrade_input(ctx.arguments.at("config"));
+        return started(m_deps.service->upgrade_kyma(id_of(ctx), input, request));
+    }
+
+    Value roll_back_upgrade(const graphql::FieldContext& ctx) const {
+        const auto request = require_tenant(ctx);
+        m_deps.service->roll_back_kyma(id_of(ctx), request);
+        notify();
+        return runtime_status(ctx);
     }
 
     Value hibernate(const graphql::FieldContext& ctx) const {
@@ -246,12 +251,8 @@ graphql::Resolvers provisioner_resolvers(const ResolverDeps& deps) {
     add("RuntimeConfig.kubeconfig", &ProvisionerResolvers::kubeconfig);
     add("RuntimeStatus.hibernationStatus", &ProvisionerResolvers::hibernation_status);
 
-    // The original's answers for what Kyma 1.x needed and kprov does not do.
-    const auto reconciler = [](const graphql::FieldContext& ctx) -> Value {
-        throw reconciler_error(ctx.arguments.at("id").get<std::string>());
-    };
-    resolvers.add("Mutation.upgradeRuntime", guarded(reconciler, Reads::Beyond));
-    resolvers.add("Mutation.rollBackUpgradeOperation", guarded(reconciler, Reads::Beyond));
+    add("Mutation.upgradeRuntime", &ProvisionerResolvers::upgrade_runtime);
+    add("Mutation.rollBackUpgradeOperation", &ProvisionerResolvers::roll_back_upgrade);
     resolvers.add("Mutation.reconnectRuntimeAgent",
                   guarded([](const graphql::FieldContext&) -> Value { return ""; }, Reads::Beyond));
     return resolvers;

@@ -32,6 +32,8 @@ constexpr CommandInfo k_commands[] = {
     {"upgrade-shoot", "Upgrade a runtime's shoot from an upgrade file"},
     {"hibernate", "Hibernate a runtime's cluster"},
     {"wake-up", "Wake up a hibernated runtime's cluster"},
+    {"upgrade-kyma", "Upgrade a runtime's Kyma from a Kyma file (UpgradeRuntimeInput)"},
+    {"rollback-kyma", "Make the Kyma config before the last upgrade active again (store only)"},
     {"status", "Show a runtime, its configuration and its last operation"},
     {"operation", "Show one operation"},
     {"list", "List runtimes with their last operation"},
@@ -105,12 +107,16 @@ int report(std::ostream& err, const std::string& message, int code) {
 void add_operation_options(CLI::App& cmd, const std::string& name, OperationArgs& args) {
     if (name != "provision")
         cmd.add_option("RUNTIME_ID", args.runtime_id, "The runtime")->required();
-    if (name == "provision" || name == "upgrade-shoot")
+    if (name == "provision" || name == "upgrade-shoot" || name == "upgrade-kyma")
         cmd.add_option("-f,--file", args.file,
-                       name == "provision" ? "Runtime file (YAML or JSON; - for stdin)"
-                                           : "Upgrade file (YAML or JSON; - for stdin)")
+                       name == "provision"       ? "Runtime file (YAML or JSON; - for stdin)"
+                       : name == "upgrade-shoot" ? "Upgrade file (YAML or JSON; - for stdin)"
+                                                 : "Kyma file: {kymaConfig: ...} (YAML or JSON; "
+                                                   "- for stdin)")
             ->type_name("FILE")
             ->required();
+    if (name == "rollback-kyma")
+        return; // a store change: nothing to wait for
     cmd.add_flag("--wait", args.wait,
                  "Drive the operation to its end in this process, showing progress; exit 0 on "
                  "success, 3 on failure");
@@ -323,7 +329,8 @@ void build_app(CLI::App& app, Parsed& p) {
                 };
             });
         } else if (name == "provision" || name == "deprovision" || name == "upgrade-shoot" ||
-                   name == "hibernate" || name == "wake-up") {
+                   name == "hibernate" || name == "wake-up" || name == "upgrade-kyma" ||
+                   name == "rollback-kyma") {
             add_operation_options(*cmd, name, op_args);
             cmd->callback([&, name] {
                 action = [&, name](Context& c) {
@@ -335,6 +342,10 @@ void build_app(CLI::App& app, Parsed& p) {
                         return cmd_upgrade_shoot(c, op_args);
                     if (name == "hibernate")
                         return cmd_hibernate(c, op_args);
+                    if (name == "upgrade-kyma")
+                        return cmd_upgrade_kyma(c, op_args);
+                    if (name == "rollback-kyma")
+                        return cmd_rollback_kyma(c, op_args);
                     return cmd_wake_up(c, op_args);
                 };
             });

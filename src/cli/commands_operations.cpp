@@ -210,6 +210,30 @@ int cmd_upgrade_shoot(Context& ctx, const OperationArgs& args) {
         });
 }
 
+int cmd_upgrade_kyma(Context& ctx, const OperationArgs& args) {
+    const auto timeout = check_flags(args);
+    const auto input = about_file(
+        args.file, [&] { return engine::read_kyma_upgrade_input(read_runtime_file(args.file)); });
+    return start_on_runtime(
+        ctx, args, timeout,
+        [&](EngineAccess& access, const std::string& id, const engine::RequestContext& request) {
+            return about_file(args.file,
+                              [&] { return access.service().upgrade_kyma(id, input, request); });
+        });
+}
+
+int cmd_rollback_kyma(Context& ctx, const OperationArgs& args) {
+    EngineAccess access(ctx);
+    access.service().roll_back_kyma(args.runtime_id, access.request());
+    if (!ctx.global().quiet)
+        ctx.err() << "kprov: the Kyma config before the last upgrade of runtime "
+                  << args.runtime_id
+                  << " is active again; nothing was changed on the cluster\n";
+    ReadArgs status;
+    status.id = args.runtime_id;
+    return cmd_status(ctx, status);
+}
+
 int cmd_hibernate(Context& ctx, const OperationArgs& args) {
     return start_on_runtime(
         ctx, args, check_flags(args),

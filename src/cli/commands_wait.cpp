@@ -6,6 +6,7 @@
 #include "cli/operation_wait.hpp"
 #include "cli/progress.hpp"
 #include "cli/render.hpp"
+#include "engine/installation_watches.hpp"
 #include "engine/sleeper.hpp"
 #include "gardener/gardener_client.hpp"
 
@@ -101,6 +102,10 @@ int wait_for_operation(Context& ctx, EngineAccess& access, const std::string& op
     if (op->state == engine::OperationState::InProgress)
         if (const std::string shoot = shoot_of(access.store(), *op); !shoot.empty())
             waker.emplace(access.gardener(), shoot, sleeper);
+    // An Installation CR's change wakes the wait as a shoot's does.
+    engine::InstallationWatches* installations = access.installation_watches();
+    if (installations)
+        installations->set_on_change([&sleeper] { sleeper.wake(); });
 
     const bool show = !ctx.global().quiet;
     ProgressDisplay progress(ctx.err(), is_terminal(ctx.err()), access.clock());
@@ -126,6 +131,8 @@ int wait_for_operation(Context& ctx, EngineAccess& access, const std::string& op
         interrupted = interrupt.interrupted();
     }
     waker.reset();
+    if (installations)
+        installations->set_on_change({});
     progress.finish();
     return report_end(ctx, result, timeout, interrupted);
 }

@@ -107,6 +107,8 @@ int cmd_deprovision(Context& ctx, const OperationArgs& args);
 int cmd_upgrade_shoot(Context& ctx, const OperationArgs& args);
 int cmd_hibernate(Context& ctx, const OperationArgs& args);
 int cmd_wake_up(Context& ctx, const OperationArgs& args);
+int cmd_upgrade_kyma(Context& ctx, const OperationArgs& args);
+int cmd_rollback_kyma(Context& ctx, const OperationArgs& args);
 int cmd_wait(Context& ctx, const WaitArgs& args);
 int cmd_watch(Context& ctx, const WatchArgs& args);
 int cmd_status(Context& ctx, const ReadArgs& args);

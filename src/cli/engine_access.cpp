@@ -3,7 +3,10 @@
 #include "cli/access.hpp"
 #include "config/engine_options.hpp"
 #include "director/open_director.hpp"
+#include "engine/installation_watches.hpp"
 #include "gardener/gardener_client.hpp"
+#include "gardener/kyma_installer.hpp"
+#include "gardener/kyma_releases.hpp"
 #include "gardener/operator_bindings.hpp"
 #include "gardener/shoot_port.hpp"
 
@@ -152,6 +155,16 @@ EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int stor
     cluster_options.qps = ctx.config().settings.gardener_qps;
     cluster_options.burst = ctx.config().settings.gardener_burst;
     m_clusters = std::make_unique<gardener::ClusterBindings>(cluster_options);
+    const auto& settings = ctx.config().settings;
+    if (settings.kyma_installer == "installation-cr") {
+        m_installer = std::make_unique<gardener::InstallationCrInstaller>(cluster_options);
+        m_releases = std::make_unique<gardener::HttpReleaseSource>(
+            settings.kyma_releases_url, settings.kyma_dev_releases_url);
+        m_watches = std::make_unique<engine::InstallationWatches>(*m_installer, *m_store, m_clock);
+        m_options.kyma.installer = m_installer.get();
+        m_options.kyma.releases = m_releases.get();
+        m_options.kyma.watches = m_watches.get();
+    }
     m_service = std::make_unique<engine::EngineService>(*m_store, *m_shoots, m_clock, m_options);
 }
 

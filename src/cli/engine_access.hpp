@@ -86,6 +86,9 @@ public:
     engine::RequestContext request() const;
     /// The engine's log sink (LogScope::sink of this access's scope).
     engine::LogSink log() const { return m_log.sink(); }
+    /// The Installation CR watches of this process (KymaOptions::watches); null without a Kyma
+    /// installer. A daemon or a --wait tells it whom to wake (set_on_change).
+    engine::InstallationWatches* installation_watches() { return m_watches.get(); }
     /// The shoots as this process's watch delivered them (EngineDaemon fills it); shoots()
     /// answers ShootClient::watched from it.
     engine::WatchedShoots& watched_shoots() { return m_watched; }
@@ -102,6 +105,9 @@ private:
     std::unique_ptr<stores::StoreBackend> m_store;
     std::unique_ptr<LazyShoots> m_shoots;
     std::unique_ptr<gardener::ClusterBindings> m_clusters;
+    std::unique_ptr<engine::KymaInstaller> m_installer;     ///< null with KPROV_KYMA_INSTALLER=none
+    std::unique_ptr<engine::ReleaseSource> m_releases;
+    std::unique_ptr<engine::InstallationWatches> m_watches; ///< null without an installer
     std::unique_ptr<engine::Director> m_director; ///< null when Director is off
     std::unique_ptr<engine::EngineService> m_service;
     std::once_flag m_executor_built;

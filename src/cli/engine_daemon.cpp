@@ -1,5 +1,6 @@
 #include "cli/engine_daemon.hpp"
 
+#include "engine/installation_watches.hpp"
 #include "gardener/audit_log.hpp"
 #include "gardener/gardener_client.hpp"
 #include "gardener/shoot_watch.hpp"
@@ -60,6 +61,9 @@ EngineDaemon::EngineDaemon(Context& ctx, EngineAccess& access, engine::Executor&
             if (m_audit)
                 m_audit->on_shoot_events(events);
         });
+    m_installations = access.installation_watches();
+    if (m_installations)
+        m_installations->set_on_change([this] { m_pool.notify_due(); });
 }
 
 EngineDaemon::~EngineDaemon() {
@@ -75,6 +79,8 @@ void EngineDaemon::start() {
 }
 
 void EngineDaemon::stop() {
+    if (m_installations)
+        m_installations->set_on_change({});
     m_watched.follow({});
     m_watch->stop();
     if (m_audit)

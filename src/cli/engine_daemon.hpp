@@ -68,6 +68,8 @@ private:
     std::unique_ptr<gardener::AuditLogWorker> m_audit;
     std::unique_ptr<gardener::ShootWatch> m_watch;
     engine::WatchedShoots& m_watched; ///< the access's, filled by m_watch
+    /// The access's Installation CR watches, which wake m_pool; null without a Kyma installer.
+    engine::InstallationWatches* m_installations = nullptr;
 };
 
 } // namespace kprov::cli

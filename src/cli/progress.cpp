@@ -29,6 +29,19 @@ extern "C" void on_sigint(int) {
 
 } // namespace
 
+std::string installer_progress(const engine::Operation& op) {
+    // The messages WaitingForInstallation writes (kyma-installation.md §2.5).
+    constexpr std::string_view prefix = "Installation in progress: ";
+    if (op.state != engine::OperationState::InProgress)
+        return {};
+    const std::string_view message = op.message;
+    if (message.substr(0, prefix.size()) == prefix)
+        return std::string(message.substr(prefix.size()));
+    if (message.substr(0, 13) == "Installation ")
+        return std::string(message);
+    return {};
+}
+
 bool is_terminal(const std::ostream& err) {
     return &err == &std::cerr && isatty(STDERR_FILENO) == 1;
 }
@@ -60,6 +73,8 @@ std::string ProgressDisplay::line() const {
                         m_clock.now() - op.start_timestamp));
     if (m_gardener_progress)
         text += " · Gardener " + std::to_string(*m_gardener_progress) + "%";
+    if (const auto detail = installer_progress(op); !detail.empty())
+        text += " · " + detail;
     return text;
 }
 
@@ -68,10 +83,12 @@ void ProgressDisplay::draw() {
     if (m_terminal) {
         m_err << k_clear_line << line() << std::flush;
         m_line_open = true;
-    } else if (m_operation->stage != m_stage_shown) {
+    } else if (m_operation->stage != m_stage_shown ||
+               installer_progress(*m_operation) != m_detail_shown) {
         m_err << line() << '\n' << std::flush;
     }
     m_stage_shown = m_operation->stage;
+    m_detail_shown = installer_progress(*m_operation);
 }
 
 void ProgressDisplay::update(const engine::PassResult& pass) {

@@ -20,9 +20,13 @@ namespace kprov::cli {
 /// tests pass string streams: never a terminal).
 bool is_terminal(const std::ostream& err);
 
+/// What an operation's message says of a Kyma installation under way ("install component
+/// istio", or "Installation error occurred: ..."); "" for any other message.
+std::string installer_progress(const engine::Operation& op);
+
 /// Progress on stderr (ARCHITECTURE.md, CLI contract). On a terminal one line redrawn in
-/// place, "<stage> · <elapsed> · Gardener <progress>%"; otherwise one such line per stage
-/// change. Either way a retried error is shown once on its own line, and so is the fact that
+/// place, "<stage> · <elapsed> · Gardener <progress>%" (or " · <installer_progress>");
+/// otherwise one such line per stage change and per installer progress change. Either way a retried error is shown once on its own line, and so is the fact that
 /// another worker drives the operation. Thread-safe.
 class ProgressDisplay {
 public:
@@ -46,6 +50,7 @@ private:
     std::optional<engine::Operation> m_operation;
     std::optional<int> m_gardener_progress;
     std::string m_stage_shown;
+    std::string m_detail_shown;
     std::string m_error_shown;
     bool m_follow_shown = false;
     bool m_line_open = false;

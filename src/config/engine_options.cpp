@@ -53,6 +53,13 @@ engine::EngineOptions engine_options(const Settings& settings) {
     options.timeouts.cluster_deletion = t.cluster_deletion;
     options.timeouts.waiting_for_cluster_deletion = t.waiting_for_cluster_deletion;
     options.timeouts.waiting_for_cluster_hibernation = t.waiting_for_cluster_hibernation;
+    options.timeouts.installation_triggering = t.installation_triggering;
+    options.timeouts.installation = t.installation;
+    options.timeouts.upgrade_triggering = t.upgrade_triggering;
+    options.timeouts.cluster_cleanup = t.cluster_cleanup;
+    // The installer itself is the caller's to build (it needs gardener/): cli/engine_access.
+    options.kyma.installer_setting = settings.kyma_installer;
+    options.kyma.cleanup_selector = settings.cluster_cleanup_resource_selector;
     options.operator_bindings.l2_subject_name = settings.operator_l2_subject_name;
     options.operator_bindings.l3_subject_name = settings.operator_l3_subject_name;
     options.operator_bindings.create_for_administrators = settings.operator_creating_for_admin;

@@ -51,6 +51,7 @@ struct Timeouts {
     Duration cluster_deletion{std::chrono::minutes(30)};
     Duration waiting_for_cluster_deletion{std::chrono::minutes(60)};
     Duration waiting_for_cluster_hibernation{std::chrono::minutes(60)};
+    Duration cluster_cleanup{std::chrono::minutes(20)};
 };
 
 struct Database {
@@ -109,6 +110,10 @@ struct Settings {
     int latest_downloaded_releases = 5;
     bool download_pre_releases = true;
     bool enqueue_in_progress_operations = true;
+    // Installing Kyma (kyma-installation.md)
+    std::string kyma_installer = "installation-cr";
+    std::string kyma_releases_url = "https://storage.googleapis.com/kyma-prow-artifacts";
+    std::string kyma_dev_releases_url = "https://storage.googleapis.com/kyma-development-artifacts";
 };
 
 /// One line of `kprov config`.
@@ -161,6 +166,8 @@ enum class Kind {
     AesKey,   ///< 16, 24 or 32 bytes
     LogLevel, ///< trace, debug, info, warn, warning, error, fatal, panic (stored lowercased)
     SslMode,  ///< a libpq sslmode: disable, allow, prefer, require, verify-ca, verify-full
+    KymaInstaller, ///< installation-cr or none (stored lowercased)
+    ArtifactUrl,   ///< an http://, https:// or file:// URL prefix (a trailing / is dropped)
 };
 
 /// A short noun for docs and messages: "duration", "listen address (host:port)", ...

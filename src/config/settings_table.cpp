@@ -336,7 +336,7 @@ const std::vector<SettingSpec>& setting_specs() {
          .env = "APP_PROVISIONING_TIMEOUT_INSTALLATION_TRIGGERING",
          .kind = Kind::Duration,
          .default_value = "20m",
-         .description = "unused (Kyma installation era); accepted for compatibility",
+         .description = "timeout of StartingInstallation",
          .field =
              [](Settings& s) {
                  return Field{&s.timeouts.installation_triggering};
@@ -345,7 +345,7 @@ const std::vector<SettingSpec>& setting_specs() {
          .env = "APP_PROVISIONING_TIMEOUT_INSTALLATION",
          .kind = Kind::Duration,
          .default_value = "60m",
-         .description = "unused (Kyma installation era); accepted for compatibility",
+         .description = "timeout of WaitingForInstallation (provisioning and Kyma upgrade)",
          .field =
              [](Settings& s) {
                  return Field{&s.timeouts.installation};
@@ -354,7 +354,7 @@ const std::vector<SettingSpec>& setting_specs() {
          .env = "APP_PROVISIONING_TIMEOUT_UPGRADE",
          .kind = Kind::Duration,
          .default_value = "60m",
-         .description = "unused (Kyma upgrade era); accepted for compatibility",
+         .description = "parsed and unused, as in the original (WaitingForInstallation uses APP_PROVISIONING_TIMEOUT_INSTALLATION)",
          .field =
              [](Settings& s) {
                  return Field{&s.timeouts.upgrade};
@@ -363,7 +363,7 @@ const std::vector<SettingSpec>& setting_specs() {
          .env = "APP_PROVISIONING_TIMEOUT_UPGRADE_TRIGGERING",
          .kind = Kind::Duration,
          .default_value = "20m",
-         .description = "unused (Kyma upgrade era); accepted for compatibility",
+         .description = "timeout of StartingUpgrade",
          .field =
              [](Settings& s) {
                  return Field{&s.timeouts.upgrade_triggering};
@@ -372,10 +372,19 @@ const std::vector<SettingSpec>& setting_specs() {
          .env = "APP_PROVISIONING_TIMEOUT_AGENT_CONNECTION",
          .kind = Kind::Duration,
          .default_value = "15m",
-         .description = "unused (Kyma era); accepted for compatibility",
+         .description = "unused: kprov has no WaitForAgentToConnect stage yet; accepted for compatibility",
          .field =
              [](Settings& s) {
                  return Field{&s.timeouts.agent_connection};
+             }},
+        {.key = "timeouts.cluster_cleanup",
+         .env = "APP_DEPROVISIONING_TIMEOUT_CLUSTER_CLEANUP",
+         .kind = Kind::Duration,
+         .default_value = "20m",
+         .description = "timeout of CleanupCluster",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.timeouts.cluster_cleanup};
              }},
         {.key = "timeouts.cluster_deletion",
          .env = "APP_DEPROVISIONING_TIMEOUT_CLUSTER_DELETION",
@@ -482,7 +491,7 @@ const std::vector<SettingSpec>& setting_specs() {
         {.key = "gardener.cluster_cleanup_resource_selector",
          .env = "APP_GARDENER_CLUSTER_CLEANUP_RESOURCE_SELECTOR",
          .default_value = "https://service-manager.",
-         .description = "unused (Service Catalog era); accepted for compatibility",
+         .description = "CleanupCluster deletes the Service Catalog instances of brokers whose URL starts with it",
          .field =
              [](Settings& s) {
                  return Field{&s.cluster_cleanup_resource_selector};
@@ -541,7 +550,7 @@ const std::vector<SettingSpec>& setting_specs() {
          .env = "APP_LATEST_DOWNLOADED_RELEASES",
          .kind = Kind::Int,
          .default_value = "5",
-         .description = "unused (Kyma releases); accepted for compatibility",
+         .description = "no effect (the original's GitHub release downloader, gone since 2021); accepted for compatibility",
          .field =
              [](Settings& s) {
                  return Field{&s.latest_downloaded_releases};
@@ -550,10 +559,39 @@ const std::vector<SettingSpec>& setting_specs() {
          .env = "APP_DOWNLOAD_PRE_RELEASES",
          .kind = Kind::Bool,
          .default_value = "true",
-         .description = "unused (Kyma releases); accepted for compatibility",
+         .description = "no effect (the original's GitHub release downloader, gone since 2021); accepted for compatibility",
          .field =
              [](Settings& s) {
                  return Field{&s.download_pre_releases};
+             }},
+        {.key = "kyma.installer",
+         .env = "KPROV_KYMA_INSTALLER",
+         .kind = Kind::KymaInstaller,
+         .default_value = "installation-cr",
+         .description = "how kymaConfig is installed: installation-cr (the Kyma installer's "
+                        "Installation CR) or none (requests with a kymaConfig are refused)",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.kyma_installer};
+             }},
+        {.key = "kyma.releases_url",
+         .env = "KPROV_KYMA_RELEASES_URL",
+         .kind = Kind::ArtifactUrl,
+         .default_value = "https://storage.googleapis.com/kyma-prow-artifacts",
+         .description = "URL prefix of Kyma releases: <prefix>/<version>/kyma-installer-cluster.yaml "
+                        "and tiller.yaml",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.kyma_releases_url};
+             }},
+        {.key = "kyma.dev_releases_url",
+         .env = "KPROV_KYMA_DEV_RELEASES_URL",
+         .kind = Kind::ArtifactUrl,
+         .default_value = "https://storage.googleapis.com/kyma-development-artifacts",
+         .description = "URL prefix of the on-demand Kyma versions (PR-..., main-..., main)",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.kyma_dev_releases_url};
              }},
         {.key = "enqueue_in_progress_operations",
          .env = "APP_ENQUEUE_IN_PROGRESS_OPERATIONS",

@@ -28,6 +28,16 @@ constexpr std::array k_log_levels{"trace",   "debug", "info",  "warn",
                                   "warning", "error", "fatal", "panic"};
 constexpr std::array k_ssl_modes{"disable", "allow",     "prefer",
                                  "require", "verify-ca", "verify-full"};
+constexpr std::array k_kyma_installers{"installation-cr", "none"};
+
+bool is_artifact_url(std::string_view text) {
+    for (const std::string_view scheme : {"http://", "https://", "file:///"})
+        if (text.size() > scheme.size() && text.substr(0, scheme.size()) == scheme)
+            return std::none_of(text.begin(), text.end(), [](unsigned char c) {
+                return c <= ' ' || c == '?' || c == '#' || c == 0x7f;
+            });
+    return false;
+}
 
 template <std::size_t N>
 bool is_one_of(const std::string& text, const std::array<const char*, N>& choices) {
@@ -132,6 +142,20 @@ Complaint check_text(Kind kind, std::string_view text, std::string& normalized) 
             return std::nullopt;
         return "is not a libpq sslmode (expected disable, allow, prefer, require, verify-ca or "
                "verify-full)";
+    case Kind::KymaInstaller:
+        normalized = lowercase(text);
+        if (is_one_of(normalized, k_kyma_installers))
+            return std::nullopt;
+        return "is not a Kyma installer (expected installation-cr, the Kyma installer's "
+               "Installation CR, or none, which refuses requests with a kymaConfig)";
+    case Kind::ArtifactUrl:
+        if (!is_artifact_url(text))
+            return "is not a URL prefix (expected http://, https:// or file:///abs/path, without "
+                   "query or fragment)";
+        normalized = std::string(text);
+        while (normalized.size() > 1 && normalized.back() == '/')
+            normalized.pop_back();
+        return std::nullopt;
     case Kind::Bool:
     case Kind::Int:
     case Kind::Port:
@@ -296,6 +320,10 @@ std::string_view kind_name(Kind kind) {
         return "log level";
     case Kind::SslMode:
         return "sslmode";
+    case Kind::KymaInstaller:
+        return "Kyma installer (installation-cr or none)";
+    case Kind::ArtifactUrl:
+        return "URL prefix (http, https or file)";
     }
     return "unknown";
 }
