@@ -103,6 +103,41 @@ Json status_document(const engine::Runtime& runtime, const std::optional<engine:
     return document;
 }
 
+// What kprov knows of a runtime's Kyma installation: from its newest operation that installed
+// Kyma (PROVISION or UPGRADE), as the store has it; no cluster is asked.
+struct KymaInstallation {
+    std::string state; ///< Installed, InProgress or Failed
+    std::string description;
+    std::string operation_id;
+};
+
+std::optional<KymaInstallation> kyma_installation(engine::Store& store,
+                                                  const engine::Runtime& runtime) {
+    if (!runtime.kyma)
+        return std::nullopt;
+    for (const auto& op : store.operations_of(runtime.id)) {
+        if (op.type != engine::OperationType::Provision && op.type != engine::OperationType::Upgrade)
+            continue;
+        switch (op.state) {
+        case engine::OperationState::Succeeded:
+            return KymaInstallation{"Installed", "Kyma " + runtime.kyma->release.version, op.id};
+        case engine::OperationState::Failed:
+            return KymaInstallation{"Failed", op.message, op.id};
+        case engine::OperationState::InProgress:
+            return KymaInstallation{"InProgress", op.message, op.id};
+        }
+    }
+    return std::nullopt;
+}
+
+Json kyma_installation_json(const std::optional<KymaInstallation>& installation) {
+    if (!installation)
+        return nullptr;
+    return Json{{"state", installation->state},
+                {"description", installation->description},
+                {"operationID", installation->operation_id}};
+}
+
 std::string state_text(const std::optional<engine::Operation>& op) {
     return op ? std::string(engine::to_api(op->state)) : std::string("-");
 }
@@ -112,7 +147,8 @@ Cell state_cell(const std::optional<engine::Operation>& op) {
 }
 
 void print_status_table(Context& ctx, const engine::Runtime& runtime,
-                        const std::optional<engine::Operation>& last, bool wide) {
+                        const std::optional<engine::Operation>& last,
+                        const std::optional<KymaInstallation>& kyma, bool wide) {
     const Timestamp now = SystemClock().now();
     const auto& g = runtime.gardener;
     const bool colour = use_colour(ctx.out());
@@ -135,6 +171,21 @@ void print_status_table(Context& ctx, const engine::Runtime& runtime,
         rows.emplace_back("message", last->message);
         if (!last->last_error.empty())
             rows.emplace_back("error", last->last_error.message);
+    }
+    if (runtime.kyma) {
+        const auto& k = *runtime.kyma;
+        std::string components;
+        for (const auto& c : k.components)
+            components += (components.empty() ? "" : ", ") + c.name;
+        rows.emplace_back("kyma", k.release.version +
+                                      (k.profile ? " " + std::string(engine::to_api(*k.profile))
+                                                 : std::string()) +
+                                      " (" + std::to_string(k.components.size()) +
+                                      " components: " + components + ")");
+        if (kyma)
+            rows.emplace_back("installation", kyma->state + (kyma->description.empty()
+                                                                 ? std::string()
+                                                                 : ": " + kyma->description));
     }
     if (wide) {
         rows.emplace_back("sub-account", runtime.sub_account_id);
@@ -201,17 +252,21 @@ int cmd_status(Context& ctx, const ReadArgs& args) {
     const auto store = open_store(ctx);
     const auto runtime = find_runtime(*store, args.id);
     const auto last = store->last_operation(runtime.id);
+    const auto kyma = kyma_installation(*store, runtime);
     switch (const auto format = output_format(ctx)) {
     case OutputFormat::Json:
-    case OutputFormat::Yaml:
-        print_document(ctx.out(), status_document(runtime, last, CompassIds(ctx)), format);
+    case OutputFormat::Yaml: {
+        auto document = status_document(runtime, last, CompassIds(ctx));
+        document["kymaInstallation"] = kyma_installation_json(kyma);
+        print_document(ctx.out(), document, format);
         break;
+    }
     case OutputFormat::Name:
         ctx.out() << runtime.id << '\n';
         break;
     case OutputFormat::Table:
     case OutputFormat::Wide:
-        print_status_table(ctx, runtime, last, format == OutputFormat::Wide);
+        print_status_table(ctx, runtime, last, kyma, format == OutputFormat::Wide);
         break;
     }
     return k_exit_ok;

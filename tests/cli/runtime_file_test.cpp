@@ -242,13 +242,15 @@ TEST(RuntimeFileExamples, EveryExampleParsesAndValidates) {
             const auto input = engine::parse_provision_input(doc);
             EXPECT_NO_THROW(engine::validate_provision(input, k_options));
             EXPECT_NO_THROW((void)engine::to_runtime(input, "rt", "tenant", "", {}, k_options));
+        } else if (schema == "kyma.schema.json") {
+            EXPECT_NO_THROW((void)engine::read_kyma_upgrade_input(doc));
         } else {
             EXPECT_EQ(schema, "upgrade.schema.json");
             EXPECT_NO_THROW(engine::validate_upgrade(engine::parse_upgrade_input(doc)));
         }
     }
-    for (const char* name :
-         {"aws.yaml", "azure.yaml", "gcp.yaml", "openstack.yaml", "upgrade.yaml"})
+    for (const char* name : {"aws.yaml", "azure.yaml", "gcp.yaml", "gcp-kyma.yaml",
+                             "openstack.yaml", "upgrade.yaml", "kyma.yaml"})
         EXPECT_TRUE(seen.count(name)) << name;
 }
 
@@ -403,6 +405,20 @@ TEST(RuntimeFileSchema, UpgradeSchemaDescribesTheParsersFields) {
     EXPECT_EQ(defined, types);
 }
 
+TEST(RuntimeFileSchema, KymaSchemaDescribesTheParsersFields) {
+    const auto schema = load_schema("kyma.schema.json");
+    compare_schema(schema, "UpgradeRuntimeInput");
+    std::set<std::string> types, defined{"UpgradeRuntimeInput"};
+    reachable("UpgradeRuntimeInput", types);
+    for (const auto& [name, _] : schema["definitions"].items())
+        defined.insert(name);
+    EXPECT_EQ(defined, types);
+    // The Kyma types are the runtime file's, word for word.
+    const auto runtime = load_schema("runtime.schema.json");
+    for (const auto& [name, definition] : schema["definitions"].items())
+        EXPECT_EQ(definition, runtime["definitions"][name]) << name;
+}
+
 // A value the schema accepts for `property`, with every field of objects filled in.
 json sample(const json& root, const json& property) {
     const json& s = non_null(property);
@@ -502,7 +518,7 @@ sys.exit(1 if failed else 0)
         std::ofstream(out) << read_runtime_file(file.string()).dump();
         valid[schema].push_back(out);
     }
-    ASSERT_EQ(valid.size(), 2u);
+    ASSERT_EQ(valid.size(), 3u); // runtime, upgrade and Kyma files
     for (const auto& [schema, files] : valid)
         run(schema, "valid", files);
 
