@@ -61,7 +61,10 @@ private:
                 continue;
             }
             const auto until = first->first.first;
-            m_wake.wait_until(lock, stop, until, [] { return false; });
+            // Woken early only by an earlier deadline; a removed one just expires unused.
+            m_wake.wait_until(lock, stop, until, [&] {
+                return !m_pending.empty() && m_pending.begin()->first.first < until;
+            });
         }
     }
 
