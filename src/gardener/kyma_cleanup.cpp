@@ -2,7 +2,6 @@
 // (kyma-installation.md §4.3), in one pass and reading CRDs through apiextensions v1 first (§7.3).
 
 #include "gardener/kyma_installer.hpp"
-
 #include "gardener/kyma_installer_detail.hpp"
 #include "gardener/kyma_objects.hpp"
 
@@ -60,29 +59,30 @@ void InstallationCrInstaller::cleanup(const std::string& kubeconfig, const std::
     });
     if (!installed) {
         if (m_log)
-            m_log(engine::LogLevel::Info, "Service Catalog not installed properly. Cleanup skipped");
+            m_log(engine::LogLevel::Info,
+                  "Service Catalog not installed properly. Cleanup skipped");
         return;
     }
-    const json brokers =
-        items_of(kube, std::string(k_catalog) + "/clusterservicebrokers", "", "ClusterServiceBrokers");
+    const json brokers = items_of(kube, std::string(k_catalog) + "/clusterservicebrokers", "",
+                                  "ClusterServiceBrokers");
     for (const auto& broker : brokers) {
         if (!text_at(broker, "spec", "url").starts_with(selector))
             continue;
-        const json classes = items_of(
-            kube, std::string(k_catalog) + "/clusterserviceclasses",
-            "servicecatalog.k8s.io/spec.clusterServiceBrokerName=" +
-                sha224_hex(text_at(broker, "metadata", "name")),
-            "ClusterServiceClasses");
+        const json classes = items_of(kube, std::string(k_catalog) + "/clusterserviceclasses",
+                                      "servicecatalog.k8s.io/spec.clusterServiceBrokerName=" +
+                                          sha224_hex(text_at(broker, "metadata", "name")),
+                                      "ClusterServiceClasses");
         for (const auto& service_class : classes) {
-            const json instances = items_of(
-                kube, std::string(k_catalog) + "/serviceinstances",
-                "servicecatalog.k8s.io/spec.clusterServiceClassRef.name=" +
-                    sha224_hex(text_at(service_class, "metadata", "name")),
-                "ServiceInstances");
+            const json instances =
+                items_of(kube, std::string(k_catalog) + "/serviceinstances",
+                         "servicecatalog.k8s.io/spec.clusterServiceClassRef.name=" +
+                             sha224_hex(text_at(service_class, "metadata", "name")),
+                         "ServiceInstances");
             for (const auto& instance : instances) {
                 const std::string path = std::string(k_catalog) + "/namespaces/" +
                                          text_at(instance, "metadata", "namespace") +
-                                         "/serviceinstances/" + text_at(instance, "metadata", "name");
+                                         "/serviceinstances/" +
+                                         text_at(instance, "metadata", "name");
                 try {
                     kube.delete_object(path);
                 } catch (const RemoteError& e) {
@@ -95,8 +95,8 @@ void InstallationCrInstaller::cleanup(const std::string& kubeconfig, const std::
     for (json broker : brokers) {
         if (!broker.is_object() || !broker["metadata"].is_object())
             continue;
-        const std::string path =
-            std::string(k_catalog) + "/clusterservicebrokers/" + text_at(broker, "metadata", "name");
+        const std::string path = std::string(k_catalog) + "/clusterservicebrokers/" +
+                                 text_at(broker, "metadata", "name");
         broker["metadata"]["finalizers"] = json::array();
         try {
             kube.update(path, broker);

@@ -100,16 +100,15 @@ bool label_installation(KubeClient& kube, json cr, const std::string& action,
 }
 
 void start_installation(KubeClient& kube) {
-    const json cr =
-        with_prefix("failed to get Installation CR: ", [&] { return kube.get(k_installation_path); });
-    const bool labeled = label_installation(kube, cr, "install", "failed label Installation CR: ",
-                                            [](const json& current) {
-                                                if (state_of(current) == "InProgress")
-                                                    throw RemoteError(
-                                                        "failed to trigger installation, "
-                                                        "installation already in progress",
-                                                        0, false, "", k_component);
-                                            });
+    const json cr = with_prefix("failed to get Installation CR: ",
+                                [&] { return kube.get(k_installation_path); });
+    const bool labeled = label_installation(
+        kube, cr, "install", "failed label Installation CR: ", [](const json& current) {
+            if (state_of(current) == "InProgress")
+                throw RemoteError("failed to trigger installation, "
+                                  "installation already in progress",
+                                  0, false, "", k_component);
+        });
     if (!labeled)
         throw RemoteError("failed label Installation CR: the Installation CR " +
                               std::string(k_installation_name) + " was deleted meanwhile",
@@ -122,7 +121,9 @@ InstallationCrInstaller::InstallationCrInstaller(ClientOptions options, engine::
     : m_options(std::move(options))
     , m_log(std::move(log)) {}
 
-std::string_view InstallationCrInstaller::name() const { return "installation-cr"; }
+std::string_view InstallationCrInstaller::name() const {
+    return "installation-cr";
+}
 
 void InstallationCrInstaller::warn(const std::string& message) const {
     if (m_log)
@@ -188,9 +189,9 @@ bool InstallationCrInstaller::uninstall(const std::string& kubeconfig) {
                                 [&] { return kube.get_if_exists(k_installation_path); });
     if (!cr)
         return false;
-    return label_installation(kube, *cr, "uninstall",
-                              "error labeling Installation CR with action=uninstall label: ",
-                              [](const json&) {});
+    return label_installation(
+        kube, *cr, "uninstall",
+        "error labeling Installation CR with action=uninstall label: ", [](const json&) {});
 }
 
 } // namespace kprov::gardener

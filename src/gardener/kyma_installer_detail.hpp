@@ -23,8 +23,7 @@ inline RuntimeClusterClient connect(const std::string& kubeconfig, const ClientO
 /// Runs `f`; what it throws comes out with `prefix` before its message, as the same kind:
 /// KubeError stays KubeError (status, reason, causes and request kept), RemoteError stays
 /// RemoteError, anything else becomes a RemoteError of k_component (status 0, not retryable).
-template <class F>
-decltype(auto) with_prefix(const std::string& prefix, F&& f) {
+template <class F> decltype(auto) with_prefix(const std::string& prefix, F&& f) {
     try {
         return std::forward<F>(f)();
     } catch (const KubeError& e) {

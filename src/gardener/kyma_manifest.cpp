@@ -231,8 +231,8 @@ InstallerManifest parse_installer_yaml(std::string_view yaml) {
 std::string collection_path(const json& object) {
     const KindInfo& info = known_kind(object);
     const std::string api_version(info.api_version);
-    std::string path = api_version.find('/') == std::string::npos ? "/api/" + api_version
-                                                                   : "/apis/" + api_version;
+    std::string path =
+        api_version.find('/') == std::string::npos ? "/api/" + api_version : "/apis/" + api_version;
     if (info.namespaced) {
         std::string ns = text_member(object.value("metadata", json::object()), "namespace");
         path += "/namespaces/" + (ns.empty() ? std::string("default") : ns);

@@ -21,11 +21,11 @@ json override_object(const char* kind, const std::string& name, const std::strin
     json labels = {{"installer", "overrides"}, {"conflict-strategy", conflict_strategy}};
     if (component)
         labels["component"] = *component;
-    return {{"apiVersion", "v1"},
-            {"kind", kind},
-            {"metadata",
-             {{"name", name}, {"namespace", k_installer_namespace}, {"labels", labels}}},
-            {"data", json::object()}};
+    return {
+        {"apiVersion", "v1"},
+        {"kind", kind},
+        {"metadata", {{"name", name}, {"namespace", k_installer_namespace}, {"labels", labels}}},
+        {"data", json::object()}};
 }
 
 // Appends the ConfigMap and the Secret of one override group.
@@ -114,7 +114,8 @@ json replacement_for(const json& live, const json& desired) {
         rv && rv->is_string())
         out["metadata"]["resourceVersion"] = *rv;
     const json* live_spec = member(live, "spec");
-    if (live_spec && desired.value("kind", "") == "Service" && desired.value("apiVersion", "") == "v1") {
+    if (live_spec && desired.value("kind", "") == "Service" &&
+        desired.value("apiVersion", "") == "v1") {
         json& spec = out["spec"];
         if (!spec.is_object())
             spec = json::object();
@@ -151,7 +152,8 @@ engine::InstallationProbe no_installation_probe() {
 engine::InstallationProbe probe_of(const json& cr) {
     engine::InstallationProbe probe;
     const json* metadata = member(cr, "metadata");
-    probe.resource_version = bounded_text(metadata ? member(*metadata, "resourceVersion") : nullptr);
+    probe.resource_version =
+        bounded_text(metadata ? member(*metadata, "resourceVersion") : nullptr);
     const json* status = member(cr, "status");
     const json* state = status ? member(*status, "state") : nullptr;
     std::string value;

@@ -64,8 +64,7 @@ std::string object_path(const nlohmann::json& object);
 /// in namespace default without the label `action`, spec.profile set when the configuration
 /// has a profile, spec.components replaced by the configuration's components in order, each
 /// {name, namespace, release: "", source: {url}} (source only with a source URL).
-nlohmann::json installation_cr(const nlohmann::json& template_cr,
-                               const engine::KymaConfig& config);
+nlohmann::json installation_cr(const nlohmann::json& template_cr, const engine::KymaConfig& config);
 
 /// The override objects of §2.4 in namespace kyma-installer, in write order: global first,
 /// then one per component in order, all written even when empty. Names

@@ -24,8 +24,7 @@ std::string without_trailing_slashes(std::string url) {
 
 void check_version(const std::string& version) {
     bool usable = !version.empty() && version.size() <= k_max_version &&
-                  version.find('/') == std::string::npos &&
-                  version.find("..") == std::string::npos;
+                  version.find('/') == std::string::npos && version.find("..") == std::string::npos;
     for (const unsigned char c : version)
         usable = usable && c >= 0x20 && c != 0x7f;
     if (!usable)
@@ -35,8 +34,7 @@ void check_version(const std::string& version) {
 }
 
 RemoteError too_large(std::size_t max_bytes) {
-    return RemoteError("the file is larger than " + std::to_string(max_bytes) + " bytes", 0,
-                       false);
+    return RemoteError("the file is larger than " + std::to_string(max_bytes) + " bytes", 0, false);
 }
 
 std::optional<std::string> read_file(const std::string& path, std::size_t max_bytes) {

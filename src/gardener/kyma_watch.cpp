@@ -3,7 +3,6 @@
 // watched at once without a second thread each.
 
 #include "gardener/kyma_installer.hpp"
-
 #include "gardener/kyma_installer_detail.hpp"
 #include "gardener/kyma_objects.hpp"
 
@@ -95,8 +94,8 @@ bool InstallationCrInstaller::await_change(const std::string& kubeconfig,
     try {
         ClientOptions options = m_options;
         // The server ends the stream about when the deadline does.
-        options.watch_server_timeout = std::max(
-            std::chrono::seconds(1), std::chrono::ceil<std::chrono::seconds>(max_wait));
+        options.watch_server_timeout =
+            std::max(std::chrono::seconds(1), std::chrono::ceil<std::chrono::seconds>(max_wait));
         auto cluster = kyma_detail::connect(kubeconfig, options);
         std::stop_source stop;
         auto& timer = DeadlineTimer::instance();

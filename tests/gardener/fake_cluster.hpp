@@ -27,8 +27,8 @@ class FakeCluster : public HttpTransport {
 public:
     using json = nlohmann::json;
     /// Answers a request instead of the store when it returns a response.
-    using Hook = std::function<std::optional<HttpResponse>(const HttpRequest&, const std::string&
-                                                                                   path)>;
+    using Hook =
+        std::function<std::optional<HttpResponse>(const HttpRequest&, const std::string& path)>;
 
     void put(const std::string& path, json object) {
         std::lock_guard lock(m_mutex);
@@ -147,14 +147,20 @@ private:
             }
             items.push_back(object);
         }
-        return answer(200, json({{"items", items}, {"metadata", {{"resourceVersion", "1"}}}}).dump());
+        return answer(200,
+                      json({{"items", items}, {"metadata", {{"resourceVersion", "1"}}}}).dump());
     }
 
     static bool is_collection(const std::string& path) {
-        static const std::set<std::string> plurals = {
-            "namespaces",       "configmaps",          "secrets",
-            "installations",    "clusterservicebrokers", "clusterserviceclasses",
-            "serviceinstances", "customresourcedefinitions", "deployments"};
+        static const std::set<std::string> plurals = {"namespaces",
+                                                      "configmaps",
+                                                      "secrets",
+                                                      "installations",
+                                                      "clusterservicebrokers",
+                                                      "clusterserviceclasses",
+                                                      "serviceinstances",
+                                                      "customresourcedefinitions",
+                                                      "deployments"};
         return plurals.count(path.substr(path.rfind('/') + 1)) > 0;
     }
 

@@ -81,8 +81,7 @@ protected:
             options, [this](engine::LogLevel, const std::string& m) { logs.push_back(m); });
     }
     // The error `f` throws, as a RemoteError message and status.
-    template <class F>
-    std::pair<std::string, int> error_of(F&& f) {
+    template <class F> std::pair<std::string, int> error_of(F&& f) {
         try {
             f();
         } catch (const RemoteError& e) {
@@ -94,13 +93,13 @@ protected:
     void fail(const std::string& method, const std::string& path, int status,
               const std::string& reason, int times = 1000) {
         auto left = std::make_shared<int>(times);
-        cluster->set_hook([=](const HttpRequest& r, const std::string& p)
-                              -> std::optional<HttpResponse> {
-            if (r.method != method || p != path || *left == 0)
-                return std::nullopt;
-            --*left;
-            return FakeCluster::answer(status, status_body(status, reason, "injected"));
-        });
+        cluster->set_hook(
+            [=](const HttpRequest& r, const std::string& p) -> std::optional<HttpResponse> {
+                if (r.method != method || p != path || *left == 0)
+                    return std::nullopt;
+                --*left;
+                return FakeCluster::answer(status, status_body(status, reason, "injected"));
+            });
     }
 
     std::shared_ptr<FakeCluster> cluster = std::make_shared<FakeCluster>();
@@ -166,11 +165,23 @@ TEST_F(KymaInstallerTest, InstallAgainReplacesWithTheLiveVersionAndMergesOverrid
     }
 }
 
+TEST_F(KymaInstallerTest, AComponentListedTwiceMergesIntoItsFirstWrite) {
+    auto config = config_with();
+    config.components.push_back(config.components[0]);
+    config.components[0].configuration.entries = {{"first", "1", false}};
+    config.components[1].configuration.entries = {{"second", "2", false}};
+    installer->install(kubeconfig, config);
+    EXPECT_EQ((*cluster->object(k_cm_path + "istio-installer-config"))["data"],
+              json({{"first", "1"}, {"second", "2"}}));
+    EXPECT_EQ((*cluster->object(k_cr_path))["spec"]["components"].size(), 2u);
+}
+
 TEST_F(KymaInstallerTest, TillerYamlIsNeverAppliedButWarnedAbout) {
     auto config = config_with();
     config.release.tiller_yaml = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: tiller}\n";
     installer->install(kubeconfig, config);
-    EXPECT_THAT(cluster->calls(), Not(Contains("POST /api/v1/namespaces/kube-system/serviceaccounts")));
+    EXPECT_THAT(cluster->calls(),
+                Not(Contains("POST /api/v1/namespaces/kube-system/serviceaccounts")));
     ASSERT_EQ(logs.size(), 1u);
     EXPECT_THAT(logs[0], HasSubstr("Tiller"));
 }
@@ -200,9 +211,8 @@ TEST_F(KymaInstallerTest, ErrorsCarryTheOriginalPrefixesAndTheHttpStatus) {
     fail("POST", "/apis/installer.kyma-project.io/v1alpha1/namespaces/default/installations", 403,
          "Forbidden");
     std::tie(message, status) = error_of([&] { installer->install(kubeconfig, config_with()); });
-    EXPECT_THAT(message,
-                StartsWith("Failed to prepare installation: failed to apply Installation "
-                           "resources: "));
+    EXPECT_THAT(message, StartsWith("Failed to prepare installation: failed to apply Installation "
+                                    "resources: "));
 
     cluster->set_hook({});
     auto config = config_with();
@@ -217,16 +227,16 @@ TEST_F(KymaInstallerTest, StartRefusesAnInstallationInProgress) {
     installer->install(kubeconfig, config_with());
     // Re-applying the CR resets its status to the release's: the installer writes InProgress
     // again before the start step reads it.
-    cluster->set_hook([&](const HttpRequest& r, const std::string& p) -> std::optional<HttpResponse> {
-        if (r.method == "GET" && p == k_cr_path) {
-            json live = *cluster->object(k_cr_path);
-            live["status"]["state"] = "InProgress";
-            return FakeCluster::answer(200, live.dump());
-        }
-        return std::nullopt;
-    });
-    const auto [message, status] =
-        error_of([&] { installer->install(kubeconfig, config_with()); });
+    cluster->set_hook(
+        [&](const HttpRequest& r, const std::string& p) -> std::optional<HttpResponse> {
+            if (r.method == "GET" && p == k_cr_path) {
+                json live = *cluster->object(k_cr_path);
+                live["status"]["state"] = "InProgress";
+                return FakeCluster::answer(200, live.dump());
+            }
+            return std::nullopt;
+        });
+    const auto [message, status] = error_of([&] { installer->install(kubeconfig, config_with()); });
     EXPECT_EQ(message, "Failed to start Kyma installation: failed to trigger installation, "
                        "installation already in progress");
     EXPECT_EQ(status, 0);
@@ -241,8 +251,7 @@ TEST_F(KymaInstallerTest, LabelPutIsRetriedAfterAConflict) {
     EXPECT_EQ((*cluster->object(k_cr_path))["metadata"]["labels"]["action"], "install");
 
     fail("PUT", k_cr_path, 409, "Conflict");
-    const auto [message, status] =
-        error_of([&] { installer->upgrade(kubeconfig, config_with()); });
+    const auto [message, status] = error_of([&] { installer->upgrade(kubeconfig, config_with()); });
     EXPECT_THAT(message, StartsWith("Failed to prepare upgrade: failed to apply Installation "
                                     "resources: "));
     EXPECT_EQ(status, 409);
@@ -252,7 +261,8 @@ TEST_F(KymaInstallerTest, StartLabelConflictsAreRetriedThenReported) {
     installer->install(kubeconfig, config_with());
     // Conflicts only on the label PUT (the one that sets action=install).
     auto left = std::make_shared<int>(2);
-    auto hook = [&, left](const HttpRequest& r, const std::string& p) -> std::optional<HttpResponse> {
+    auto hook = [&, left](const HttpRequest& r,
+                          const std::string& p) -> std::optional<HttpResponse> {
         if (r.method == "PUT" && p == k_cr_path &&
             json::parse(r.body)["metadata"]["labels"].value("action", "") == "install" &&
             *left != 0) {
@@ -267,8 +277,7 @@ TEST_F(KymaInstallerTest, StartLabelConflictsAreRetriedThenReported) {
     EXPECT_EQ((*cluster->object(k_cr_path))["metadata"]["labels"]["action"], "install");
 
     *left = 1000;
-    const auto [message, status] =
-        error_of([&] { installer->install(kubeconfig, config_with()); });
+    const auto [message, status] = error_of([&] { installer->install(kubeconfig, config_with()); });
     EXPECT_THAT(message, StartsWith("Failed to start Kyma installation: failed label "
                                     "Installation CR: runtime cluster: PUT "));
     EXPECT_EQ(status, 409);
@@ -276,7 +285,8 @@ TEST_F(KymaInstallerTest, StartLabelConflictsAreRetriedThenReported) {
 
 TEST_F(KymaInstallerTest, StartWithoutACrFailsWithNotFound) {
     auto config = config_with();
-    config.release.installer_yaml = "apiVersion: v1\nkind: Namespace\nmetadata: {name: kyma-installer}\n";
+    config.release.installer_yaml =
+        "apiVersion: v1\nkind: Namespace\nmetadata: {name: kyma-installer}\n";
     const auto [message, status] = error_of([&] { installer->install(kubeconfig, config); });
     EXPECT_THAT(message, StartsWith("Failed to start Kyma installation: failed to get "
                                     "Installation CR: runtime cluster: GET "));
@@ -292,8 +302,7 @@ TEST_F(KymaInstallerTest, UpgradeDeletesTheInstallerDeploymentFirst) {
     EXPECT_FALSE(cluster->object(deployment));
     installer->upgrade(kubeconfig, config_with()); // absent: fine
     fail("DELETE", deployment, 403, "Forbidden");
-    const auto [message, status] =
-        error_of([&] { installer->upgrade(kubeconfig, config_with()); });
+    const auto [message, status] = error_of([&] { installer->upgrade(kubeconfig, config_with()); });
     EXPECT_THAT(message, StartsWith("Failed to prepare upgrade: failed to delete the installer "
                                     "Deployment: "));
     EXPECT_EQ(status, 403);
@@ -355,18 +364,18 @@ TEST_F(KymaInstallerTest, CleanupDeletesTheMatchingInstancesAndStripsEveryBroker
     cluster->put(k_catalog + "/clusterservicebrokers/other",
                  json::parse(R"({"metadata": {"name": "other", "finalizers": ["f"]},
                                  "spec": {"url": "https://elsewhere"}})"));
-    cluster->put(k_catalog + "/clusterserviceclasses/c1",
-                 labeled("c1", "servicecatalog.k8s.io/spec.clusterServiceBrokerName",
-                         sha224_hex("sm")));
-    cluster->put(k_catalog + "/clusterserviceclasses/c2",
-                 labeled("c2", "servicecatalog.k8s.io/spec.clusterServiceBrokerName",
-                         sha224_hex("other")));
-    json i1 = labeled("i1", "servicecatalog.k8s.io/spec.clusterServiceClassRef.name",
-                      sha224_hex("c1"));
+    cluster->put(
+        k_catalog + "/clusterserviceclasses/c1",
+        labeled("c1", "servicecatalog.k8s.io/spec.clusterServiceBrokerName", sha224_hex("sm")));
+    cluster->put(
+        k_catalog + "/clusterserviceclasses/c2",
+        labeled("c2", "servicecatalog.k8s.io/spec.clusterServiceBrokerName", sha224_hex("other")));
+    json i1 =
+        labeled("i1", "servicecatalog.k8s.io/spec.clusterServiceClassRef.name", sha224_hex("c1"));
     i1["metadata"]["namespace"] = "ns1";
     cluster->put(k_catalog + "/namespaces/ns1/serviceinstances/i1", i1);
-    json i2 = labeled("i2", "servicecatalog.k8s.io/spec.clusterServiceClassRef.name",
-                      sha224_hex("c2"));
+    json i2 =
+        labeled("i2", "servicecatalog.k8s.io/spec.clusterServiceClassRef.name", sha224_hex("c2"));
     i2["metadata"]["namespace"] = "ns2";
     cluster->put(k_catalog + "/namespaces/ns2/serviceinstances/i2", i2);
 
@@ -374,8 +383,8 @@ TEST_F(KymaInstallerTest, CleanupDeletesTheMatchingInstancesAndStripsEveryBroker
     EXPECT_FALSE(cluster->object(k_catalog + "/namespaces/ns1/serviceinstances/i1"));
     EXPECT_TRUE(cluster->object(k_catalog + "/namespaces/ns2/serviceinstances/i2"));
     for (const char* broker : {"sm", "other"})
-        EXPECT_EQ((*cluster->object(k_catalog + "/clusterservicebrokers/" + broker))["metadata"]
-                                                                                 ["finalizers"],
+        EXPECT_EQ((*cluster->object(k_catalog + "/clusterservicebrokers/" +
+                                    broker))["metadata"]["finalizers"],
                   json::array());
 }
 
@@ -390,11 +399,11 @@ TEST_F(KymaInstallerTest, CleanupFailsWhenAListFailsAndSwallowsDeleteErrors) {
     cluster->put(k_catalog + "/clusterservicebrokers/sm",
                  json::parse(R"({"metadata": {"name": "sm"},
                                  "spec": {"url": "https://service-manager.x"}})"));
-    cluster->put(k_catalog + "/clusterserviceclasses/c1",
-                 labeled("c1", "servicecatalog.k8s.io/spec.clusterServiceBrokerName",
-                         sha224_hex("sm")));
-    json i1 = labeled("i1", "servicecatalog.k8s.io/spec.clusterServiceClassRef.name",
-                      sha224_hex("c1"));
+    cluster->put(
+        k_catalog + "/clusterserviceclasses/c1",
+        labeled("c1", "servicecatalog.k8s.io/spec.clusterServiceBrokerName", sha224_hex("sm")));
+    json i1 =
+        labeled("i1", "servicecatalog.k8s.io/spec.clusterServiceClassRef.name", sha224_hex("c1"));
     i1["metadata"]["namespace"] = "ns1";
     cluster->put(k_catalog + "/namespaces/ns1/serviceinstances/i1", i1);
     fail("DELETE", k_catalog + "/namespaces/ns1/serviceinstances/i1", 403, "Forbidden");
@@ -402,8 +411,7 @@ TEST_F(KymaInstallerTest, CleanupFailsWhenAListFailsAndSwallowsDeleteErrors) {
     EXPECT_THAT(logs, Contains(HasSubstr("Service Catalog cleanup: ")));
 }
 
-std::string watch_event(const std::string& type, const std::string& name,
-                        const std::string& rv) {
+std::string watch_event(const std::string& type, const std::string& name, const std::string& rv) {
     return json({{"type", type},
                  {"object", {{"metadata", {{"name", name}, {"resourceVersion", rv}}}}}})
                .dump() +
@@ -451,7 +459,8 @@ TEST_F(KymaInstallerTest, ManyAwaitsShareTheTimer) {
     std::atomic<int> changed = 0;
     for (int i = 0; i < 8; ++i)
         threads.emplace_back([&, i] {
-            changed += installer->await_change(kubeconfig, "1", std::chrono::milliseconds(50 + 10 * i));
+            changed +=
+                installer->await_change(kubeconfig, "1", std::chrono::milliseconds(50 + 10 * i));
         });
     for (auto& t : threads)
         t.join();

@@ -11,9 +11,9 @@
 namespace kprov::gardener {
 namespace {
 
+using nlohmann::json;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using nlohmann::json;
 
 std::string error_of(const std::string& yaml) {
     try {
@@ -25,8 +25,9 @@ std::string error_of(const std::string& yaml) {
 }
 
 TEST(KymaManifest, SplitsOnTheExactSeparatorAndSkipsEmptyDocuments) {
-    EXPECT_THAT(split_yaml_documents("a: 1\n---\nb: 2\n---\n\n  \n---\n# only a comment\n---\nc: 3"),
-                ElementsAre("a: 1", "b: 2", "c: 3"));
+    EXPECT_THAT(
+        split_yaml_documents("a: 1\n---\nb: 2\n---\n\n  \n---\n# only a comment\n---\nc: 3"),
+        ElementsAre("a: 1", "b: 2", "c: 3"));
     // "---" that is not a line of its own, or carries more than a newline, does not split.
     EXPECT_THAT(split_yaml_documents("a: x---y\n--- \nb: 2"), ElementsAre("a: x---y\n--- \nb: 2"));
     EXPECT_THAT(split_yaml_documents(""), ElementsAre());
@@ -235,10 +236,9 @@ TEST(KymaProbe, MapsTheStatesOfTheTable) {
     EXPECT_EQ(error.kind, Kind::InstallerError);
     EXPECT_EQ(error.error_message, "installation error occurred: install component istio");
     EXPECT_TRUE(error.recoverable);
-    EXPECT_THAT(error.error_log,
-                ElementsAre(engine::InstallationErrorEntry{"istio", "boom", 2}));
-    EXPECT_FALSE(probe_of(cr_with(R"({"state": "Error"})", R"({"action": "uninstall"})"))
-                     .recoverable);
+    EXPECT_THAT(error.error_log, ElementsAre(engine::InstallationErrorEntry{"istio", "boom", 2}));
+    EXPECT_FALSE(
+        probe_of(cr_with(R"({"state": "Error"})", R"({"action": "uninstall"})")).recoverable);
     EXPECT_FALSE(probe_of(cr_with(R"({"state": "Error"})")).recoverable);
 
     try {
