@@ -157,9 +157,12 @@ EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int stor
     m_clusters = std::make_unique<gardener::ClusterBindings>(cluster_options);
     const auto& settings = ctx.config().settings;
     if (settings.kyma_installer == "installation-cr") {
-        m_installer = std::make_unique<gardener::InstallationCrInstaller>(cluster_options);
-        m_releases = std::make_unique<gardener::HttpReleaseSource>(
-            settings.kyma_releases_url, settings.kyma_dev_releases_url);
+        m_installer =
+            std::make_unique<gardener::InstallationCrInstaller>(cluster_options, m_log.sink());
+        gardener::ReleaseSourceOptions releases;
+        releases.releases_url = settings.kyma_releases_url;
+        releases.on_demand_url = settings.kyma_dev_releases_url;
+        m_releases = std::make_unique<gardener::HttpReleaseSource>(std::move(releases));
         m_watches = std::make_unique<engine::InstallationWatches>(*m_installer, *m_store, m_clock);
         m_options.kyma.installer = m_installer.get();
         m_options.kyma.releases = m_releases.get();

@@ -63,12 +63,12 @@ public:
     /// ClusterServiceClasses: <err>", "while listing ServiceInstances: <err>".
     void cleanup(const std::string& kubeconfig, const std::string& selector) override;
 
-    /// Watches default/kyma-installation from `resource_version` for at most `max_wait`; true
-    /// on the first ADDED, MODIFIED or DELETED event (or, when the watch had to list, a CR whose
-    /// resourceVersion differs). False on timeout and on any error; throws nothing. Many may
-    /// wait at once: the deadlines share one timer thread.
+    /// Watches default/kyma-installation from `resource_version` for at most `max_wait` or
+    /// until `stop`; true on the first ADDED, MODIFIED or DELETED event (or, when the watch had
+    /// to list, a CR whose resourceVersion differs). False on timeout, stop and any error;
+    /// throws nothing. Many may wait at once: the deadlines share one timer thread.
     bool await_change(const std::string& kubeconfig, const std::string& resource_version,
-                      std::chrono::milliseconds max_wait) override;
+                      std::chrono::milliseconds max_wait, std::stop_token stop) override;
 
 private:
     enum class Mode { Install, Upgrade };

@@ -88,8 +88,9 @@ std::string resource_version_of(const json& object) {
 
 bool InstallationCrInstaller::await_change(const std::string& kubeconfig,
                                            const std::string& resource_version,
-                                           std::chrono::milliseconds max_wait) {
-    if (max_wait <= std::chrono::milliseconds::zero())
+                                           std::chrono::milliseconds max_wait,
+                                           std::stop_token caller) {
+    if (max_wait <= std::chrono::milliseconds::zero() || caller.stop_requested())
         return false;
     try {
         ClientOptions options = m_options;
@@ -105,6 +106,7 @@ bool InstallationCrInstaller::await_change(const std::string& kubeconfig,
             DeadlineTimer::Key key;
             ~Unregister() { timer.remove(key); }
         } unregister{timer, key};
+        const std::stop_callback on_caller_stop(caller, [&stop] { stop.request_stop(); });
 
         WatchOptions watch;
         watch.resource_version = resource_version;

@@ -437,7 +437,7 @@ FakeCluster::Hook watch_hook(std::vector<std::string> chunks, std::string* query
 TEST_F(KymaInstallerTest, AwaitChangeSeesAModification) {
     std::string url;
     cluster->set_hook(watch_hook({watch_event("MODIFIED", "kyma-installation", "13")}, &url));
-    EXPECT_TRUE(installer->await_change(kubeconfig, "12", 10s));
+    EXPECT_TRUE(installer->await_change(kubeconfig, "12", 10s, {}));
     EXPECT_THAT(url, HasSubstr("resourceVersion=12"));
     EXPECT_THAT(url, HasSubstr("fieldSelector=metadata.name%3Dkyma-installation"));
 }
@@ -445,12 +445,12 @@ TEST_F(KymaInstallerTest, AwaitChangeSeesAModification) {
 TEST_F(KymaInstallerTest, AwaitChangeTimesOutAndNeverThrows) {
     cluster->set_hook(watch_hook({}));
     const auto start = std::chrono::steady_clock::now();
-    EXPECT_FALSE(installer->await_change(kubeconfig, "12", 100ms));
+    EXPECT_FALSE(installer->await_change(kubeconfig, "12", 100ms, {}));
     EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
-    EXPECT_FALSE(installer->await_change(kubeconfig, "12", 0ms));
-    EXPECT_FALSE(installer->await_change("garbage", "12", 10s));
+    EXPECT_FALSE(installer->await_change(kubeconfig, "12", 0ms, {}));
+    EXPECT_FALSE(installer->await_change("garbage", "12", 10s, {}));
     fail("GET", std::string(k_installations_path), 403, "Forbidden");
-    EXPECT_FALSE(installer->await_change(kubeconfig, "12", 10s));
+    EXPECT_FALSE(installer->await_change(kubeconfig, "12", 10s, {}));
 }
 
 TEST_F(KymaInstallerTest, ManyAwaitsShareTheTimer) {
@@ -460,7 +460,7 @@ TEST_F(KymaInstallerTest, ManyAwaitsShareTheTimer) {
     for (int i = 0; i < 8; ++i)
         threads.emplace_back([&, i] {
             changed +=
-                installer->await_change(kubeconfig, "1", std::chrono::milliseconds(50 + 10 * i));
+                installer->await_change(kubeconfig, "1", std::chrono::milliseconds(50 + 10 * i), {});
         });
     for (auto& t : threads)
         t.join();
@@ -470,7 +470,7 @@ TEST_F(KymaInstallerTest, ManyAwaitsShareTheTimer) {
 TEST_F(KymaInstallerTest, AwaitChangeWithoutAVersionComparesTheList) {
     cluster->put(k_cr_path, json::parse(R"({"metadata": {"name": "kyma-installation"}})"));
     cluster->set_hook(watch_hook({}));
-    EXPECT_TRUE(installer->await_change(kubeconfig, "", 10s));
+    EXPECT_TRUE(installer->await_change(kubeconfig, "", 10s, {}));
 }
 
 } // namespace
