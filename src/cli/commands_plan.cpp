@@ -14,6 +14,8 @@
 #include "engine/service.hpp"
 #include "engine/shoot_builder.hpp"
 #include "engine/shoot_upgrade.hpp"
+#include "gardener/kyma_objects.hpp"
+#include "gardener/kyma_releases.hpp"
 
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -30,16 +32,54 @@ std::string output_format(Context& ctx) {
     throw UsageError("plan prints yaml or json, not \"" + *format + "\"");
 }
 
-// One object as is; with the OIDC ConfigMap a v1 List (ConfigMap first: it must exist before
-// the shoot that references it).
-std::string plan_document(const engine::ShootPlan& plan) {
+// The Kyma override objects as StartingInstallation writes them to the runtime cluster, with
+// secret values shown as "<secret>": a plan is for reading, and may end up in a CI log.
+std::vector<nlohmann::json> kyma_objects(const engine::KymaConfig& kyma) {
+    auto objects = gardener::override_objects(kyma);
+    std::vector<nlohmann::json> out = std::move(objects.config_maps);
+    for (auto& secret : objects.secrets) {
+        if (auto data = secret.find("data"); data != secret.end() && data->is_object())
+            for (auto& [key, value] : data->items())
+                value = "<secret>";
+        out.push_back(std::move(secret));
+    }
+    return out;
+}
+
+// One object as is; with the OIDC ConfigMap or Kyma's objects a v1 List (ConfigMap first: it
+// must exist before the shoot that references it; Kyma's go to the new cluster afterwards).
+std::string plan_document(const engine::ShootPlan& plan, const std::optional<engine::KymaConfig>& kyma) {
     using Json = nlohmann::ordered_json;
-    if (!plan.oidc_config_map)
+    if (!plan.oidc_config_map && !kyma)
         return plan.shoot;
     Json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", Json::array()}};
-    list["items"].push_back(Json::parse(*plan.oidc_config_map));
+    if (plan.oidc_config_map)
+        list["items"].push_back(Json::parse(*plan.oidc_config_map));
     list["items"].push_back(Json::parse(plan.shoot));
+    if (kyma)
+        for (const auto& object : kyma_objects(*kyma))
+            list["items"].push_back(Json::parse(object.dump()));
     return list.dump();
+}
+
+// What the Kyma stages will install, on stderr beside the document.
+void print_kyma_summary(Context& ctx, const engine::KymaConfig& kyma) {
+    const auto& settings = ctx.config().settings;
+    gardener::ReleaseSourceOptions sources;
+    sources.releases_url = settings.kyma_releases_url;
+    sources.on_demand_url = settings.kyma_dev_releases_url;
+    const gardener::HttpReleaseSource releases(std::move(sources));
+    std::string components;
+    for (const auto& c : kyma.components)
+        components += "\n  " + std::to_string(c.order) + ". " + c.name + " in " + c.namespace_ +
+                      (c.source_url ? " from " + *c.source_url : std::string());
+    ctx.err() << "Kyma " << kyma.release.version
+              << (kyma.profile ? " (" + std::string(engine::to_api(*kyma.profile)) + ")" : "")
+              << ", installer from "
+              << releases.url_of(kyma.release.version, "kyma-installer-cluster.yaml")
+              << ", installed in this order:" << components
+              << "\nthe override ConfigMaps and Secrets follow the Shoot in the list; the release's "
+                 "own objects and the Installation CR come from the installer file\n";
 }
 
 template <typename Parse> auto read_input(const std::string& file, Parse parse) {
@@ -103,7 +143,9 @@ int cmd_plan(Context& ctx, const PlanArgs& args) {
     print_warnings(ctx, planned.warnings);
     const auto& plan = planned.shoot;
 
-    const std::string document = plan_document(plan);
+    if (planned.runtime.kyma && !ctx.global().quiet)
+        print_kyma_summary(ctx, *planned.runtime.kyma);
+    const std::string document = plan_document(plan, planned.runtime.kyma);
     if (format == "json")
         ctx.out() << nlohmann::ordered_json::parse(document).dump(2) << '\n';
     else

@@ -100,8 +100,12 @@ struct KymaOptions {
     /// Watches of Installation CRs that make a waiting operation due on a change; null: the
     /// Kyma stages poll (every `poll`).
     InstallationWatches* watches = nullptr;
-    /// The value of KPROV_KYMA_INSTALLER, for messages.
+    /// The value of KPROV_KYMA_INSTALLER ("installation-cr" or "none"), for messages.
     std::string installer_setting = "none";
+
+    /// Whether requests with a kymaConfig are accepted: an installer is configured (plans,
+    /// which contact nothing, go by the setting alone).
+    bool installs() const { return installer != nullptr || installer_setting != "none"; }
     /// How often WaitingForInstallation looks, and how long after a trigger (the original's 30 s).
     Duration poll{std::chrono::seconds(30)};
     /// APP_GARDENER_CLUSTER_CLEANUP_RESOURCE_SELECTOR: CleanupCluster deletes the Service

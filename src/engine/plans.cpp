@@ -10,7 +10,7 @@ namespace kprov::engine {
 
 ProvisionPlan plan_provision(const ProvisionInput& input, const RequestContext& context,
                              const EngineOptions& options, Timestamp now, const PlanIds& ids) {
-    if (input.kyma_config_json && !options.kyma.installer)
+    if (input.kyma_config_json && !options.kyma.installs())
         throw kyma_installer_refusal(options.kyma);
     ProvisionPlan plan;
     plan.runtime = to_runtime(input, ids.runtime_id, context.tenant, context.sub_account, now,

@@ -31,7 +31,7 @@ KymaRelease EngineService::release_of(const std::string& version, bool store) {
 StartedOperation EngineService::upgrade_kyma(const std::string& runtime_id,
                                              const KymaUpgradeInput& input,
                                              const RequestContext& context) {
-    if (!m_options.kyma.installer)
+    if (!m_options.kyma.installs())
         throw kyma_installer_refusal(m_options.kyma);
     const Runtime runtime = load_runtime(runtime_id, context);
     if (!runtime.kyma)
