@@ -159,6 +159,9 @@ void PostgresStore::save_progress(const Operation& op, const std::string& owner,
                 "UPDATE cluster SET kubeconfig = $2, is_kubeconfig_encrypted = true "
                 "WHERE id = $1",
                 {cluster_id, m_cipher.encrypt(*change.kubeconfig, kubeconfig_context(cluster_id))});
+        if (change.upgrade_state)
+            exec(tx, "UPDATE runtime_upgrade SET state = $2 WHERE operation_id = $1",
+                 {op.id, std::string(to_db(*change.upgrade_state))});
         if (change.soft_delete) {
             exec(tx, "UPDATE cluster SET deleted = true WHERE id = $1", {cluster_id});
             exec(tx, "DELETE FROM live_shoot WHERE cluster_id = $1", {cluster_id});

@@ -54,7 +54,8 @@ std::optional<Operation> first_operation(const pqxx::result& r) {
 std::optional<Runtime> PostgresStore::find_runtime(const std::string& runtime_id) {
     if (!is_uuid(runtime_id))
         return std::nullopt;
-    // The cluster and its gardener config, and whether it has rows in the child tables.
+    // The cluster and its gardener config, and whether it has rows in the child tables (or a
+    // Kyma config).
     static const std::string sql =
         "SELECT " + qualified(k_cluster_columns, "c") + ", " + qualified(k_gardener_columns, "g") +
         ", EXISTS (SELECT 1 FROM cluster_administrator WHERE cluster_id = c.id)"
@@ -68,15 +69,19 @@ std::optional<Runtime> PostgresStore::find_runtime(const std::string& runtime_id
             const auto r = exec_alone(c, sql, {runtime_id});
             if (r.empty())
                 return std::nullopt;
-            if (!PqxxRow(r[0]).boolean(k_has_children))
-                return runtime_of(PqxxRow(r[0]));
+            const PqxxRow row(r[0]);
+            if (!row.boolean(k_has_children) && row.is_null(k_cluster_active_kyma_column))
+                return runtime_of(row);
         }
         Snapshot tx(c);
         const auto r = exec(tx, sql, {runtime_id});
         if (r.empty())
             return std::nullopt;
-        Runtime rt = runtime_of(PqxxRow(r[0]));
+        const PqxxRow row(r[0]);
+        Runtime rt = runtime_of(row);
         read_runtime_children(tx, rt);
+        if (const auto active_kyma = row.optional_text(k_cluster_active_kyma_column))
+            rt.kyma = read_kyma(tx, *active_kyma, true);
         tx.commit();
         return rt;
     });
@@ -85,8 +90,6 @@ std::optional<Runtime> PostgresStore::find_runtime(const std::string& runtime_id
 Runtime PostgresStore::runtime_of(const RowView& row) const {
     Runtime rt = read_cluster(row, m_cipher);
     rt.labels_json = compact_json(rt.labels_json);
-    if (rt.kyma_config_json)
-        rt.kyma_config_json = compact_json(*rt.kyma_config_json);
     if (!row.is_null(k_cluster_column_count))
         rt.gardener = read_gardener_config(row, k_cluster_column_count);
     return rt;
@@ -114,7 +117,7 @@ PostgresStore::find_runtime_status(const std::string& runtime_id) {
         return std::nullopt;
     // The cluster, its gardener config and its last operation in one statement (one round trip
     // and one connection from the pool per runtimeStatus); the kubeconfig is not selected, so
-    // not decrypted. A runtime with OIDC or DNS rows takes the general way.
+    // not decrypted. A runtime with OIDC, DNS or Kyma rows reads them in one snapshot.
     static const std::string sql =
         "SELECT " + cluster_columns_without_kubeconfig("c") + ", " +
         qualified(k_gardener_columns, "g") + ", last.*" +
@@ -128,12 +131,35 @@ PostgresStore::find_runtime_status(const std::string& runtime_id) {
     if (r.empty())
         return std::nullopt;
     const PqxxRow row(r[0]);
-    if (row.boolean(k_operation + k_operation_column_count))
-        return Store::find_runtime_status(runtime_id);
+    if (row.boolean(k_operation + k_operation_column_count) ||
+        !row.is_null(k_cluster_active_kyma_column))
+        return runtime_status_in_snapshot(runtime_id, sql);
     engine::RuntimeWithLastOperation out{runtime_of(row), std::nullopt, std::nullopt};
     if (!row.is_null(k_operation))
         out.last = read_operation(row, k_operation);
     return out;
+}
+
+std::optional<engine::RuntimeWithLastOperation>
+PostgresStore::runtime_status_in_snapshot(const std::string& runtime_id, const std::string& sql) {
+    constexpr int k_operation = k_cluster_column_count + k_gardener_column_count;
+    return m_pool.run([&](pqxx::connection& c) -> std::optional<engine::RuntimeWithLastOperation> {
+        Snapshot tx(c);
+        const auto r = exec(tx, sql, {runtime_id});
+        if (r.empty())
+            return std::nullopt;
+        const PqxxRow row(r[0]);
+        engine::RuntimeWithLastOperation out{runtime_of(row), std::nullopt, std::nullopt};
+        if (!row.is_null(k_operation))
+            out.last = read_operation(row, k_operation);
+        if (row.boolean(k_operation + k_operation_column_count))
+            read_gardener_children(tx, out.runtime.gardener);
+        // The release's id and version only: this path serves the API at high rates.
+        if (const auto active_kyma = row.optional_text(k_cluster_active_kyma_column))
+            out.runtime.kyma = read_kyma(tx, *active_kyma, false);
+        tx.commit();
+        return out;
+    });
 }
 
 void PostgresStore::read_runtime_children(pqxx::transaction_base& tx, Runtime& rt) {
@@ -145,7 +171,11 @@ void PostgresStore::read_runtime_children(pqxx::transaction_base& tx, Runtime& r
         rt.administrators.push_back(read_secret(m_cipher, row.text(0), row.boolean_or_false(1),
                                                 administrator_context(rt.id)));
     }
-    if (rt.gardener.id.empty())
+    read_gardener_children(tx, rt.gardener);
+}
+
+void PostgresStore::read_gardener_children(pqxx::transaction_base& tx, engine::GardenerConfig& g) {
+    if (g.id.empty())
         return;
 
     std::string oidc_id;
@@ -155,15 +185,15 @@ void PostgresStore::read_runtime_children(pqxx::transaction_base& tx, Runtime& r
                               "FROM oidc_config o "
                               "LEFT JOIN signing_algorithms s ON s.oidc_config_id = o.id "
                               "WHERE o.gardener_config_id = $1 ORDER BY o.id, s.id",
-                              {rt.gardener.id})) {
+                              {g.id})) {
         const PqxxRow row(r);
-        if (!rt.gardener.oidc) {
+        if (!g.oidc) {
             oidc_id = row.text(0);
-            rt.gardener.oidc = engine::OidcConfig{row.text(1), row.text(2), row.text(3),
-                                                  {},          row.text(4), row.text(5)};
+            g.oidc = engine::OidcConfig{row.text(1), row.text(2), row.text(3),
+                                        {},          row.text(4), row.text(5)};
         }
         if (row.text(0) == oidc_id && !row.is_null(6))
-            rt.gardener.oidc->signing_algs.push_back(row.text(6));
+            g.oidc->signing_algs.push_back(row.text(6));
     }
 
     for (const auto& r : exec(tx,
@@ -171,12 +201,12 @@ void PostgresStore::read_runtime_children(pqxx::transaction_base& tx, Runtime& r
                               "p.secret_name, p.type FROM dns_config d "
                               "LEFT JOIN dns_providers p ON p.dns_config_id = d.id "
                               "WHERE d.gardener_config_id = $1 ORDER BY p.id",
-                              {rt.gardener.id})) {
+                              {g.id})) {
         const PqxxRow row(r);
-        if (!rt.gardener.dns)
-            rt.gardener.dns = engine::DnsConfig{row.text(0), {}};
+        if (!g.dns)
+            g.dns = engine::DnsConfig{row.text(0), {}};
         if (!row.is_null(1))
-            rt.gardener.dns->providers.push_back(engine::DnsProvider{
+            g.dns->providers.push_back(engine::DnsProvider{
                 split_domains(row.text(2)), row.boolean(3), row.text(4), row.text(5)});
     }
 }

@@ -1,5 +1,6 @@
 #include "stores/postgres_rows.hpp"
 
+#include "engine/error.hpp"
 #include "engine/model.hpp"
 
 #include <algorithm>
@@ -90,6 +91,10 @@ bool is_uuid(const std::string& s) {
             return false;
     }
     return true;
+}
+
+void runtime_not_found(const std::string& runtime_id) {
+    throw NotFound("runtime " + runtime_id + " does not exist");
 }
 
 std::vector<std::string> ascending_ids(std::size_t n) {

@@ -50,6 +50,9 @@ pqxx::result insert_rows(pqxx::transaction_base& tx, const std::string& table,
 /// treat other ids as absent instead of sending them to the server.
 bool is_uuid(const std::string& s);
 
+/// Throws NotFound for a runtime that does not exist.
+[[noreturn]] void runtime_not_found(const std::string& runtime_id);
+
 /// `n` new UUIDs in ascending order: child rows written with them read back in the caller's
 /// order with `ORDER BY id`, so the original's tables need no ordinal column.
 std::vector<std::string> ascending_ids(std::size_t n);

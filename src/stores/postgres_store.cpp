@@ -35,10 +35,6 @@ bool mentions(const pqxx::sql_error& e, std::string_view name) {
     return std::string_view(e.what()).find(name) != std::string_view::npos;
 }
 
-[[noreturn]] void runtime_not_found(const std::string& runtime_id) {
-    throw NotFound("runtime " + runtime_id + " does not exist");
-}
-
 } // namespace
 
 PostgresStore::PostgresStore(const std::string& url, SecretCipher cipher, int pool_size)
@@ -57,6 +53,8 @@ void PostgresStore::insert_runtime(const Runtime& runtime, const Operation& firs
         insert_gardener_config(tx, runtime.id, runtime.gardener);
         claim_shoot_name(tx, runtime);
         insert_administrators(tx, runtime.id, runtime.administrators);
+        if (runtime.kyma)
+            insert_kyma_config(tx, runtime.id, *runtime.kyma);
         insert_new_operation(tx, first);
         tx.commit();
     });

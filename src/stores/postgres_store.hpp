@@ -39,6 +39,15 @@ public:
     void set_tenant(const std::string& runtime_id, const std::string& tenant,
                     const std::optional<engine::StageTransition>& note) override;
 
+    // Kyma (postgres_kyma.cpp)
+    std::optional<engine::KymaRelease> find_kyma_release(const std::string& version) override;
+    engine::KymaRelease insert_kyma_release(const engine::KymaRelease& release) override;
+    void insert_kyma_upgrade(const engine::Operation& op, const engine::KymaConfig& config,
+                             const engine::RuntimeUpgradeRecord& record) override;
+    std::optional<engine::RuntimeUpgradeRecord>
+    find_runtime_upgrade(const std::string& operation_id) override;
+    void roll_back_upgrade(const std::string& runtime_id, const std::string& operation_id) override;
+
     // Reading (postgres_read.cpp)
     std::optional<engine::Runtime> find_runtime(const std::string& runtime_id) override;
     std::optional<engine::Operation> find_operation(const std::string& operation_id) override;
@@ -93,6 +102,18 @@ private:
     // Reads the administrators, OIDC and DNS rows of a runtime read from cluster and
     // gardener_config.
     void read_runtime_children(pqxx::transaction_base& tx, engine::Runtime& runtime);
+    // The OIDC and DNS rows of the runtime's gardener config.
+    void read_gardener_children(pqxx::transaction_base& tx, engine::GardenerConfig& g);
+    // find_runtime_status in one snapshot, for a runtime with OIDC, DNS or Kyma rows.
+    std::optional<engine::RuntimeWithLastOperation>
+    runtime_status_in_snapshot(const std::string& runtime_id, const std::string& sql);
+    // Writes the kyma_config row and its components; NotFound when its release is not stored.
+    void insert_kyma_config(pqxx::transaction_base& tx, const std::string& cluster_id,
+                            const engine::KymaConfig& config);
+    // The config `config_id` with its release (the YAML texts only `with_yaml`) and its
+    // components; nullopt when it, its release or its components are missing.
+    std::optional<engine::KymaConfig> read_kyma(pqxx::transaction_base& tx,
+                                                const std::string& config_id, bool with_yaml);
     // A runtime from k_cluster_columns and then k_gardener_columns (NULL when it has none).
     engine::Runtime runtime_of(const RowView& row) const;
 

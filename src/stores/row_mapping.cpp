@@ -270,7 +270,7 @@ engine::Runtime read_cluster(const RowView& row, const SecretCipher& cipher, int
     r.description = row.text_or_empty(c++);
     r.labels_json = row.is_null(c) ? "{}" : row.text(c);
     ++c;
-    r.kyma_config_json = row.optional_text(c++);
+    ++c; // active_kyma_config_id: the store reads the config
     const auto kubeconfig = row.optional_text(c++);
     const bool encrypted = row.boolean_or_false(c++);
     if (kubeconfig)
@@ -288,7 +288,7 @@ std::vector<ColumnValue> cluster_values(const engine::Runtime& r, const SecretCi
         {"runtime_name", r.name},
         {"description", r.description},
         {"labels", r.labels_json},
-        {"kyma_config", db_text(r.kyma_config_json)},
+        {"active_kyma_config_id", r.kyma ? DbValue(r.kyma->id) : DbValue()},
         {"kubeconfig", r.kubeconfig
                            ? DbValue(cipher.encrypt(*r.kubeconfig, kubeconfig_context(r.id)))
                            : DbValue()},

@@ -107,8 +107,12 @@ std::vector<ColumnValue> gardener_values(const engine::GardenerConfig& g);
 /// The cluster columns read_cluster expects, in order.
 inline constexpr std::string_view k_cluster_columns =
     "id, tenant, sub_account_id, creation_timestamp, deleted, runtime_name, description, labels, "
-    "kyma_config, kubeconfig, is_kubeconfig_encrypted";
+    "active_kyma_config_id, kubeconfig, is_kubeconfig_encrypted";
 inline constexpr int k_cluster_column_count = 11;
+/// Where active_kyma_config_id is in k_cluster_columns: read_cluster leaves Runtime::kyma empty,
+/// the store reads the config it names (kyma_rows.hpp). (The column cluster.kyma_config, the
+/// request JSON of earlier kprov versions, is no longer read or written.)
+inline constexpr int k_cluster_active_kyma_column = 8;
 
 /// k_cluster_columns prefixed with `alias`, with NULL in place of the kubeconfig and its
 /// encryption flag: for reads that must not decrypt it (a status does not show it).
@@ -118,7 +122,8 @@ std::string cluster_columns_without_kubeconfig(std::string_view alias);
 /// gardener config are left empty (other tables).
 engine::Runtime read_cluster(const RowView& row, const SecretCipher& cipher, int first = 0);
 
-/// Every column of a new cluster row; the kubeconfig, when present, encrypted.
+/// Every column of a new cluster row; the kubeconfig, when present, encrypted;
+/// active_kyma_config_id is r.kyma's id (its rows are the caller's to write).
 std::vector<ColumnValue> cluster_values(const engine::Runtime& r, const SecretCipher& cipher);
 
 // --- children of gardener_config and cluster --------------------------------------------------

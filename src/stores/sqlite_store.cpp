@@ -283,10 +283,13 @@ std::optional<engine::Runtime> SqliteStore::find_runtime(const std::string& runt
             return std::nullopt;
         const SqliteRow row(st);
         engine::Runtime r = read_cluster(row, m_cipher);
+        const auto active_kyma = row.optional_text(k_cluster_active_kyma_column);
         if (!row.is_null(k_cluster_column_count)) {
             r.gardener = read_gardener_config(row, k_cluster_column_count);
             read_gardener_children(r.gardener);
         }
+        if (active_kyma)
+            r.kyma = read_kyma(*active_kyma, true);
         auto admins = cached("SELECT user_id, is_user_id_encrypted FROM cluster_administrator "
                              "WHERE cluster_id = ? ORDER BY rowid",
                              {runtime_id});
@@ -460,9 +463,9 @@ SqliteStore::find_operation_with_tenant(const std::string& operation_id) {
 std::optional<engine::RuntimeWithLastOperation>
 SqliteStore::find_runtime_status(const std::string& runtime_id) {
     // One statement for the cluster, its gardener config and its last operation; the OIDC and
-    // DNS children only when there are some. No BEGIN/COMMIT: while the first statement has
-    // not been reset, SQLite keeps its read transaction, so the children see the same snapshot.
-    // The kubeconfig is not selected, so not decrypted.
+    // DNS children only when there are some, the Kyma config when there is one. No BEGIN/COMMIT:
+    // while the first statement has not been reset, SQLite keeps its read transaction, so the
+    // children see the same snapshot. The kubeconfig is not selected, so not decrypted.
     static const std::string sql =
         "SELECT " + cluster_columns_without_kubeconfig("c") + ", " +
         qualified(k_gardener_columns, "g") + ", " + qualified(k_operation_columns, "o") +
@@ -487,6 +490,9 @@ SqliteStore::find_runtime_status(const std::string& runtime_id) {
             if (row.boolean(operation + k_operation_column_count))
                 read_gardener_children(out.runtime.gardener);
         }
+        // The release's id and version only: this path serves the API at high rates.
+        if (const auto active_kyma = row.optional_text(k_cluster_active_kyma_column))
+            out.runtime.kyma = read_kyma(*active_kyma, false);
         return out;
     });
 }

@@ -41,6 +41,13 @@ public:
                                                        const std::string& shoot_name) override;
     void set_tenant(const std::string& runtime_id, const std::string& tenant,
                     const std::optional<engine::StageTransition>& note) override;
+    std::optional<engine::KymaRelease> find_kyma_release(const std::string& version) override;
+    engine::KymaRelease insert_kyma_release(const engine::KymaRelease& release) override;
+    void insert_kyma_upgrade(const engine::Operation& op, const engine::KymaConfig& config,
+                             const engine::RuntimeUpgradeRecord& record) override;
+    std::optional<engine::RuntimeUpgradeRecord>
+    find_runtime_upgrade(const std::string& operation_id) override;
+    void roll_back_upgrade(const std::string& runtime_id, const std::string& operation_id) override;
     std::optional<engine::Runtime> find_runtime(const std::string& runtime_id) override;
     std::optional<engine::Operation> find_operation(const std::string& operation_id) override;
     std::optional<engine::Operation> last_operation(const std::string& runtime_id) override;
@@ -113,6 +120,13 @@ private:
                                                const std::vector<DbValue>& params,
                                                const std::string& owner, Timestamp now,
                                                std::chrono::milliseconds ttl);
+
+    // Helpers that expect the connection to be held (sqlite_store_kyma.cpp).
+    /// Writes the kyma_config row and its components; NotFound when its release is not stored.
+    void insert_kyma_config(const std::string& cluster_id, const engine::KymaConfig& config);
+    /// The config `config_id` with its release (the YAML texts only `with_yaml`) and its
+    /// components; nullopt when it, its release or its components are missing.
+    std::optional<engine::KymaConfig> read_kyma(const std::string& config_id, bool with_yaml);
 
     // Helpers that expect the connection to be held (sqlite_store.cpp).
     std::vector<engine::Operation> select_operations(const std::string& where_and_order,

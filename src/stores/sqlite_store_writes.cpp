@@ -86,6 +86,8 @@ void SqliteStore::insert_runtime(const engine::Runtime& runtime, const Operation
         insert_gardener_config(runtime.id, runtime.gardener);
         claim_shoot_name(runtime);
         insert_administrators(runtime.id, runtime.administrators);
+        if (runtime.kyma)
+            insert_kyma_config(runtime.id, *runtime.kyma);
         insert_new_operation(first);
     });
 }
@@ -269,6 +271,10 @@ void SqliteStore::save_progress(const Operation& op, const std::string& owner, T
             cached(
                 "UPDATE cluster SET kubeconfig = ?, is_kubeconfig_encrypted = 1 WHERE id = ?",
                 {m_cipher.encrypt(*change.kubeconfig, kubeconfig_context(cluster_id)), cluster_id})
+                .exec();
+        if (change.upgrade_state)
+            cached("UPDATE runtime_upgrade SET state = ? WHERE operation_id = ?",
+                   {std::string(to_db(*change.upgrade_state)), op.id})
                 .exec();
         if (change.soft_delete) {
             cached("UPDATE cluster SET deleted = 1 WHERE id = ?", {cluster_id}).exec();

@@ -345,17 +345,30 @@ TEST(PostgresStore, IdsThatAreNotUuidsAreAbsent) {
     EXPECT_THROW(store->insert_operation(provisioning("x")), NotFound);
 }
 
-TEST(PostgresStore, LabelsAndKymaConfigReadBackAsWritten) {
+TEST(PostgresStore, LabelsReadBackAsWritten) {
     KPROV_FRESH_POSTGRES(db);
     auto store = open_store(db->url(), options(SchemaCheck::Migrate));
     Runtime r = small_runtime();
     r.labels_json = R"({"a":{"b":[1,2]},"env":"dev"})"; // what nlohmann::json::dump() writes
-    r.kyma_config_json = R"({"components":[],"version":"2.0"})";
     store->insert_runtime(r, provisioning(r.id));
     const auto got = store->find_runtime(r.id);
     ASSERT_TRUE(got);
     EXPECT_EQ(got->labels_json, r.labels_json);
-    EXPECT_EQ(got->kyma_config_json, r.kyma_config_json);
+}
+
+TEST(PostgresStore, TheRequestJsonColumnOfEarlierVersionsIsNeitherWrittenNorRead) {
+    KPROV_FRESH_POSTGRES(db);
+    auto store = open_store(db->url(), options(SchemaCheck::Migrate));
+    const Runtime r = small_runtime();
+    store->insert_runtime(r, provisioning(r.id));
+    pqxx::connection c{db->url()};
+    pqxx::work tx{c};
+    EXPECT_TRUE(
+        tx.exec1("SELECT kyma_config FROM cluster WHERE id = " + tx.quote(r.id))[0].is_null());
+    // What an earlier kprov left there shows nowhere: the Kyma config is active_kyma_config_id's.
+    tx.exec0("UPDATE cluster SET kyma_config = '{\"version\": \"1.0\"}'");
+    tx.commit();
+    EXPECT_FALSE(store->find_runtime(r.id)->kyma);
 }
 
 // --- concurrency and connections ---------------------------------------------------------------

@@ -109,6 +109,85 @@ GardenerConfig gardener(const std::string& id, const std::string& name, const st
     return g;
 }
 
+// The GCP runtime's Kyma rows (the fixture's comment tells their story).
+const std::string k_release_2_0 = "5e1ea5e0-0000-4000-8000-000000000001";
+const std::string k_release_1_13 = "5e1ea5e0-0000-4000-8000-000000000002";
+const std::string k_config_before = "5e1ea5e0-0000-4000-8000-0000000000c0";
+const std::string k_config_after = "5e1ea5e0-0000-4000-8000-0000000000c1";
+const std::string k_kyma_upgrade = "0e000000-1111-4000-8000-000000000003";
+
+engine::KymaRelease release_2_0() {
+    return {k_release_2_0, "2.0.0", "",
+            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kyma-installer\n"};
+}
+
+engine::KymaRelease release_1_13() {
+    return {k_release_1_13, "1.13.0",
+            "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: tiller\n",
+            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kyma-installer # 1.13.0\n"};
+}
+
+engine::KymaConfig expected_gcp_kyma_after_upgrade() {
+    engine::KymaConfig k;
+    k.id = k_config_after;
+    k.cluster_id = k_gcp;
+    k.release = release_2_0();
+    k.profile = engine::KymaProfile::Production;
+    k.global = {{{"global.domainName", "c-gcp01.kyma.example.com", false},
+                 {"global.adminPassword", "original-plain-secret", true}},
+                "Replace"};
+    // component_order NULL and 0 first, in id order (d2 before d3), then 1 and 2.
+    k.components = {
+        {"5e1ea5e0-0000-4000-8000-0000000000d2",
+         "cluster-essentials",
+         "kyma-system",
+         std::nullopt,
+         {},
+         0},
+        {"5e1ea5e0-0000-4000-8000-0000000000d3",
+         "istio",
+         "istio-system",
+         std::nullopt,
+         {{{"gateways.replicas", "3", false}}, "Merge"},
+         0},
+        {"5e1ea5e0-0000-4000-8000-0000000000d1",
+         "compass-runtime-agent",
+         "compass-system",
+         std::nullopt,
+         {{{"director.token", "original-agent-token", true}}, ""},
+         1},
+        {"5e1ea5e0-0000-4000-8000-0000000000d4",
+         "serverless",
+         "kyma-system",
+         "https://storage.example.com/serverless-2.0.0.tgz",
+         {},
+         2},
+    };
+    return k;
+}
+
+engine::KymaConfig expected_gcp_kyma_before_upgrade() {
+    engine::KymaConfig k;
+    k.id = k_config_before;
+    k.cluster_id = k_gcp;
+    k.release = release_1_13();
+    k.components = {
+        {"5e1ea5e0-0000-4000-8000-0000000000a1",
+         "compass-runtime-agent",
+         "compass-system",
+         std::nullopt,
+         {},
+         0},
+        {"5e1ea5e0-0000-4000-8000-0000000000a2",
+         "cluster-essentials",
+         "kyma-system",
+         std::nullopt,
+         {},
+         0},
+    };
+    return k;
+}
+
 // What the fixture holds, as the model sees it.
 Runtime expected_gcp() {
     Runtime r;
@@ -146,6 +225,7 @@ Runtime expected_gcp() {
                              "aws-route53-secret-dev",
                              "aws-route53"},
          engine::DnsProvider{{"other.example.com"}, false, "azure-dns-secret", "azure-dns"}}};
+    r.kyma = expected_gcp_kyma_after_upgrade();
     return r;
 }
 
@@ -210,15 +290,18 @@ std::vector<Operation> expected_operations(const std::string& cluster) {
     using S = OperationState;
     using T = OperationType;
     if (cluster == k_gcp)
-        return {original_operation("0e000000-1111-4000-8000-000000000002", k_gcp, T::UpgradeShoot,
-                                   S::InProgress,
-                                   "Operation in progress. Stage WaitingForShootUpgrade",
-                                   at("2023-06-15 12:00:00"), std::nullopt,
-                                   "WaitingForShootUpgrade", at("2023-06-15 12:00:00")),
-                original_operation("0e000000-1111-4000-8000-000000000001", k_gcp, T::Provision,
-                                   S::Succeeded, "Operation succeeded",
-                                   at("2023-03-01 09:00:01.000001"), at("2023-03-01 09:25:00.5"),
-                                   "Finished", at("2023-03-01 09:24:59.999999"))};
+        return {
+            original_operation("0e000000-1111-4000-8000-000000000002", k_gcp, T::UpgradeShoot,
+                               S::InProgress, "Operation in progress. Stage WaitingForShootUpgrade",
+                               at("2023-06-15 12:00:00"), std::nullopt, "WaitingForShootUpgrade",
+                               at("2023-06-15 12:00:00")),
+            original_operation(k_kyma_upgrade, k_gcp, T::Upgrade, S::Succeeded,
+                               "Operation succeeded", at("2023-05-10 08:00:00"),
+                               at("2023-05-10 08:40:00"), "Finished", at("2023-05-10 08:39:59")),
+            original_operation("0e000000-1111-4000-8000-000000000001", k_gcp, T::Provision,
+                               S::Succeeded, "Operation succeeded",
+                               at("2023-03-01 09:00:01.000001"), at("2023-03-01 09:25:00.5"),
+                               "Finished", at("2023-03-01 09:24:59.999999"))};
     if (cluster == k_azure)
         return {original_operation(
             "0e000000-2222-4000-8000-000000000001", k_azure, T::Provision, S::Failed,
@@ -249,7 +332,6 @@ void expect_same_runtime(const Runtime& got, const Runtime& want) {
     EXPECT_EQ(got.name, "");
     EXPECT_EQ(got.description, "");
     EXPECT_EQ(got.labels_json, "{}");
-    EXPECT_FALSE(got.kyma_config_json);
     testing::expect_same_runtime(got, want);
 }
 
@@ -370,7 +452,87 @@ TEST_F(PostgresTakeover, ReadsEveryRowTheOriginalWrote) {
                                "ON c.active_kyma_config_id = k.id")[0][0]
                   .as<int>(),
               1);
-    EXPECT_EQ(sql(m_db->url(), "SELECT count(*) FROM kyma_component_config")[0][0].as<int>(), 1);
+    EXPECT_EQ(sql(m_db->url(), "SELECT count(*) FROM kyma_component_config")[0][0].as<int>(), 6);
+}
+
+TEST_F(PostgresTakeover, ReadsTheOriginalsKymaRows) {
+    auto store = take_over();
+    // The active config with its whole release, the secret value as the original stored it.
+    const auto gcp = store->find_runtime(k_gcp);
+    ASSERT_TRUE(gcp);
+    testing::expect_same_kyma(gcp->kyma, expected_gcp_kyma_after_upgrade());
+    ASSERT_TRUE(gcp->kyma);
+    EXPECT_EQ(gcp->kyma->release.tiller_yaml, "");
+    EXPECT_EQ(gcp->kyma->global.entries.at(1).value, "original-plain-secret");
+
+    // The status: the release's id and version, no YAML.
+    const auto status = store->find_runtime_status(k_gcp);
+    ASSERT_TRUE(status);
+    engine::KymaConfig without_yaml = expected_gcp_kyma_after_upgrade();
+    without_yaml.release.tiller_yaml.clear();
+    without_yaml.release.installer_yaml.clear();
+    testing::expect_same_kyma(status->runtime.kyma, without_yaml);
+    EXPECT_EQ(status->last->id, "0e000000-1111-4000-8000-000000000002");
+
+    // Runtimes the original ran without Kyma (or before the column) have none.
+    EXPECT_FALSE(store->find_runtime(k_azure)->kyma);
+    EXPECT_FALSE(store->find_runtime_status(k_openstack)->runtime.kyma);
+
+    EXPECT_EQ(store->find_kyma_release("1.13.0"), release_1_13());
+    EXPECT_EQ(store->find_kyma_release("2.0.0"), release_2_0());
+    const engine::RuntimeUpgradeRecord upgrade{"5e1ea5e0-0000-4000-8000-0000000000e1",
+                                               k_kyma_upgrade, engine::UpgradeState::Succeeded,
+                                               k_config_before, k_config_after};
+    EXPECT_EQ(store->find_runtime_upgrade(k_kyma_upgrade), upgrade);
+    EXPECT_FALSE(store->find_runtime_upgrade("0e000000-1111-4000-8000-000000000001"));
+
+    // Rolling the original's upgrade back activates its pre-upgrade config: NULL orders, the
+    // early '[]' and NULL configurations.
+    store->roll_back_upgrade(k_gcp, k_kyma_upgrade);
+    testing::expect_same_kyma(store->find_runtime(k_gcp)->kyma, expected_gcp_kyma_before_upgrade());
+    EXPECT_EQ(store->find_runtime_upgrade(k_kyma_upgrade)->state, engine::UpgradeState::RolledBack);
+}
+
+TEST_F(PostgresTakeover, AKymaUpgradeOfTheOriginalsRuntimeFitsItsTables) {
+    auto store = take_over();
+    // The shoot upgrade the original left in progress ends first.
+    Operation shoot = store->find_operation("0e000000-1111-4000-8000-000000000002").value();
+    ASSERT_TRUE(store->claim(shoot.id, "kprov-1", SystemClock().now(), 30s));
+    shoot.state = OperationState::Succeeded;
+    store->save_progress(shoot, "kprov-1", SystemClock().now(), {}, {}, true);
+
+    engine::KymaConfig next = expected_gcp_kyma_after_upgrade();
+    next.id = engine::new_uuid();
+    next.release = store->insert_kyma_release({"", "2.1.0", "", "installer: 2.1.0"});
+    for (std::size_t i = 0; i < next.components.size(); ++i) {
+        next.components[i].id = engine::new_uuid();
+        next.components[i].order = static_cast<int>(i) + 1; // as the engine numbers them
+    }
+    Operation op;
+    op.id = engine::new_uuid();
+    op.type = OperationType::Upgrade;
+    op.start_timestamp = SystemClock().now();
+    op.next_run_at = op.start_timestamp;
+    op.cluster_id = k_gcp;
+    op.stage = "StartingUpgrade";
+    op.message = "Starting Kyma upgrade";
+    store->insert_kyma_upgrade(op, next, {});
+
+    // The release was stored once: the original's 2.0.0 row is the one that exists.
+    EXPECT_EQ(store->insert_kyma_release({"", "2.0.0", "x", "y"}), release_2_0());
+    testing::expect_same_kyma(store->find_runtime(k_gcp)->kyma, next);
+    EXPECT_EQ(store->find_runtime_upgrade(op.id)->pre_upgrade_kyma_config_id, k_config_after);
+    // kprov's rows encrypt what the original's kept in plaintext.
+    const auto stored = sql(m_db->url(), "SELECT global_configuration::text FROM kyma_config "
+                                         "WHERE id = '" +
+                                             next.id + "'")[0][0]
+                            .as<std::string>();
+    EXPECT_EQ(stored.find("original-plain-secret"), std::string::npos) << stored;
+    EXPECT_EQ(sql(m_db->url(), "SELECT count(*) FROM kyma_component_config "
+                               "WHERE configuration::text LIKE '%original-agent-token%'")[0][0]
+                  .as<int>(),
+              1)
+        << "only the original's row holds the token in plaintext";
 }
 
 // Every column (type, nullability, default), constraint and enum value of the public schema,
@@ -455,7 +617,7 @@ TEST_F(PostgresTakeover, RefusesANewOperationWhileTheOriginalsIsInProgress) {
     };
     EXPECT_THROW(store->insert_operation(op(k_gcp)), OperationInProgress);
     EXPECT_THROW(store->insert_operation(op(k_openstack)), OperationInProgress);
-    EXPECT_EQ(store->operations_of(k_gcp).size(), 2u);
+    EXPECT_EQ(store->operations_of(k_gcp).size(), 3u);
 
     // A runtime whose last operation failed may start another.
     const Operation retry = op(k_azure);

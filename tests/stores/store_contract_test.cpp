@@ -1,11 +1,9 @@
 // The Store contract (src/engine/store.hpp), run against every store: SQLite always, PostgreSQL
-// when KPROV_TEST_PG_URI names a server (CI always provides one).
+// when KPROV_TEST_PG_URI names a server (CI always provides one). The Kyma part is in
+// store_contract_kyma_test.cpp.
 
 #include "engine/error.hpp"
-#include "engine/provider_config.hpp"
-#include "stores/open_store.hpp"
-#include "support/store_fixtures.hpp"
-#include "support/test_databases.hpp"
+#include "stores/store_contract.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -18,6 +16,11 @@ namespace kprov::engine {
 namespace {
 
 using namespace std::chrono_literals;
+using store_contract::azure_config;
+using store_contract::full_kyma;
+using store_contract::full_runtime;
+using store_contract::minimal_runtime;
+using store_contract::StoreContract;
 using stores::OpenOptions;
 using stores::SchemaCheck;
 using stores::StoreBackend;
@@ -26,127 +29,9 @@ using testing::k_t0;
 using testing::new_operation;
 using testing::small_runtime;
 
-GardenerConfig azure_config(const std::string& id, const std::string& name) {
-    GardenerConfig g;
-    g.id = id;
-    g.name = name;
-    g.project_name = "kyma-dev";
-    g.kubernetes_version = "1.30.4";
-    g.volume_size_gb = 50;
-    g.machine_type = "Standard_D4s_v5";
-    g.machine_image = "gardenlinux";
-    g.machine_image_version = "1443.3.0";
-    g.region = "westeurope";
-    g.provider = "Azure";
-    g.purpose = "production";
-    g.licence_type = "";
-    g.seed = "az-eu1";
-    g.target_secret = "azure-secret";
-    g.disk_type = "Standard_LRS";
-    g.worker_cidr = "10.250.0.0/16";
-    g.pods_cidr = "100.64.0.0/12";
-    g.services_cidr = "100.104.0.0/13";
-    g.auto_scaler_min = 3;
-    g.auto_scaler_max = 20;
-    g.max_surge = 4;
-    g.max_unavailable = 1;
-    g.enable_kubernetes_version_auto_update = true;
-    g.enable_machine_image_version_auto_update = false;
-    g.exposure_class_name = "internet";
-    g.provider_config =
-        AzureConfig{"10.250.0.0/16", std::vector<std::string>{"1", "2"},
-                    std::vector<AzureZone>{{1, "10.250.0.0/19"}, {2, "10.250.32.0/19"}}, true, 8};
-    g.shoot_networking_filter_disabled = false;
-    g.control_plane_failure_tolerance = "zone";
-    g.eu_access = true;
-    g.oidc = OidcConfig{"client-1",         "groups", "https://issuer.example.com",
-                        {"RS256", "ES256"}, "sub",    "-"};
-    g.dns = DnsConfig{
-        "rt.kyma.example.com",
-        {DnsProvider{
-             {"rt.kyma.example.com", "other.example.com"}, true, "dns-secret", "aws-route53"},
-         DnsProvider{{"x.example.com"}, false, "dns-secret-2", "azure-dns"}}};
-    return g;
-}
-
-Runtime full_runtime(const std::string& id) {
-    Runtime r;
-    r.id = id;
-    r.tenant = "tenant-a";
-    r.sub_account_id = "sub-1";
-    r.creation_timestamp = k_t0;
-    r.name = "runtime " + id.substr(0, 8);
-    r.description = "a runtime with everything";
-    r.labels_json = R"({"env":"dev","owner":{"team":"kyma"}})";
-    r.kyma_config_json =
-        R"({"version":"2.0","components":[{"component":"compass-runtime-agent"}]})";
-    r.administrators = {"admin@example.com", "second@example.com"};
-    r.gardener = azure_config(new_uuid(), "rt-" + id.substr(0, 6));
-    return r;
-}
-
-Runtime minimal_runtime(const std::string& id, Timestamp created = k_t0) {
-    Runtime r;
-    r.id = id;
-    r.tenant = "tenant-b";
-    r.creation_timestamp = created;
-    r.gardener.id = new_uuid();
-    r.gardener.name = "min-" + id.substr(0, 6);
-    r.gardener.project_name = "kyma-dev";
-    r.gardener.kubernetes_version = "1.30.4";
-    r.gardener.machine_type = "m5.xlarge";
-    r.gardener.region = "eu-central-1";
-    r.gardener.provider = "aws";
-    r.gardener.target_secret = "aws-secret";
-    r.gardener.worker_cidr = "10.250.0.0/16";
-    r.gardener.auto_scaler_min = 1;
-    r.gardener.auto_scaler_max = 3;
-    r.gardener.max_surge = 1;
-    r.gardener.provider_config =
-        AwsConfig{"10.250.0.0/16",
-                  {AwsZone{"eu-central-1a", "10.250.32.0/20", "10.250.48.0/20", "10.250.0.0/19"}}};
-    return r;
-}
-
-class StoreContract : public ::testing::TestWithParam<std::string> {
-protected:
-    void SetUp() override {
-        if (GetParam() == "sqlite") {
-            m_url = "sqlite://" + m_dir.file("kprov.db");
-        } else {
-            KPROV_FRESH_POSTGRES(db);
-            m_pg = std::move(db);
-            m_url = m_pg->url();
-        }
-        m_store = open();
-    }
-
-    std::unique_ptr<StoreBackend> open() {
-        OpenOptions options;
-        options.secret_key = "0123456789abcdef0123456789abcdef";
-        options.schema = SchemaCheck::Migrate;
-        return stores::open_store(m_url, options);
-    }
-
-    // Inserts a runtime with a provision operation already finished, so new operations may start.
-    Runtime idle_runtime(Timestamp created = k_t0) {
-        Runtime r = minimal_runtime(new_uuid(), created);
-        Operation op = new_operation(r.id, OperationType::Provision, created);
-        op.state = OperationState::Succeeded;
-        op.stage = "Finished";
-        op.end_timestamp = created + 1s;
-        m_store->insert_runtime(r, op);
-        return r;
-    }
-
-    testing::TempDir m_dir;
-    std::unique_ptr<testing::PostgresDatabase> m_pg;
-    std::string m_url;
-    std::unique_ptr<StoreBackend> m_store;
-};
-
 TEST_P(StoreContract, FullRuntimeReadsBackFieldByField) {
-    const Runtime r = full_runtime(new_uuid());
+    Runtime r = full_runtime(new_uuid());
+    r.kyma = full_kyma(r.id, stored_release());
     m_store->insert_runtime(r, new_operation(r.id, OperationType::Provision, k_t0));
     const auto got = m_store->find_runtime(r.id);
     ASSERT_TRUE(got);
@@ -665,7 +550,8 @@ TEST_P(StoreContract, ConcurrentWorkersNeverClaimTheSameOperation) {
 }
 
 TEST_P(StoreContract, DataSurvivesReopening) {
-    const Runtime r = full_runtime(new_uuid());
+    Runtime r = full_runtime(new_uuid());
+    r.kyma = full_kyma(r.id, stored_release());
     m_store->insert_runtime(r, new_operation(r.id, OperationType::Provision, k_t0));
     m_store.reset();
     auto reopened = open();

@@ -30,14 +30,39 @@ void FakeStore::insert_runtime(const Runtime& runtime, const Operation& first) {
     const auto& g = runtime.gardener;
     if (const auto owner = live_owner_locked(g.project_name, g.name))
         throw ShootNameTaken(g.project_name, g.name, *owner);
-    m_runtimes[runtime.id] = runtime;
+    Runtime stored = runtime;
+    if (stored.kyma)
+        stored.kyma = store_kyma_config_locked(*stored.kyma, stored.id);
+    m_runtimes[runtime.id] = std::move(stored);
     m_operations.push_back(first);
 }
 
-void FakeStore::insert_operation(const Operation& op, const RuntimeUpgrade* upgrade) {
-    std::lock_guard lock(m_mutex);
-    auto runtime = m_runtimes.find(op.cluster_id);
-    if (runtime == m_runtimes.end())
+KymaConfig FakeStore::store_kyma_config_locked(KymaConfig config, const std::string& cluster_id) {
+    const bool stored = std::any_of(m_releases.begin(), m_releases.end(), [&](const auto& r) {
+        return r.second.id == config.release.id;
+    });
+    if (!stored)
+        throw NotFound("Kyma release " + config.release.id + " is not stored");
+    if (m_kyma_configs.count(config.id))
+        throw Conflict("Kyma config " + config.id + " already exists");
+    config.cluster_id = cluster_id;
+    std::stable_sort(
+        config.components.begin(), config.components.end(),
+        [](const KymaComponent& a, const KymaComponent& b) { return a.order < b.order; });
+    m_kyma_configs[config.id] = config;
+    return config;
+}
+
+Runtime FakeStore::with_release_locked(Runtime runtime) const {
+    if (runtime.kyma)
+        for (const auto& [version, release] : m_releases)
+            if (release.id == runtime.kyma->release.id)
+                runtime.kyma->release = release;
+    return runtime;
+}
+
+void FakeStore::check_new_operation_locked(const Operation& op) const {
+    if (!m_runtimes.count(op.cluster_id))
         throw NotFound("runtime " + op.cluster_id + " does not exist");
     for (const auto& existing : m_operations) {
         if (existing.cluster_id == op.cluster_id && existing.state == OperationState::InProgress)
@@ -45,6 +70,76 @@ void FakeStore::insert_operation(const Operation& op, const RuntimeUpgrade* upgr
         if (existing.id == op.id)
             throw Conflict("operation " + op.id + " already exists");
     }
+}
+
+std::optional<KymaRelease> FakeStore::find_kyma_release(const std::string& version) {
+    std::lock_guard lock(m_mutex);
+    const auto it = m_releases.find(version);
+    if (it == m_releases.end())
+        return std::nullopt;
+    return it->second;
+}
+
+KymaRelease FakeStore::insert_kyma_release(const KymaRelease& release) {
+    std::lock_guard lock(m_mutex);
+    KymaRelease row = release;
+    if (row.id.empty())
+        row.id = new_uuid();
+    return m_releases.emplace(row.version, row).first->second; // the first writer's row
+}
+
+void FakeStore::insert_kyma_upgrade(const Operation& op, const KymaConfig& config,
+                                    const RuntimeUpgradeRecord& record) {
+    std::lock_guard lock(m_mutex);
+    check_new_operation_locked(op);
+    Runtime& runtime = m_runtimes.at(op.cluster_id);
+    if (!runtime.kyma)
+        throw Conflict("runtime " + op.cluster_id + " has no active Kyma config to upgrade from");
+    const std::string pre = runtime.kyma->id;
+    KymaConfig stored = store_kyma_config_locked(config, op.cluster_id);
+    m_operations.push_back(op);
+    RuntimeUpgradeRecord row = record;
+    if (row.id.empty())
+        row.id = new_uuid();
+    row.operation_id = op.id;
+    row.pre_upgrade_kyma_config_id = pre;
+    row.post_upgrade_kyma_config_id = stored.id;
+    m_upgrades.push_back(row);
+    runtime.kyma = std::move(stored);
+}
+
+std::optional<RuntimeUpgradeRecord>
+FakeStore::find_runtime_upgrade(const std::string& operation_id) {
+    std::lock_guard lock(m_mutex);
+    for (const auto& u : m_upgrades)
+        if (u.operation_id == operation_id)
+            return u;
+    return std::nullopt;
+}
+
+void FakeStore::roll_back_upgrade(const std::string& runtime_id, const std::string& operation_id) {
+    std::lock_guard lock(m_mutex);
+    for (auto& u : m_upgrades) {
+        if (u.operation_id != operation_id)
+            continue;
+        const bool of_runtime =
+            std::any_of(m_operations.begin(), m_operations.end(), [&](const Operation& op) {
+                return op.id == operation_id && op.cluster_id == runtime_id;
+            });
+        if (!of_runtime)
+            break;
+        u.state = UpgradeState::RolledBack;
+        m_runtimes.at(runtime_id).kyma = m_kyma_configs.at(u.pre_upgrade_kyma_config_id);
+        return;
+    }
+    throw NotFound("operation " + operation_id + " of runtime " + runtime_id +
+                   " has no runtime_upgrade row");
+}
+
+void FakeStore::insert_operation(const Operation& op, const RuntimeUpgrade* upgrade) {
+    std::lock_guard lock(m_mutex);
+    check_new_operation_locked(op);
+    auto runtime = m_runtimes.find(op.cluster_id);
     m_operations.push_back(op);
     if (upgrade) {
         const std::string gardener_id = runtime->second.gardener.id; // the row keeps its id
@@ -84,7 +179,17 @@ std::optional<Runtime> FakeStore::find_runtime(const std::string& runtime_id) {
     auto it = m_runtimes.find(runtime_id);
     if (it == m_runtimes.end())
         return std::nullopt;
-    return it->second;
+    return with_release_locked(it->second);
+}
+
+std::optional<RuntimeWithLastOperation>
+FakeStore::find_runtime_status(const std::string& runtime_id) {
+    auto status = Store::find_runtime_status(runtime_id);
+    if (status && status->runtime.kyma) {
+        status->runtime.kyma->release.tiller_yaml.clear();
+        status->runtime.kyma->release.installer_yaml.clear();
+    }
+    return status;
 }
 
 std::optional<Operation> FakeStore::find_operation(const std::string& operation_id) {
@@ -248,6 +353,10 @@ void FakeStore::save_progress(const Operation& op, const std::string& owner, Tim
         runtime.kubeconfig = change.kubeconfig;
     if (change.soft_delete)
         runtime.deleted = true;
+    if (change.upgrade_state)
+        for (auto& u : m_upgrades)
+            if (u.operation_id == op.id)
+                u.state = *change.upgrade_state;
     ++m_saves;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // An in-memory Store (src/engine/store.hpp) for unit tests: the same rules as the real stores
-// (leases, fencing, one operation in progress per runtime, soft delete), checked under one
+// (leases, fencing, one operation in progress per runtime, soft delete, Kyma configs with their
+// stored releases and upgrades; values stay plaintext), checked under one
 // mutex instead of by a database. Plus hooks to steal leases and fail writes.
 
 #include "engine/store.hpp"
@@ -22,7 +23,18 @@ public:
     void set_tenant(const std::string& runtime_id, const std::string& tenant,
                     const std::optional<engine::StageTransition>& note) override;
 
+    std::optional<engine::KymaRelease> find_kyma_release(const std::string& version) override;
+    engine::KymaRelease insert_kyma_release(const engine::KymaRelease& release) override;
+    void insert_kyma_upgrade(const engine::Operation& op, const engine::KymaConfig& config,
+                             const engine::RuntimeUpgradeRecord& record) override;
+    std::optional<engine::RuntimeUpgradeRecord>
+    find_runtime_upgrade(const std::string& operation_id) override;
+    void roll_back_upgrade(const std::string& runtime_id, const std::string& operation_id) override;
+
     std::optional<engine::Runtime> find_runtime(const std::string& runtime_id) override;
+    /// As the stores: no administrators, no kubeconfig, the release without its YAML.
+    std::optional<engine::RuntimeWithLastOperation>
+    find_runtime_status(const std::string& runtime_id) override;
     std::optional<std::string> live_runtime_with_shoot(const std::string& project,
                                                        const std::string& shoot_name) override;
     std::optional<engine::Operation> find_operation(const std::string& operation_id) override;
@@ -61,6 +73,14 @@ public:
 private:
     std::optional<std::string> live_owner_locked(const std::string& project,
                                                  const std::string& shoot_name) const;
+    /// NotFound/OperationInProgress/Conflict as insert_operation, before anything is written.
+    void check_new_operation_locked(const engine::Operation& op) const;
+    /// Remembers `config` as a config of `cluster_id`, its components in installation order;
+    /// NotFound when its release is not stored.
+    engine::KymaConfig store_kyma_config_locked(engine::KymaConfig config,
+                                                const std::string& cluster_id);
+    /// `runtime` with its active config's release as stored (the stores read it by id).
+    engine::Runtime with_release_locked(engine::Runtime runtime) const;
     std::optional<engine::Operation> claim_locked(engine::Operation& op, const std::string& owner,
                                                   Timestamp now, std::chrono::milliseconds ttl);
 
@@ -68,6 +88,9 @@ private:
     std::map<std::string, engine::Runtime> m_runtimes;
     std::vector<engine::Operation> m_operations; ///< insertion order
     std::map<std::string, std::vector<engine::StageTransition>> m_transitions;
+    std::map<std::string, engine::KymaRelease> m_releases;    ///< by version
+    std::map<std::string, engine::KymaConfig> m_kyma_configs; ///< by id, every one written
+    std::vector<engine::RuntimeUpgradeRecord> m_upgrades;
     int m_saves = 0;
 };
 

@@ -50,16 +50,49 @@ void expect_same_json(const std::string& got, const std::string& want, const cha
     EXPECT_EQ(nlohmann::json::parse(got), nlohmann::json::parse(want)) << what;
 }
 
+std::string text_of(const KymaOverrides& o) {
+    std::string out = "conflictStrategy \"" + o.conflict_strategy + "\"";
+    for (const auto& e : o.entries)
+        out += ", " + e.key + "=" + e.value + (e.secret ? " (secret)" : "");
+    return out;
+}
+
 } // namespace
+
+void expect_same_kyma(const std::optional<KymaConfig>& got, const std::optional<KymaConfig>& want) {
+    ASSERT_EQ(got.has_value(), want.has_value())
+        << (want ? "the runtime's Kyma config " + want->id + " was not read back"
+                 : "a Kyma config " + got->id + " was read for a runtime without one");
+    if (!want)
+        return;
+    SCOPED_TRACE("Kyma config " + want->id);
+    EXPECT_EQ(got->id, want->id);
+    EXPECT_EQ(got->cluster_id, want->cluster_id);
+    EXPECT_EQ(got->release.id, want->release.id);
+    EXPECT_EQ(got->release.version, want->release.version);
+    EXPECT_EQ(got->release.tiller_yaml, want->release.tiller_yaml);
+    EXPECT_EQ(got->release.installer_yaml, want->release.installer_yaml);
+    EXPECT_EQ(got->profile, want->profile);
+    EXPECT_EQ(text_of(got->global), text_of(want->global)) << "global configuration";
+    ASSERT_EQ(got->components.size(), want->components.size()) << "number of components";
+    for (std::size_t i = 0; i < want->components.size(); ++i) {
+        const auto &g = got->components[i], &w = want->components[i];
+        SCOPED_TRACE("component " + std::to_string(i) + " (" + w.name + ")");
+        EXPECT_EQ(g.id, w.id);
+        EXPECT_EQ(g.name, w.name);
+        EXPECT_EQ(g.namespace_, w.namespace_);
+        EXPECT_EQ(g.source_url, w.source_url);
+        EXPECT_EQ(g.order, w.order);
+        EXPECT_EQ(text_of(g.configuration), text_of(w.configuration)) << "configuration";
+    }
+    EXPECT_TRUE(*got == *want);
+}
 
 void expect_same_runtime(Runtime got, const Runtime& want) {
     SCOPED_TRACE("runtime " + want.id);
     expect_same_json(got.labels_json, want.labels_json, "labels");
-    ASSERT_EQ(got.kyma_config_json.has_value(), want.kyma_config_json.has_value());
-    if (want.kyma_config_json)
-        expect_same_json(*got.kyma_config_json, *want.kyma_config_json, "kymaConfig");
     got.labels_json = want.labels_json;
-    got.kyma_config_json = want.kyma_config_json;
+    expect_same_kyma(got.kyma, want.kyma);
     EXPECT_EQ(got.id, want.id);
     EXPECT_EQ(got.tenant, want.tenant);
     EXPECT_EQ(got.sub_account_id, want.sub_account_id);

@@ -19,8 +19,13 @@ engine::Operation new_operation(const std::string& runtime_id,
                                 engine::OperationType type = engine::OperationType::Provision,
                                 Timestamp start = k_t0, const std::string& stage = "CreatingShoot");
 
-/// Compares field by field (so a failure names the field), then as a whole. JSON columns
-/// (labels, kymaConfig) compare as JSON: a database may normalize their text.
+/// Compares field by field (so a failure names the field), then as a whole. Labels compare as
+/// JSON: a database may normalize their text. The Kyma config as expect_same_kyma.
 void expect_same_runtime(engine::Runtime got, const engine::Runtime& want);
+
+/// Compares two Kyma configs (or their absence) field by field, component by component in
+/// order, and then as a whole.
+void expect_same_kyma(const std::optional<engine::KymaConfig>& got,
+                      const std::optional<engine::KymaConfig>& want);
 
 } // namespace kprov::testing

@@ -207,26 +207,60 @@ ALTER TABLE gardener_config ADD COLUMN services_cidr varchar(256);
 -- ---------------------------------------------------------------------------------------------
 -- Rows
 
-INSERT INTO kyma_release (id, version, tiller_yaml, installer_yaml)
-VALUES ('5e1ea5e0-0000-4000-8000-000000000001', '2.0.0', 'tiller: legacy', 'installer: legacy');
+-- Two releases: one with Tiller (Kyma < 1.14 needed it), one without ('' as the original stored it).
+INSERT INTO kyma_release (id, version, tiller_yaml, installer_yaml) VALUES -- E'...': \n is a newline
+    ('5e1ea5e0-0000-4000-8000-000000000001', '2.0.0', '',
+     E'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kyma-installer\n'),
+    ('5e1ea5e0-0000-4000-8000-000000000002', '1.13.0',
+     E'apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: tiller\n',
+     E'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kyma-installer # 1.13.0\n');
 
 -- GCP: everything set; OIDC with two algorithms; DNS with a comma-joined provider; a plaintext
 -- administrator (the flag false, as before encryption) and an encrypted one; an encrypted
--- kubeconfig; a finished provisioning and an upgrade still in progress; legacy Kyma rows.
+-- kubeconfig; a finished provisioning, a finished Kyma upgrade and a shoot upgrade still in
+-- progress; the original's Kyma rows.
 INSERT INTO cluster (id, kubeconfig, tenant, creation_timestamp, deleted, sub_account_id,
                      active_kyma_config_id, is_kubeconfig_encrypted)
 VALUES ('11111111-1111-4111-8111-111111111111',
         'Dx4tPEtaaXiHlqW0w9Lh8LIKUQBuhm/fIVPc0FNzaTHZB4Qy3MWAi8cLExb8H8+WN1J/MWRDgLHDFFTgQ/R/t/5aIvFwIRUs7NVH0uOQGS7icE94pSiAJwuczyKImxd2+27mmC2Ep+DnfVqN4WAvjjimGOLLFH675eKWoiLAo22sk6vsa8ug5PqFpFitM8DLYb7PhyI6cM5uQRX3T0JKLF6uNn8NlFhS0cUpgKCwpRAy4kCWK+YeVH8Nl4yatlZdzFX1oYrkQ7SUdObKTX7599eJpNgxTjEkNuh4E99PZDqKT/ccoP0OEAt2Sz0=',
         'tenant-gcp', '2023-03-01 09:00:00.123456', false, 'sub-account-gcp', NULL, true);
-INSERT INTO kyma_config (id, release_id, cluster_id, global_configuration, profile)
-VALUES ('5e1ea5e0-0000-4000-8000-0000000000c1', '5e1ea5e0-0000-4000-8000-000000000001',
-        '11111111-1111-4111-8111-111111111111', '[]', 'PRODUCTION');
+
+-- Its Kyma: provisioned with 1.13.0 (config c0: no profile, the early '[]' configuration,
+-- components from before component_order, so NULL), then upgraded to 2.0.0 (config c1, the
+-- active one: every kind of override, a secret value in plaintext as the original stored it,
+-- component_order NULL, 0, 1 and 2). The upgrade is operation 0e..0003 with its
+-- runtime_upgrade row. kprov reads c1's components as: cluster-essentials (NULL) and istio (0),
+-- in id order, then compass-runtime-agent (1), then serverless (2).
+INSERT INTO kyma_config (id, release_id, cluster_id, global_configuration, profile) VALUES
+    ('5e1ea5e0-0000-4000-8000-0000000000c0', '5e1ea5e0-0000-4000-8000-000000000002',
+     '11111111-1111-4111-8111-111111111111', '[]', NULL),
+    ('5e1ea5e0-0000-4000-8000-0000000000c1', '5e1ea5e0-0000-4000-8000-000000000001',
+     '11111111-1111-4111-8111-111111111111',
+     '{"configEntries": [{"key": "global.domainName", "value": "c-gcp01.kyma.example.com", "secret": false},
+                         {"key": "global.adminPassword", "value": "original-plain-secret", "secret": true}],
+       "conflictStrategy": "Replace"}',
+     'PRODUCTION');
 UPDATE cluster SET active_kyma_config_id = '5e1ea5e0-0000-4000-8000-0000000000c1'
 WHERE id = '11111111-1111-4111-8111-111111111111';
 INSERT INTO kyma_component_config (id, component, namespace, source_url, configuration,
-                                   component_order, kyma_config_id)
-VALUES ('5e1ea5e0-0000-4000-8000-0000000000d1', 'compass-runtime-agent', 'compass-system', NULL,
-        '[]', 1, '5e1ea5e0-0000-4000-8000-0000000000c1');
+                                   component_order, kyma_config_id) VALUES
+    ('5e1ea5e0-0000-4000-8000-0000000000a1', 'compass-runtime-agent', 'compass-system', NULL,
+     '[]', NULL, '5e1ea5e0-0000-4000-8000-0000000000c0'),
+    ('5e1ea5e0-0000-4000-8000-0000000000a2', 'cluster-essentials', 'kyma-system', NULL,
+     NULL, NULL, '5e1ea5e0-0000-4000-8000-0000000000c0'),
+    ('5e1ea5e0-0000-4000-8000-0000000000d1', 'compass-runtime-agent', 'compass-system', NULL,
+     '{"configEntries": [{"key": "director.token", "value": "original-agent-token", "secret": true}],
+       "conflictStrategy": ""}',
+     1, '5e1ea5e0-0000-4000-8000-0000000000c1'),
+    ('5e1ea5e0-0000-4000-8000-0000000000d2', 'cluster-essentials', 'kyma-system', NULL,
+     '{"configEntries": [], "conflictStrategy": ""}', NULL, '5e1ea5e0-0000-4000-8000-0000000000c1'),
+    ('5e1ea5e0-0000-4000-8000-0000000000d3', 'istio', 'istio-system', NULL,
+     '{"configEntries": [{"key": "gateways.replicas", "value": "3", "secret": false}],
+       "conflictStrategy": "Merge"}',
+     0, '5e1ea5e0-0000-4000-8000-0000000000c1'),
+    ('5e1ea5e0-0000-4000-8000-0000000000d4', 'serverless', 'kyma-system',
+     'https://storage.example.com/serverless-2.0.0.tgz', NULL, 2,
+     '5e1ea5e0-0000-4000-8000-0000000000c1');
 
 INSERT INTO gardener_config (id, cluster_id, name, project_name, kubernetes_version,
     volume_size_gb, machine_type, region, provider, seed, target_secret, disk_type, worker_cidr,
@@ -272,10 +306,18 @@ INSERT INTO operation (id, type, state, message, start_timestamp, end_timestamp,
     ('0e000000-1111-4000-8000-000000000001', 'PROVISION', 'SUCCEEDED', 'Operation succeeded',
      '2023-03-01 09:00:01.000001', '2023-03-01 09:25:00.5', '11111111-1111-4111-8111-111111111111',
      'Finished', '2023-03-01 09:24:59.999999', '', '', ''),
+    ('0e000000-1111-4000-8000-000000000003', 'UPGRADE', 'SUCCEEDED', 'Operation succeeded',
+     '2023-05-10 08:00:00', '2023-05-10 08:40:00', '11111111-1111-4111-8111-111111111111',
+     'Finished', '2023-05-10 08:39:59', '', '', ''),
     ('0e000000-1111-4000-8000-000000000002', 'UPGRADE_SHOOT', 'IN_PROGRESS',
      'Operation in progress. Stage WaitingForShootUpgrade', '2023-06-15 12:00:00',
      NULL, '11111111-1111-4111-8111-111111111111', 'WaitingForShootUpgrade',
      '2023-06-15 12:00:00', '', '', '');
+INSERT INTO runtime_upgrade (id, operation_id, state, pre_upgrade_kyma_config_id,
+                             post_upgrade_kyma_config_id)
+VALUES ('5e1ea5e0-0000-4000-8000-0000000000e1', '0e000000-1111-4000-8000-000000000003',
+        'SUCCEEDED', '5e1ea5e0-0000-4000-8000-0000000000c0',
+        '5e1ea5e0-0000-4000-8000-0000000000c1');
 
 -- Azure: the nullable columns NULL (sub_account_id and deleted too), JSON nulls kept, no OIDC,
 -- DNS, administrators or kubeconfig; a failed provisioning with its last error.
