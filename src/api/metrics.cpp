@@ -214,6 +214,24 @@ public:
                     const std::optional<engine::StageTransition>& note) override {
         m_inner.set_tenant(runtime_id, tenant, note);
     }
+    std::optional<engine::KymaRelease> find_kyma_release(const std::string& version) override {
+        return m_inner.find_kyma_release(version);
+    }
+    engine::KymaRelease insert_kyma_release(const engine::KymaRelease& release) override {
+        return m_inner.insert_kyma_release(release);
+    }
+    void insert_kyma_upgrade(const engine::Operation& op, const engine::KymaConfig& config,
+                             const engine::RuntimeUpgradeRecord& record) override {
+        m_inner.insert_kyma_upgrade(op, config, record);
+    }
+    std::optional<engine::RuntimeUpgradeRecord>
+    find_runtime_upgrade(const std::string& operation_id) override {
+        return m_inner.find_runtime_upgrade(operation_id);
+    }
+    void roll_back_upgrade(const std::string& runtime_id,
+                           const std::string& operation_id) override {
+        m_inner.roll_back_upgrade(runtime_id, operation_id);
+    }
     std::optional<engine::Runtime> find_runtime(const std::string& runtime_id) override {
         return m_inner.find_runtime(runtime_id);
     }

@@ -40,10 +40,12 @@ TEST(StatusTree, TheApiBuildsTheStatusTheCliPrints) {
     runtime.gardener.dns = engine::DnsConfig{"example.org", {{{"a.org", "b.org"}, true, "s", "t"}}};
     runtime.gardener.machine_image = "gardenlinux";
     runtime.gardener.volume_size_gb = 50;
-    runtime.kyma_config_json =
-        R"({"version":"2.0","profile":"Production","components":[{"component":"c",)"
-        R"("namespace":"n","configuration":[{"key":"k","value":"v","secret":true}]}],)"
-        R"("configuration":[{"key":"g","value":"w"}],"conflictStrategy":"Replace"})";
+    runtime.kyma = engine::KymaConfig{};
+    runtime.kyma->release.version = "2.0";
+    runtime.kyma->profile = engine::KymaProfile::Production;
+    runtime.kyma->components.push_back(
+        {"id-c", "c", "n", std::nullopt, {{{"k", "v", true}}, ""}, 1});
+    runtime.kyma->global = {{{"g", "w", false}}, "Replace"};
     auto op = testing::new_operation("rt-1");
     op.last_error = {"broke", "ERR_X", "gardener"};
     engine::RuntimeStatusExtras extras;
@@ -64,7 +66,7 @@ TEST(StatusTree, TheApiBuildsTheStatusTheCliPrints) {
             engine::status_tree::runtime_status<graphql::Value>(runtime, op, extras).to_json();
         EXPECT_EQ(built, printed) << printed.dump();
     }
-    runtime.kyma_config_json.reset();
+    runtime.kyma.reset();
     EXPECT_EQ(
         engine::status_tree::runtime_status<graphql::Value>(runtime, std::nullopt, {}).to_json(),
         json::parse(engine::runtime_status_json(runtime, std::nullopt).dump()));

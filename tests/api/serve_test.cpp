@@ -458,17 +458,22 @@ TEST_F(Serve, AnswersTheDeprecatedMutationsAsTheOriginal) {
     start();
     Answer a = process->graphql("mutation { reconnectRuntimeAgent(id: \"x\") }");
     EXPECT_EQ(a.data()["reconnectRuntimeAgent"], "") << a.body;
+    // upgradeRuntime validates first, with the upgrade's wording (kyma-installation.md §1.2).
     a = process->graphql(
         "mutation { upgradeRuntime(id: \"rt\", config: {kymaConfig: {version: \"2.0\", "
         "components: []}}) { id } }");
-    EXPECT_EQ(a.error(),
-              "failed to upgrade cluster: rt Kyma configuration of the cluster is managed by "
-              "Reconciler")
+    EXPECT_EQ(a.error(), "kymaConfig.components: validation error while starting Runtime "
+                         "upgrade, error: Kyma components list is empty")
         << a.body;
-    EXPECT_EQ(a.extensions()["error_code"], 500);
+    EXPECT_EQ(a.extensions()["error_code"], 400);
+    a = process->graphql(
+        "mutation { upgradeRuntime(id: \"rt\", config: {kymaConfig: {version: \"2.0\", "
+        "components: [{component: \"compass-runtime-agent\", namespace: \"compass-system\"}]}}) "
+        "{ id } }");
+    EXPECT_EQ(a.error(), "runtime rt does not exist") << a.body;
     a = process->graphql("mutation { rollBackUpgradeOperation(id: \"rt\") { "
                          "lastOperationStatus { id } } }");
-    EXPECT_EQ(a.extensions()["error_code"], 500) << a.body;
+    EXPECT_EQ(a.error(), "runtime rt does not exist") << a.body;
 }
 
 TEST_F(Serve, AnswersTheStandardIntrospectionQuery) {

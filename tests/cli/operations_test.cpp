@@ -60,7 +60,7 @@ TEST_P(Lifecycle, ProvisionUpgradeHibernateWakeUpDeprovision) {
     EXPECT_EQ((*live)["status"]["lastOperation"]["state"], "Succeeded");
     EXPECT_EQ((*live)["spec"]["kubernetes"]["version"], "1.29.2");
     expect_succeeded(
-        runtime_id, OperationType::Provision,
+        runtime_id, OperationType::ProvisionNoInstall,
         {"WaitingForClusterDomain", "WaitingForClusterCreation", "CreatingBindingsForOperators"});
     const auto runtime = m_store->find_runtime(runtime_id);
     ASSERT_TRUE(runtime.has_value());
@@ -158,7 +158,7 @@ TEST_P(Operations, ProvisionWithoutWaitReturnsAtOnceAndWaitFinishesIt) {
     EXPECT_EQ(r.out, op_id + "\n");
     EXPECT_THAT(r.err, HasSubstr("WaitingForClusterCreation"));
     EXPECT_TRUE(shoot(name).has_value());
-    expect_succeeded(status["runtimeID"], OperationType::Provision,
+    expect_succeeded(status["runtimeID"], OperationType::ProvisionNoInstall,
                      {"CreatingBindingsForOperators"});
 
     // Waiting for an operation that has ended answers at once.

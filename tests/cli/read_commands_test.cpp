@@ -192,7 +192,9 @@ TEST_P(ReadCommands, StatusAsTableWideJsonYamlAndName) {
     const json status = json::parse(r.out);
     EXPECT_EQ(keys(status),
               (std::vector<std::string>{"lastOperationStatus", "runtimeConnectionStatus",
-                                        "runtimeConfiguration", "hibernationStatus", "runtime"}));
+                                        "runtimeConfiguration", "hibernationStatus", "runtime",
+                                        "kymaInstallation"}));
+    EXPECT_TRUE(status["kymaInstallation"].is_null()) << "a runtime without Kyma";
     EXPECT_EQ(status["lastOperationStatus"]["id"], m_orders_upgrade.id);
     EXPECT_EQ(status["lastOperationStatus"]["operation"], "UpgradeShoot");
     EXPECT_EQ(status["lastOperationStatus"]["state"], "Failed");

@@ -165,6 +165,10 @@ TEST(SettingsTable, EveryRowAcceptsAValidValueOfItsKind) {
             return "/api";
         case Kind::StoreUrl:
             return "postgres://u:p@db:5432/kprov";
+        case Kind::KymaInstaller:
+            return "None";
+        case Kind::ArtifactUrl:
+            return "file:///srv/kyma-artifacts/";
         case Kind::String:
         case Kind::Path:
             return "some text";

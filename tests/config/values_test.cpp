@@ -111,6 +111,26 @@ TEST(Values, UrlsAndPathsHaveTheirShape) {
               "postgres://user:password@host:5432/db)");
 }
 
+TEST(Values, TheKymaInstallerIsInstallationCrOrNone) {
+    EXPECT_EQ(applied("kyma.installer", "installation-cr"), "installation-cr");
+    EXPECT_EQ(applied("kyma.installer", "NONE"), "none");
+    EXPECT_EQ(applied("kyma.installer", "lifecycle-manager"),
+              "refused: is not a Kyma installer (expected installation-cr, the Kyma installer's "
+              "Installation CR, or none, which refuses requests with a kymaConfig)");
+}
+
+TEST(Values, ReleaseUrlsArePrefixesOfHttpOrFiles) {
+    EXPECT_EQ(applied("kyma.releases_url", "https://storage.example/kyma/"),
+              "https://storage.example/kyma");
+    EXPECT_EQ(applied("kyma.releases_url", "file:///srv/kyma"), "file:///srv/kyma");
+    for (const char* bad : {"/srv/kyma", "file://relative", "ftp://x/y", "https://x/y?v=1",
+                            "https://x/a b"})
+        EXPECT_EQ(applied("kyma.dev_releases_url", bad),
+                  "refused: is not a URL prefix (expected http://, https:// or file:///abs/path, "
+                  "without query or fragment)")
+            << bad;
+}
+
 TEST(Values, EmptyTextUnsetsAnOptional) {
     EXPECT_EQ(applied("tenant", "acme"), "acme");
     EXPECT_EQ(applied("tenant", ""), "");

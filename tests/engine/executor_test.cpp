@@ -149,16 +149,17 @@ TEST_F(ExecutorTest, AnUnclassifiedErrorIsARecoverableInternalError) {
 // --- unknown stages and types ----------------------------------------------------------------
 
 TEST_F(ExecutorTest, AStageTheTableDoesNotKnowFailsTheOperation) {
-    const Operation op = stored_operation(OperationType::Provision, "StartingInstallation");
+    const Operation op = stored_operation(OperationType::Provision, "UpgradingShoot");
     const auto result = pass(op.id);
     EXPECT_EQ(result.outcome, PassOutcome::Failed);
     EXPECT_EQ(operation(op.id).last_error,
-              (LastError{"error: step StartingInstallation not found in installation stages",
+              (LastError{"error: step UpgradingShoot not found in installation stages",
                          "err_provisioner_step_not_found", "provisioner"}));
 }
 
-TEST_F(ExecutorTest, KymaEraOperationTypesAreNotSupported) {
-    for (auto type : {OperationType::Upgrade, OperationType::ReconnectRuntime}) {
+TEST_F(ExecutorTest, TheRuntimeAgentReconnectionIsNotSupported) {
+    // The original's reconnectRuntimeAgent was always a stub: no stages exist for it.
+    for (auto type : {OperationType::ReconnectRuntime}) {
         const Operation op = stored_operation(type, "StartingUpgrade");
         EXPECT_EQ(pass(op.id).outcome, PassOutcome::Failed);
         EXPECT_EQ(operation(op.id).message,

@@ -341,7 +341,10 @@ TEST_F(KymaUpgrade, RollBackMakesThePreviousConfigActiveWithoutTouchingTheCluste
     const auto started = service().upgrade_kyma(id, upgrade_input(), context);
     EXPECT_THROW(service().roll_back_kyma(id, context), ValidationError) << "still in progress";
     installer.probe_result = FakeKymaInstaller::state("Installed", "Kyma installed");
-    pass(started.operation.id);
+    pass(started.operation.id); // triggers
+    installer.probe_result = FakeKymaInstaller::state("Installed", "Kyma installed");
+    clock.advance(30s);
+    ASSERT_EQ(pass(started.operation.id).outcome, PassOutcome::Succeeded);
     const auto calls = installer.calls().size();
     service().roll_back_kyma(id, context);
     EXPECT_EQ(runtime(id).kyma->id, before);

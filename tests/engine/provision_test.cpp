@@ -26,7 +26,7 @@ protected:
 TEST_F(Provision, StartWritesRuntimeAndOperationAtCreatingShootWithoutCallingGardener) {
     const auto started = provision();
     const Operation op = operation(started.operation.id);
-    EXPECT_EQ(op.type, OperationType::Provision);
+    EXPECT_EQ(op.type, OperationType::ProvisionNoInstall); // no kymaConfig (kyma_stages_test)
     EXPECT_EQ(op.state, OperationState::InProgress);
     EXPECT_EQ(op.stage, "CreatingShoot");
     EXPECT_EQ(op.message, "Provisioning started");

@@ -31,7 +31,7 @@ TEST(RuntimeInputConvert, RuntimeFields) {
     EXPECT_EQ(runtime.description, "test");
     EXPECT_EQ(runtime.labels_json, R"({"n":1,"team":"a"})");
     EXPECT_EQ(runtime.administrators, std::vector<std::string>{"admin@example.com"});
-    EXPECT_FALSE(runtime.kyma_config_json);
+    EXPECT_FALSE(runtime.kyma);
     EXPECT_FALSE(runtime.kubeconfig);
 
     json doc = provision_document();
@@ -44,8 +44,15 @@ TEST(RuntimeInputConvert, RuntimeFields) {
     EXPECT_EQ(bare.description, "");
     EXPECT_EQ(bare.labels_json, "{}");
     EXPECT_TRUE(bare.administrators.empty());
-    ASSERT_TRUE(bare.kyma_config_json);
-    EXPECT_EQ(json::parse(*bare.kyma_config_json), doc["kymaConfig"]);
+    ASSERT_TRUE(bare.kyma);
+    EXPECT_EQ(bare.kyma->cluster_id, bare.id);
+    EXPECT_EQ(bare.kyma->release.version, "2");
+    ASSERT_EQ(bare.kyma->components.size(), 1u);
+    EXPECT_EQ(bare.kyma->components[0].name, "compass-runtime-agent");
+    EXPECT_EQ(bare.kyma->components[0].namespace_, "kyma-system");
+    EXPECT_EQ(bare.kyma->components[0].order, 1);
+    EXPECT_EQ(bare.kyma->components[0].id.size(), 36u);
+    EXPECT_FALSE(bare.kyma->profile);
 }
 
 TEST(RuntimeInputConvert, GardenerFieldsAndDefaults) {

@@ -127,18 +127,26 @@ TEST(StatusJson, ProviderSpecificConfigNamesItsUnionMember) {
               R"("cloudProfileName":"profile","loadBalancerProvider":"f5"})");
 }
 
-TEST(StatusJson, KymaConfigKeepsTheOutputFieldsOfTheStoredInput) {
+TEST(StatusJson, KymaConfigShowsTheActiveConfigAsTheOriginalDid) {
     EXPECT_TRUE(kyma_config_json(std::nullopt).is_null());
-    EXPECT_TRUE(kyma_config_json(std::string("not json")).is_null());
-    const auto kyma = kyma_config_json(std::string(
-        R"({"version":"2.0","conflictStrategy":"Merge","components":[{"component":"compass-runtime-agent",)"
-        R"("namespace":"kyma-system","conflictStrategy":"Replace",)"
-        R"("configuration":[{"key":"k","value":"v"}]}]})"));
+    KymaConfig config;
+    config.release.version = "2.0";
+    config.global.conflict_strategy = "Merge";
+    KymaComponent agent;
+    agent.name = "compass-runtime-agent";
+    agent.namespace_ = "kyma-system";
+    agent.configuration = {{{"k", "v", false}, {"token", "t0ken", true}}, "Replace"};
+    config.components.push_back(agent);
     EXPECT_EQ(
-        kyma.dump(),
+        kyma_config_json(config).dump(),
         R"({"version":"2.0","profile":null,"components":[{"component":"compass-runtime-agent",)"
-        R"("namespace":"kyma-system","configuration":[{"key":"k","value":"v","secret":null}],)"
-        R"("sourceURL":null}],"configuration":null})");
+        R"("namespace":"kyma-system","configuration":[{"key":"k","value":"v","secret":false},)"
+        R"({"key":"token","value":"t0ken","secret":true}],"sourceURL":null}],"configuration":[]})");
+    config.profile = KymaProfile::Production;
+    config.components[0].source_url = "https://example.com/c.tgz";
+    const auto shown = kyma_config_json(config);
+    EXPECT_EQ(shown["profile"], "Production");
+    EXPECT_EQ(shown["components"][0]["sourceURL"], "https://example.com/c.tgz");
 }
 
 TEST(StatusJson, RuntimeStatusHasTheGraphQLShape) {
