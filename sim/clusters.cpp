@@ -217,12 +217,14 @@ ApiResponse ClusterRegistry::watch(Cluster& c, const ResourceInfo& info, const s
     WatchRequest w = WatchRequest::parse(req, fields, info, 5, 1800);
     w.options.ns = ns;
     std::vector<Json> initial;
-    if (!w.from)
-        for (auto item : c.store->list(info, ns, ListOptions{})["items"]) {
+    if (!w.from) {
+        Json list = c.store->list(info, ns, ListOptions{});
+        for (auto& item : list["items"]) {
             item["kind"] = info.kind;
             item["apiVersion"] = info.api_version();
             initial.push_back(std::move(item));
         }
+    }
     ApiResponse r;
     r.stream = hub(c, info).subscribe(w.options, w.from, initial);
     return r;

@@ -137,6 +137,10 @@ void KymaInstaller::advance(ObjectStore& store, TimePoint now, const KymaSetting
             abort("aborted: the Installation was deleted");
             return;
         }
+        if (!cr->contains("status") || !(*cr)["status"].is_object())
+            (*cr)["status"] = Json::object();
+        if (!(*cr)["metadata"].contains("labels") || !(*cr)["metadata"]["labels"].is_object())
+            (*cr)["metadata"]["labels"] = Json::object();
         if (m_mode == Mode::Idle) {
             std::string action = label(*cr, "action");
             std::string state = status_string(*cr, "state");
@@ -279,13 +283,15 @@ Json KymaInstaller::evaluate_overrides(const ObjectStore& store, const std::stri
             ListOptions opts;
             opts.label_selector = selector;
             Json list = store.list(*info, k_overrides_namespace, opts);
-            for (const auto& item : list["items"])
-                for (const auto& [k, v] : item.value("data", Json::object()).items()) {
+            for (const auto& item : list["items"]) {
+                const Json data = item.value("data", Json::object());
+                for (const auto& [k, v] : data.items()) {
                     std::string value = v.is_string() ? v.get<std::string>() : v.dump();
                     if (info == secrets)
                         value = base64_decode(value).value_or(value);
                     out[k] = value;
                 }
+            }
         }
     };
     Json values = Json::object();
