@@ -53,7 +53,7 @@ void validate_kyma_knobs(const Json& j) {
     static const std::vector<std::string> known = {
         "failures",           "uninstallFailures", "failureLog",     "neverFinish",
         "crdEstablishSeconds", "serveV1beta1Crds", "serviceCatalog", "failInstanceDeletion",
-        "installation",       "state",             "deleteInstallation"};
+        "installation",       "state",             "deleteInstallation", "tillerPodPhase"};
     if (!j.is_object())
         throw bad_request("kyma knobs: the body must be a JSON object");
     for (const auto& [k, v] : j.items())
@@ -81,6 +81,8 @@ void validate_kyma_knobs(const Json& j) {
     expect(j, "installation", j.contains("installation") && j["installation"].is_object(),
            "an object {labels, spec, status, state, description}");
     expect(j, "state", j.contains("state") && j["state"].is_string(), "a string");
+    expect(j, "tillerPodPhase", j.contains("tillerPodPhase") && j["tillerPodPhase"].is_string(),
+           "a pod phase (Pending, Running, Failed, ...)");
 }
 
 void ClusterRegistry::configure(const std::string& name, const Json& knobs) {
@@ -130,6 +132,8 @@ void ClusterRegistry::apply_knobs(Cluster& c, const Json& j) {
     c.fail_instance_deletion = j.value("failInstanceDeletion", c.fail_instance_deletion);
     if (j.contains("serviceCatalog"))
         install_service_catalog(c, j["serviceCatalog"]);
+    if (j.contains("tillerPodPhase"))
+        set_tiller_pod_phase(c, j["tillerPodPhase"]);
     if (j.contains("installation"))
         put_installation(c, j["installation"]);
     const ResourceInfo& inst =
@@ -141,6 +145,18 @@ void ClusterRegistry::apply_knobs(Cluster& c, const Json& j) {
     }
     if (j.value("deleteInstallation", false))
         c.store->remove(inst, "default", "kyma-installation");
+}
+
+void ClusterRegistry::set_tiller_pod_phase(Cluster& c, const std::string& phase) {
+    c.tiller_pod_phase = phase;
+    const ResourceInfo& pods = *c.store->find("", "pods");
+    ListOptions tiller;
+    tiller.label_selector = "name=tiller";
+    Json list = c.store->list(pods, "kube-system", tiller);
+    for (auto& pod : list["items"]) {
+        pod["status"]["phase"] = phase;
+        c.store->update(pods, "kube-system", pod["metadata"]["name"].get<std::string>(), pod);
+    }
 }
 
 void ClusterRegistry::ensure_crd(Cluster& c, const std::string& plural, const std::string& group,

@@ -193,6 +193,16 @@ void ClusterRegistry::observe(Cluster& c, const std::string& type, const Resourc
         else if (type == "DELETED")
             c.crd_established.erase(name);
     }
+    if (info.resource == "deployments" && type == "ADDED" &&
+        md.value("namespace", "") == "kube-system" && name == "tiller-deploy") {
+        // No controllers run here: the Tiller Deployment gets its one pod at once.
+        const ResourceInfo& pods = *c.store->find("", "pods");
+        c.store->create(pods, "kube-system",
+                        {{"metadata",
+                          {{"name", "tiller-deploy-" + random_token(10)},
+                           {"labels", {{"app", "helm"}, {"name", "tiller"}}}}},
+                         {"status", {{"phase", c.tiller_pod_phase}}}});
+    }
     if (info.resource == "installations" && md.value("namespace", "") == "default" &&
         name == "kyma-installation")
         c.kyma.observe(type, obj);

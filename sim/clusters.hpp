@@ -83,6 +83,7 @@ private:
         bool serve_v1beta1_crds = true;
         double crd_establish_seconds = 0;
         bool fail_instance_deletion = false;
+        std::string tiller_pod_phase = "Running"; ///< of the pod a tiller-deploy Deployment gets
         std::map<std::string, TimePoint> crd_established; ///< CRD name -> served from then on
         std::map<std::string, std::unique_ptr<WatchHub>> hubs; ///< per group/resource
     };
@@ -99,6 +100,7 @@ private:
     ApiResponse watch(Cluster& c, const ResourceInfo& info, const std::string& ns,
                       const ApiRequest& req);
     void apply_knobs(Cluster& c, const Json& knobs);
+    void set_tiller_pod_phase(Cluster& c, const std::string& phase);
     void put_installation(Cluster& c, const Json& spec);
     void install_service_catalog(Cluster& c, const Json& spec);
     void ensure_crd(Cluster& c, const std::string& plural, const std::string& group,

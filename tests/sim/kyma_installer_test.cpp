@@ -81,7 +81,7 @@ TEST(KymaInstaller, InstallsComponentsInOrderAndRemovesTheLabel) {
 }
 
 TEST(KymaInstaller, FailuresRecoverUpToFiveTimesThenItGivesUp) {
-    KymaCluster kc;
+    KymaCluster kc(0.02); // backoffs 0.04 .. 0.16 s
     kc.create_installation_crd();
     kc.deploy_installer();
     ASSERT_EQ(kc.knobs({{"failures", {{"istio", 5}}}, {"failureLog", "helm: boom"}}).status, 200);
@@ -266,4 +266,64 @@ TEST(KymaReleases, ArtifactsAreServedPerVersion) {
               200);
     EXPECT_EQ(anonymous.get("/sim/kyma-releases/9.9.9/kyma-installer-cluster.yaml").status, 404);
     EXPECT_EQ(anonymous.get("/sim/kyma-releases").json["versions"][0], "1.24.11");
+}
+
+TEST(KymaInstaller, HibernationKeepsTheStateAndTheUninstallLabelPrecedesTheShootDelete) {
+    KymaCluster kc;
+    kc.create_installation_crd();
+    kc.deploy_installer();
+    ASSERT_EQ(kc.create_cr({"a"}, {{"action", "install"}}).status, 201);
+    ASSERT_TRUE(kc.wait_done("Installed"));
+    kc.f.http->patch(kc.f.shoot("c1"), R"({"spec":{"hibernation":{"enabled":true}}})",
+                     "application/merge-patch+json");
+    ASSERT_TRUE(eventually(
+        [&] { return kc.f.http->get(kc.f.shoot("c1")).json["status"]["hibernated"] == true; }));
+    EXPECT_EQ(kc.get(kc.cr_path()).status, 503);
+    kc.f.http->patch(kc.f.shoot("c1"), R"({"spec":{"hibernation":{"enabled":false}}})",
+                     "application/merge-patch+json");
+    ASSERT_TRUE(eventually([&] { return kc.status("state") == "Installed"; }));
+    // What kprov's deprovisioning does: label uninstall, then delete the shoot at once.
+    ASSERT_EQ(kc.label("uninstall"), 200);
+    std::uint64_t label_rv = std::stoull(kc.cr()["metadata"]["resourceVersion"].get<std::string>());
+    Json history = describe(kc)["history"];
+    kc.f.http->patch(kc.f.shoot("c1"),
+                     R"({"metadata":{"annotations":{"confirmation.gardener.cloud/deletion":"true"}}})",
+                     "application/merge-patch+json");
+    Resp deleted = kc.f.http->del(kc.f.shoot("c1"));
+    ASSERT_EQ(deleted.status, 200);
+    std::uint64_t delete_rv = std::stoull(deleted.json["metadata"]["resourceVersion"].get<std::string>());
+    EXPECT_LT(label_rv, delete_rv);
+    bool seen = false;
+    for (const auto& h : history)
+        seen = seen || (h["action"] == "uninstall" && h["by"] == "client" &&
+                        std::stoull(h["resourceVersion"].get<std::string>()) < delete_rv);
+    EXPECT_TRUE(seen);
+    // /sim/writes lists the runtime-cluster PUT before the shoot DELETE as well.
+    Json writes = kc.f.http->get("/sim/writes").json;
+    int put_at = -1, delete_at = -1;
+    for (int i = 0; i < static_cast<int>(writes.size()); ++i) {
+        if (writes[i]["verb"] == "PUT" && writes[i]["path"] == kc.c(kc.cr_path()))
+            put_at = i;
+        if (writes[i]["verb"] == "DELETE" && writes[i]["path"] == kc.f.shoot("c1"))
+            delete_at = i;
+    }
+    EXPECT_GE(put_at, 0);
+    EXPECT_LT(put_at, delete_at);
+}
+
+TEST(KymaInstaller, TillerGetsAPodWithAScriptablePhase) {
+    KymaCluster kc;
+    ASSERT_EQ(kc.knobs({{"tillerPodPhase", "Pending"}}).status, 200);
+    ASSERT_EQ(kc.post("/apis/apps/v1/namespaces/kube-system/deployments",
+                      {{"metadata", {{"name", "tiller-deploy"}}}})
+                  .status,
+              201);
+    auto phase = [&] {
+        Json pods = kc.get("/api/v1/namespaces/kube-system/pods?labelSelector=name%3Dtiller").json;
+        return pods["items"].size() == 1 ? pods["items"][0]["status"]["phase"].get<std::string>()
+                                         : "";
+    };
+    EXPECT_EQ(phase(), "Pending");
+    ASSERT_EQ(kc.knobs({{"tillerPodPhase", "Running"}}).status, 200);
+    EXPECT_EQ(phase(), "Running");
 }
