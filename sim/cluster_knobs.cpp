@@ -3,14 +3,12 @@
 
 #include "clusters.hpp"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
+#include <openssl/evp.h>
 
 namespace kprov::sim {
 
 namespace {
-
 
 std::string sha224_hex(const std::string& s) {
     unsigned char md[EVP_MAX_MD_SIZE];
@@ -51,9 +49,10 @@ void merge_failures(std::map<std::string, int>& into, const Json& j, const char*
 
 void validate_kyma_knobs(const Json& j) {
     static const std::vector<std::string> known = {
-        "failures",           "uninstallFailures", "failureLog",     "neverFinish",
-        "crdEstablishSeconds", "serveV1beta1Crds", "serviceCatalog", "failInstanceDeletion",
-        "installation",       "state",             "deleteInstallation", "tillerPodPhase"};
+        "failures",       "uninstallFailures",    "failureLog",
+        "neverFinish",    "crdEstablishSeconds",  "serveV1beta1Crds",
+        "serviceCatalog", "failInstanceDeletion", "installation",
+        "state",          "deleteInstallation",   "tillerPodPhase"};
     if (!j.is_object())
         throw bad_request("kyma knobs: the body must be a JSON object");
     for (const auto& [k, v] : j.items())
@@ -62,8 +61,8 @@ void validate_kyma_knobs(const Json& j) {
     validate_failures(j, "failures");
     validate_failures(j, "uninstallFailures");
     expect(j, "failureLog", j.value("failureLog", Json("")).is_string(), "a string");
-    for (const char* b : {"neverFinish", "serveV1beta1Crds", "failInstanceDeletion",
-                          "deleteInstallation"})
+    for (const char* b :
+         {"neverFinish", "serveV1beta1Crds", "failInstanceDeletion", "deleteInstallation"})
         expect(j, b, j.contains(b) && j[b].is_boolean(), "true or false");
     expect(j, "crdEstablishSeconds",
            j.contains("crdEstablishSeconds") && j["crdEstablishSeconds"].is_number() &&
@@ -77,7 +76,8 @@ void validate_kyma_knobs(const Json& j) {
         for (const auto& [k, v] : j["serviceCatalog"].items())
             if ((k != "brokers" && k != "classes" && k != "instances") || !v.is_array())
                 throw bad_request("kyma knobs: serviceCatalog takes the arrays brokers, classes "
-                                  "and instances, not \"" + k + "\"");
+                                  "and instances, not \"" +
+                                  k + "\"");
     expect(j, "installation", j.contains("installation") && j["installation"].is_object(),
            "an object {labels, spec, status, state, description}");
     expect(j, "state", j.contains("state") && j["state"].is_string(), "a string");
@@ -169,21 +169,21 @@ void ClusterRegistry::ensure_crd(Cluster& c, const std::string& plural, const st
         std::string singular = kind;
         std::transform(singular.begin(), singular.end(), singular.begin(),
                        [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-        c.store->create(crds, "",
-                        {{"metadata", {{"name", name}}},
-                         {"spec",
-                          {{"group", group},
-                           {"names", {{"plural", plural}, {"singular", singular}, {"kind", kind}}},
-                           {"scope", namespaced ? "Namespaced" : "Cluster"},
-                           {"versions",
-                            Json::array({{{"name", version},
-                                          {"served", true},
-                                          {"storage", true},
-                                          {"schema",
-                                           {{"openAPIV3Schema",
-                                             {{"type", "object"},
-                                              {"x-kubernetes-preserve-unknown-fields",
-                                               true}}}}}}})}}}});
+        c.store->create(
+            crds, "",
+            {{"metadata", {{"name", name}}},
+             {"spec",
+              {{"group", group},
+               {"names", {{"plural", plural}, {"singular", singular}, {"kind", kind}}},
+               {"scope", namespaced ? "Namespaced" : "Cluster"},
+               {"versions",
+                Json::array({{{"name", version},
+                              {"served", true},
+                              {"storage", true},
+                              {"schema",
+                               {{"openAPIV3Schema",
+                                 {{"type", "object"},
+                                  {"x-kubernetes-preserve-unknown-fields", true}}}}}}})}}}});
     }
     c.crd_established[name] = Clock::now(); // set up by the test: no establishment delay
 }
@@ -197,15 +197,14 @@ void ClusterRegistry::put_installation(Cluster& c, const Json& spec) {
         status["state"] = spec["state"];
     if (spec.contains("description"))
         status["description"] = spec["description"];
-    Json obj = {
-        {"metadata",
-         {{"name", "kyma-installation"},
-          {"namespace", "default"},
-          {"labels", spec.value("labels", Json{{"kyma-project.io/installation", ""}})}}},
-        {"spec", spec.value("spec", Json{{"version", "0.0.1"},
-                                         {"url", ""},
-                                         {"components", Json::array()}})},
-        {"status", status}};
+    Json obj = {{"metadata",
+                 {{"name", "kyma-installation"},
+                  {"namespace", "default"},
+                  {"labels", spec.value("labels", Json{{"kyma-project.io/installation", ""}})}}},
+                {"spec", spec.value("spec", Json{{"version", "0.0.1"},
+                                                 {"url", ""},
+                                                 {"components", Json::array()}})},
+                {"status", status}};
     if (auto current = c.store->find_object(inst, "default", "kyma-installation")) {
         obj["metadata"]["resourceVersion"] = (*current)["metadata"]["resourceVersion"];
         c.store->update(inst, "default", "kyma-installation", obj);
@@ -219,8 +218,8 @@ void ClusterRegistry::install_service_catalog(Cluster& c, const Json& spec) {
     if (spec == false) {
         const ResourceInfo& crds =
             *c.store->find("apiextensions.k8s.io", "v1", "customresourcedefinitions");
-        for (const char* plural : {"clusterservicebrokers", "clusterserviceclasses",
-                                   "serviceinstances"})
+        for (const char* plural :
+             {"clusterservicebrokers", "clusterserviceclasses", "serviceinstances"})
             if (c.store->find_object(crds, "", std::string(plural) + "." + group))
                 c.store->remove(crds, "", std::string(plural) + "." + group);
         return;
@@ -243,8 +242,8 @@ void ClusterRegistry::install_service_catalog(Cluster& c, const Json& spec) {
             info("clusterserviceclasses"), "",
             {{"metadata",
               {{"name", cl.value("name", "")},
-               {"labels", {{"servicecatalog.k8s.io/spec.clusterServiceBrokerName",
-                            sha224_hex(broker)}}}}},
+               {"labels",
+                {{"servicecatalog.k8s.io/spec.clusterServiceBrokerName", sha224_hex(broker)}}}}},
              {"spec",
               {{"clusterServiceBrokerName", broker},
                {"externalName", cl.value("externalName", cl.value("name", ""))}}}});

@@ -11,7 +11,8 @@ namespace {
 
 const char* k_apiextensions = "apiextensions.k8s.io";
 // Groups whose resources exist only while the CRD `<plural>.<group>` does.
-const std::vector<std::string> k_crd_groups = {"installer.kyma-project.io", "servicecatalog.k8s.io"};
+const std::vector<std::string> k_crd_groups = {"installer.kyma-project.io",
+                                               "servicecatalog.k8s.io"};
 
 ResourceInfo res(const char* group, const char* version, const char* plural, const char* kind,
                  bool namespaced, const char* singular) {
@@ -27,7 +28,8 @@ bool is_crd_backed(const ResourceInfo& info) {
 }
 
 ApiError no_such_resource() {
-    return {404, failure_status(404, "NotFound", "the server could not find the requested resource")};
+    return {404,
+            failure_status(404, "NotFound", "the server could not find the requested resource")};
 }
 
 } // namespace
@@ -51,16 +53,46 @@ const std::vector<ResourceInfo>& ClusterRegistry::resources() {
                 "rolebinding"),
             {"apps", "v1", "deployments", "Deployment", true, "deployment", {"deploy"}, {}},
             res("batch", "v1", "jobs", "Job", true, "job"),
-            {"scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", false,
-             "priorityclass", {"pc"}, {}},
-            {"policy", "v1beta1", "podsecuritypolicies", "PodSecurityPolicy", false,
-             "podsecuritypolicy", {"psp"}, {}},
-            {k_apiextensions, "v1", "customresourcedefinitions", "CustomResourceDefinition",
-             false, "customresourcedefinition", {"crd", "crds"}, {}},
-            {k_apiextensions, "v1beta1", "customresourcedefinitions", "CustomResourceDefinition",
-             false, "customresourcedefinition", {"crd", "crds"}, {}},
-            {"installer.kyma-project.io", "v1alpha1", "installations", "Installation", true,
-             "installation", {"installation"}, {}},
+            {"scheduling.k8s.io",
+             "v1",
+             "priorityclasses",
+             "PriorityClass",
+             false,
+             "priorityclass",
+             {"pc"},
+             {}},
+            {"policy",
+             "v1beta1",
+             "podsecuritypolicies",
+             "PodSecurityPolicy",
+             false,
+             "podsecuritypolicy",
+             {"psp"},
+             {}},
+            {k_apiextensions,
+             "v1",
+             "customresourcedefinitions",
+             "CustomResourceDefinition",
+             false,
+             "customresourcedefinition",
+             {"crd", "crds"},
+             {}},
+            {k_apiextensions,
+             "v1beta1",
+             "customresourcedefinitions",
+             "CustomResourceDefinition",
+             false,
+             "customresourcedefinition",
+             {"crd", "crds"},
+             {}},
+            {"installer.kyma-project.io",
+             "v1alpha1",
+             "installations",
+             "Installation",
+             true,
+             "installation",
+             {"installation"},
+             {}},
             res("servicecatalog.k8s.io", "v1beta1", "clusterservicebrokers", "ClusterServiceBroker",
                 false, "clusterservicebroker"),
             res("servicecatalog.k8s.io", "v1beta1", "clusterserviceclasses", "ClusterServiceClass",
@@ -147,8 +179,9 @@ std::string ClusterRegistry::resolve(const std::string& name) const {
 ClusterRegistry::Cluster& ClusterRegistry::cluster(const std::string& id) {
     auto it = m_clusters.find(id);
     if (it == m_clusters.end())
-        throw ApiError(404, failure_status(404, "NotFound",
-                                           "no runtime cluster \"" + id + "\" (GET /sim/clusters)"));
+        throw ApiError(404,
+                       failure_status(404, "NotFound",
+                                      "no runtime cluster \"" + id + "\" (GET /sim/clusters)"));
     return it->second;
 }
 
@@ -188,8 +221,7 @@ void ClusterRegistry::observe(Cluster& c, const std::string& type, const Resourc
     std::string name = md.value("name", "");
     if (info.resource == "customresourcedefinitions") {
         if (type == "ADDED")
-            c.crd_established[name] =
-                Clock::now() + seconds_to_duration(c.crd_establish_seconds);
+            c.crd_established[name] = Clock::now() + seconds_to_duration(c.crd_establish_seconds);
         else if (type == "DELETED")
             c.crd_established.erase(name);
     }
@@ -268,8 +300,7 @@ ApiResponse ClusterRegistry::handle(const std::string& id, const std::string& su
     if (!path)
         throw no_such_resource();
     auto served_it = std::find_if(now_served.begin(), now_served.end(), [&](const auto& r) {
-        return r.group == path->group && r.version == path->version &&
-               r.resource == path->resource;
+        return r.group == path->group && r.version == path->version && r.resource == path->resource;
     });
     if (served_it == now_served.end())
         throw no_such_resource();
@@ -288,8 +319,7 @@ void ClusterRegistry::advance(TimePoint now) {
                 c.kyma.advance(*c.store, now, m_kyma);
             } catch (const ApiError& e) {
                 // A CR a test wrote by hand can make a status write invalid; try again later.
-                std::fprintf(stderr, "kprov-sim: kyma installer of %s: %s\n", id.c_str(),
-                             e.what());
+                std::fprintf(stderr, "kprov-sim: kyma installer of %s: %s\n", id.c_str(), e.what());
             }
         }
 }

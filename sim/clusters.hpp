@@ -84,7 +84,7 @@ private:
         double crd_establish_seconds = 0;
         bool fail_instance_deletion = false;
         std::string tiller_pod_phase = "Running"; ///< of the pod a tiller-deploy Deployment gets
-        std::map<std::string, TimePoint> crd_established; ///< CRD name -> served from then on
+        std::map<std::string, TimePoint> crd_established;      ///< CRD name -> served from then on
         std::map<std::string, std::unique_ptr<WatchHub>> hubs; ///< per group/resource
     };
     struct Token {

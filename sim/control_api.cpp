@@ -34,10 +34,18 @@ Json settings_json(World& w, Faults& f) {
 }
 
 Json apply_settings(Services& s, const Json& j) {
-    static const std::vector<std::string> known = {
-        "createSeconds",      "reconcileSeconds", "deleteSeconds",   "hibernateSeconds",
-        "failRate",           "latencyMs",        "bookmarkSeconds", "watchTimeoutSeconds",
-        "watchExpiredAsEvent", "kymaComponentSeconds", "kymaBackoffFactor", "clusterDefaults"};
+    static const std::vector<std::string> known = {"createSeconds",
+                                                   "reconcileSeconds",
+                                                   "deleteSeconds",
+                                                   "hibernateSeconds",
+                                                   "failRate",
+                                                   "latencyMs",
+                                                   "bookmarkSeconds",
+                                                   "watchTimeoutSeconds",
+                                                   "watchExpiredAsEvent",
+                                                   "kymaComponentSeconds",
+                                                   "kymaBackoffFactor",
+                                                   "clusterDefaults"};
     for (const auto& [k, v] : j.items())
         if (std::find(known.begin(), known.end(), k) == known.end())
             throw bad_request("settings: unknown key \"" + k + "\"");
@@ -212,9 +220,9 @@ ApiResponse handle_control(Services& s, const ApiRequest& req) {
     if (is("GET", {"kyma-releases", "*", "*"})) {
         auto text = kyma_release_artifact(seg[2], seg[3]);
         if (!text)
-            return ApiResponse::json(404, failure_status(404, "NotFound",
-                                                         "no artifact " + seg[3] +
-                                                             " for Kyma version " + seg[2]));
+            return ApiResponse::json(
+                404, failure_status(404, "NotFound",
+                                    "no artifact " + seg[3] + " for Kyma version " + seg[2]));
         ApiResponse r;
         r.body = *text;
         r.content_type = "application/x-yaml";

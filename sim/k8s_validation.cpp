@@ -90,8 +90,8 @@ std::vector<Cause> data_key_causes(const Json& obj) {
             else if (key.rfind("..", 0) == 0)
                 why = "must not start with '..'";
             if (!why.empty())
-                causes.push_back({"FieldValueInvalid", "Invalid value: \"" + key + "\": " + why,
-                                  path});
+                causes.push_back(
+                    {"FieldValueInvalid", "Invalid value: \"" + key + "\": " + why, path});
         }
     }
     return causes;

@@ -27,7 +27,7 @@ std::string label(const Json& obj, const std::string& key) {
 std::string status_string(const Json& cr, const char* key) {
     const Json& st = cr.value("status", Json::object());
     return st.is_object() && st.contains(key) && st[key].is_string() ? st[key].get<std::string>()
-                                                                      : "";
+                                                                     : "";
 }
 
 bool condition_true(const Json& cr, const std::string& type) {
@@ -114,9 +114,9 @@ void KymaInstaller::observe(const std::string& type, const Json& cr) {
 
 void KymaInstaller::advance(ObjectStore& store, TimePoint now, const KymaSettings& settings) {
     const ResourceInfo* deployments = store.find("apps", "v1", "deployments");
-    auto installer = deployments ? store.find_object(*deployments, "kyma-installer",
-                                                     "kyma-installer")
-                                 : std::nullopt;
+    auto installer = deployments
+                         ? store.find_object(*deployments, "kyma-installer", "kyma-installer")
+                         : std::nullopt;
     auto abort = [&](const char* why) {
         if (m_mode != Mode::Idle && !m_runs.empty())
             m_runs.back()["result"] = why;
@@ -190,8 +190,7 @@ void KymaInstaller::start(Mode mode, const Json& cr, TimePoint now, const KymaSe
                       {"result", "running"}});
 }
 
-void KymaInstaller::step(ObjectStore& store, Json cr, TimePoint now,
-                         const KymaSettings& settings) {
+void KymaInstaller::step(ObjectStore& store, Json cr, TimePoint now, const KymaSettings& settings) {
     if (m_step == Step::Backoff || (m_step == Step::Verify && !m_components.empty())) {
         begin_component(store, std::move(cr), now, settings);
         return;
@@ -216,8 +215,8 @@ void KymaInstaller::step(ObjectStore& store, Json cr, TimePoint now,
         else
             log.push_back({{"component", rel}, {"log", knobs.failure_log}, {"occurrences", 1}});
         st["errorLog"] = log;
-        std::vector<const char*> on = {
-            m_mode == Mode::Install ? "Installing" : "Uninstalling", "Error"};
+        std::vector<const char*> on = {m_mode == Mode::Install ? "Installing" : "Uninstalling",
+                                       "Error"};
         set_conditions(cr, {on[0], on[1]}, now);
         if (m_attempt >= k_max_attempts) {
             remove_action_label(cr); // given up: non-recoverable for the provisioner
@@ -245,8 +244,8 @@ void KymaInstaller::begin_component(ObjectStore& store, Json cr, TimePoint now,
     cr["status"]["state"] = "InProgress";
     cr["status"]["description"] =
         std::string(m_mode == Mode::Install ? "install" : "uninstall") + " component " + rel;
-    set_conditions(cr,
-                   {m_mode == Mode::Install ? "Installing" : "Uninstalling", "InProgress"}, now);
+    set_conditions(cr, {m_mode == Mode::Install ? "Installing" : "Uninstalling", "InProgress"},
+                   now);
     m_step = Step::Component;
     m_due = now + seconds_to_duration(settings.component_seconds);
     write(store, cr);

@@ -59,8 +59,7 @@ private:
 
     void start(Mode mode, const Json& cr, TimePoint now, const KymaSettings& settings);
     void step(ObjectStore& store, Json cr, TimePoint now, const KymaSettings& settings);
-    void begin_component(ObjectStore& store, Json cr, TimePoint now,
-                         const KymaSettings& settings);
+    void begin_component(ObjectStore& store, Json cr, TimePoint now, const KymaSettings& settings);
     void finish(ObjectStore& store, Json cr);
     void write(ObjectStore& store, Json& cr);
     std::string release(std::size_t i) const;

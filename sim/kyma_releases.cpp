@@ -59,16 +59,29 @@ std::string crd(const std::string& plural, const std::string& group, const std::
     return "apiVersion: apiextensions.k8s.io/v1beta1\n"
            "kind: CustomResourceDefinition\n"
            "metadata:\n"
-           "  name: " + plural + "." + group + "\n"
+           "  name: " +
+           plural + "." + group +
+           "\n"
            "spec:\n"
-           "  group: " + group + "\n"
-           "  version: " + version + "\n"
+           "  group: " +
+           group +
+           "\n"
+           "  version: " +
+           version +
+           "\n"
            "  scope: Namespaced\n"
            "  names:\n"
-           "    kind: " + kind + "\n"
-           "    singular: " + singular + "\n"
-           "    plural: " + plural + "\n"
-           "    shortNames: ['" + singular + "']";
+           "    kind: " +
+           kind +
+           "\n"
+           "    singular: " +
+           singular +
+           "\n"
+           "    plural: " +
+           plural +
+           "\n"
+           "    shortNames: ['" +
+           singular + "']";
 }
 
 std::string installer_yaml(const std::string& version) {
@@ -135,7 +148,9 @@ std::string installer_yaml(const std::string& version) {
                    "      priorityClassName: kyma-system-priority\n"
                    "      containers:\n"
                    "      - name: kyma-installer-container\n"
-                   "        image: eu.gcr.io/kyma-project/kyma-installer:" + version + "\n"
+                   "        image: eu.gcr.io/kyma-project/kyma-installer:" +
+                   version +
+                   "\n"
                    "        imagePullPolicy: IfNotPresent\n"
                    "        args:\n"
                    "        - -overrideLogFile=/app/overrides.txt\n"
@@ -300,11 +315,10 @@ const std::vector<std::string>& kyma_release_versions() {
 bool is_on_demand_kyma_version(const std::string& version) {
     std::string v = lower(version);
     auto tail_ok = [&](std::size_t from) {
-        return v.size() > from && std::all_of(v.begin() + static_cast<long>(from), v.end(),
-                                              [](unsigned char c) {
-                                                  return std::isalnum(c) || c == '-' ||
-                                                         c == '.' || c == '_';
-                                              });
+        return v.size() > from &&
+               std::all_of(v.begin() + static_cast<long>(from), v.end(), [](unsigned char c) {
+                   return std::isalnum(c) || c == '-' || c == '.' || c == '_';
+               });
     };
     return v == "main" || (v.rfind("pr-", 0) == 0 && tail_ok(3)) ||
            (v.rfind("main-", 0) == 0 && tail_ok(5));

@@ -352,8 +352,9 @@ ApiResponse serve_store(ObjectStore& store, const ResourceInfo& info, const K8sP
     };
     if (req.method == "GET" || req.method == "HEAD") {
         if (collection && is_watch(req))
-            throw method_not_allowed("kprov-sim serves watches for shoots and runtime-cluster objects, not for " +
-                                     info.resource);
+            throw method_not_allowed(
+                "kprov-sim serves watches for shoots and runtime-cluster objects, not for " +
+                info.resource);
         if (collection)
             return respond(req, info, 200, store.list(info, path.ns, ListOptions::from(req)));
         return respond(req, info, 200, store.get(info, path.ns, path.name));

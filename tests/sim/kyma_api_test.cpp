@@ -11,7 +11,8 @@ using namespace kprov::sim::testing;
 
 namespace {
 
-const char* k_installations = "/apis/installer.kyma-project.io/v1alpha1/namespaces/default/installations";
+const char* k_installations =
+    "/apis/installer.kyma-project.io/v1alpha1/namespaces/default/installations";
 
 } // namespace
 
@@ -166,7 +167,8 @@ TEST(KymaApi, AWatchSeesTheStatusChangeAtOnce) {
     WatchCollector w(kc.f.sim->url(), "",
                      kc.c(std::string(k_installations) +
                           "?watch=true&fieldSelector=metadata.name%3Dkyma-installation"
-                          "&resourceVersion=" + rv));
+                          "&resourceVersion=" +
+                          rv));
     ASSERT_EQ(kc.knobs({{"state", "Bogus"}}).status, 200);
     auto start = std::chrono::steady_clock::now();
     ASSERT_TRUE(w.wait_for([](const Json& e) {
@@ -186,7 +188,8 @@ TEST(KymaApi, ServiceCatalogWhenInstalled) {
         {"brokers", Json::array({{{"name", "sm-broker"}, {"url", "https://service-manager.x/b"}},
                                  {{"name", "helm-broker"}, {"url", "http://helm-broker"}}})},
         {"classes", Json::array({{{"name", "class-1"}, {"broker", "sm-broker"}}})},
-        {"instances", Json::array({{{"namespace", "prod"}, {"name", "i1"}, {"class", "class-1"}}})}};
+        {"instances",
+         Json::array({{{"namespace", "prod"}, {"name", "i1"}, {"class", "class-1"}}})}};
     ASSERT_EQ(kc.knobs({{"serviceCatalog", catalog}, {"failInstanceDeletion", true}}).status, 200);
     Resp brokers = kc.get(sc + "/clusterservicebrokers");
     ASSERT_EQ(brokers.status, 200) << brokers.body;
@@ -197,8 +200,10 @@ TEST(KymaApi, ServiceCatalogWhenInstalled) {
     std::string broker_hash =
         classes[0]["metadata"]["labels"]["servicecatalog.k8s.io/spec.clusterServiceBrokerName"];
     EXPECT_EQ(broker_hash.size(), 56u);
-    EXPECT_EQ(kc.get(sc + "/clusterserviceclasses?labelSelector=servicecatalog.k8s.io/"
-                          "spec.clusterServiceBrokerName%3D" + broker_hash)
+    EXPECT_EQ(kc.get(sc +
+                     "/clusterserviceclasses?labelSelector=servicecatalog.k8s.io/"
+                     "spec.clusterServiceBrokerName%3D" +
+                     broker_hash)
                   .json["items"]
                   .size(),
               1u);
@@ -220,8 +225,8 @@ TEST(KymaApi, FaultsPerVerbAndResourceOnARuntimeCluster) {
     KymaCluster kc;
     kc.create_installation_crd();
     ASSERT_EQ(kc.create_cr({"a"}, {}).status, 201);
-    Json rule = {{"pathPrefix", kc.c(k_installations)}, {"method", "PUT"}, {"status", 409},
-                 {"count", 1}};
+    Json rule = {
+        {"pathPrefix", kc.c(k_installations)}, {"method", "PUT"}, {"status", 409}, {"count", 1}};
     ASSERT_EQ(kc.f.http->post("/sim/faults", rule.dump()).status, 201);
     EXPECT_EQ(kc.label("install"), 409);
     EXPECT_EQ(kc.label("install"), 200);
@@ -232,8 +237,8 @@ TEST(KymaApi, KnobsAndBadKnobs) {
     EXPECT_EQ(kc.knobs({{"nope", 1}}).status, 400);
     EXPECT_EQ(kc.knobs({{"failures", {{"istio", -1}}}}).status, 400);
     EXPECT_EQ(kc.knobs({{"state", "Bogus"}}).status, 404); // no Installation yet
-    Resp pre = kc.knobs({{"installation",
-                          {{"state", "Installed"}, {"labels", {{"action", "install"}}}}}});
+    Resp pre =
+        kc.knobs({{"installation", {{"state", "Installed"}, {"labels", {{"action", "install"}}}}}});
     ASSERT_EQ(pre.status, 200) << pre.body;
     EXPECT_EQ(kc.cr()["status"]["state"], "Installed");
     // addressed by shoot name as well; unknown clusters keep knobs for later
@@ -245,6 +250,6 @@ TEST(KymaApi, KnobsAndBadKnobs) {
     ASSERT_EQ(kc.f.http->post(kc.f.shoots(), shoot_body("c2").dump()).status, 201);
     ASSERT_TRUE(eventually(
         [&] { return kc.f.http->get("/sim/clusters/shoot--dev--c2/kyma").status == 200; }));
-    EXPECT_EQ(kc.f.http->get("/sim/clusters/shoot--dev--c2/kyma").json["knobs"]["failures"]["istio"],
-              2);
+    EXPECT_EQ(
+        kc.f.http->get("/sim/clusters/shoot--dev--c2/kyma").json["knobs"]["failures"]["istio"], 2);
 }

@@ -76,8 +76,7 @@ TEST(KymaInstaller, InstallsComponentsInOrderAndRemovesTheLabel) {
     EXPECT_EQ(kc.cr()["status"]["description"], "Selected Kyma components uninstalled");
     auto t = transitions(*w);
     EXPECT_NE(std::find(t.begin(), t.end(), "InProgress: uninstall component istio"), t.end());
-    EXPECT_NE(std::find(t.begin(), t.end(), "InProgress: Verify components to uninstall"),
-              t.end());
+    EXPECT_NE(std::find(t.begin(), t.end(), "InProgress: Verify components to uninstall"), t.end());
 }
 
 TEST(KymaInstaller, FailuresRecoverUpToFiveTimesThenItGivesUp) {
@@ -125,9 +124,7 @@ TEST(KymaInstaller, AnUninstallDuringAnInstallIsLostAndAnEmptyStateIgnoresIt) {
     EXPECT_EQ(kc.status("state"), "");
     EXPECT_EQ(describe(kc)["runs"].size(), 0u);
     ASSERT_EQ(kc.label("install"), 200);
-    ASSERT_TRUE(eventually([&] {
-        return kc.status("description") == "install component a";
-    }));
+    ASSERT_TRUE(eventually([&] { return kc.status("description") == "install component a"; }));
     ASSERT_EQ(kc.label("uninstall"), 200);
     ASSERT_TRUE(kc.wait_done("Installed"));
     std::this_thread::sleep_for(std::chrono::milliseconds(150));
@@ -149,9 +146,7 @@ TEST(KymaInstaller, NeverFinishStaysInProgressAndAStaleClientPutConflicts) {
     ASSERT_EQ(kc.knobs({{"neverFinish", true}}).status, 200);
     ASSERT_EQ(kc.create_cr({"a"}, {{"action", "install"}}).status, 201);
     Json first = kc.cr();
-    ASSERT_TRUE(eventually([&] {
-        return kc.status("description") == "install component a";
-    }));
+    ASSERT_TRUE(eventually([&] { return kc.status("description") == "install component a"; }));
     EXPECT_EQ(kc.put(kc.cr_path(), first).status, 409); // the installer wrote meanwhile
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     EXPECT_EQ(kc.cr()["status"]["state"], "InProgress");
@@ -169,18 +164,18 @@ TEST(KymaInstaller, OverridesAreEvaluatedPerComponent) {
         return Json{{"name", name}, {"labels", std::move(labels)}};
     };
     kc.post(cms, {{"metadata", meta("global-installer-config",
-                                     {{"installer", "overrides"}, {"conflict-strategy", ""}})},
+                                    {{"installer", "overrides"}, {"conflict-strategy", ""}})},
                   {"data", {{"global.domain", "a.example"}, {"shared", "common"}}}});
     // The global Secret carries component: "" (the original provisioner's quirk): it is no
     // common override and reaches no real component.
     kc.post(secrets, {{"metadata", meta("global-installer-config",
-                                         {{"installer", "overrides"}, {"component", ""}})},
+                                        {{"installer", "overrides"}, {"component", ""}})},
                       {"data", {{"global.secret", base64_encode("hidden")}}}});
     kc.post(cms, {{"metadata", meta("istio-installer-config",
-                                     {{"installer", "overrides"}, {"component", "istio"}})},
+                                    {{"installer", "overrides"}, {"component", "istio"}})},
                   {"data", {{"shared", "from-cm"}, {"cm.only", "1"}}}});
     kc.post(secrets, {{"metadata", meta("istio-installer-config",
-                                         {{"installer", "overrides"}, {"component", "istio"}})},
+                                        {{"installer", "overrides"}, {"component", "istio"}})},
                       {"data", {{"shared", base64_encode("from-secret")}}}});
     // A Replace by the client is the client's business: the sim stores what it is sent.
     Json replaced = kc.get(cms + "/istio-installer-config").json;
@@ -188,12 +183,12 @@ TEST(KymaInstaller, OverridesAreEvaluatedPerComponent) {
     ASSERT_EQ(kc.put(cms + "/istio-installer-config", replaced).status, 200);
     ASSERT_EQ(kc.create_cr({"core", "istio"}, {{"action", "install"}}).status, 201);
     ASSERT_TRUE(kc.wait_done("Installed"));
-    Json o = kc.f.http->get(std::string("/sim/clusters/") + KymaCluster::k_id + "/kyma/overrides")
-                 .json;
+    Json o =
+        kc.f.http->get(std::string("/sim/clusters/") + KymaCluster::k_id + "/kyma/overrides").json;
     EXPECT_EQ(o["core"], (Json{{"global.domain", "a.example"}, {"shared", "common"}}));
-    EXPECT_EQ(o["istio"], (Json{{"global.domain", "a.example"},
-                                {"shared", "from-secret"},
-                                {"replaced", "yes"}}));
+    EXPECT_EQ(
+        o["istio"],
+        (Json{{"global.domain", "a.example"}, {"shared", "from-secret"}, {"replaced", "yes"}}));
 }
 
 TEST(KymaInstaller, DeletedCrAndInstallerStopTheRun) {
@@ -233,8 +228,8 @@ TEST(KymaReleases, ArtifactsAreServedPerVersion) {
     std::vector<std::string> docs;
     for (std::size_t start = 0;;) {
         std::size_t sep = r.body.find("\n---\n", start);
-        docs.push_back(r.body.substr(start, sep == std::string::npos ? std::string::npos
-                                                                      : sep - start));
+        docs.push_back(
+            r.body.substr(start, sep == std::string::npos ? std::string::npos : sep - start));
         if (sep == std::string::npos)
             break;
         start = sep + 5;
@@ -244,11 +239,11 @@ TEST(KymaReleases, ArtifactsAreServedPerVersion) {
         return std::any_of(docs.begin(), docs.end(),
                            [&](const std::string& d) { return d.find(text) != std::string::npos; });
     };
-    for (const char* kind : {"kind: Namespace", "kind: LimitRange", "kind: PriorityClass",
-                             "name: installations.installer.kyma-project.io",
-                             "name: releases.release.kyma-project.io", "kind: ServiceAccount",
-                             "kind: Deployment", "kind: ClusterRole\n",
-                             "kind: ClusterRoleBinding", "kind: Installation\n"})
+    for (const char* kind :
+         {"kind: Namespace", "kind: LimitRange", "kind: PriorityClass",
+          "name: installations.installer.kyma-project.io", "name: releases.release.kyma-project.io",
+          "kind: ServiceAccount", "kind: Deployment", "kind: ClusterRole\n",
+          "kind: ClusterRoleBinding", "kind: Installation\n"})
         EXPECT_TRUE(has(kind)) << kind;
     EXPECT_TRUE(has("apiVersion: apiextensions.k8s.io/v1beta1"));
     EXPECT_TRUE(has("image: eu.gcr.io/kyma-project/kyma-installer:1.24.11"));
@@ -286,12 +281,14 @@ TEST(KymaInstaller, HibernationKeepsTheStateAndTheUninstallLabelPrecedesTheShoot
     ASSERT_EQ(kc.label("uninstall"), 200);
     std::uint64_t label_rv = std::stoull(kc.cr()["metadata"]["resourceVersion"].get<std::string>());
     Json history = describe(kc)["history"];
-    kc.f.http->patch(kc.f.shoot("c1"),
-                     R"({"metadata":{"annotations":{"confirmation.gardener.cloud/deletion":"true"}}})",
-                     "application/merge-patch+json");
+    kc.f.http->patch(
+        kc.f.shoot("c1"),
+        R"({"metadata":{"annotations":{"confirmation.gardener.cloud/deletion":"true"}}})",
+        "application/merge-patch+json");
     Resp deleted = kc.f.http->del(kc.f.shoot("c1"));
     ASSERT_EQ(deleted.status, 200);
-    std::uint64_t delete_rv = std::stoull(deleted.json["metadata"]["resourceVersion"].get<std::string>());
+    std::uint64_t delete_rv =
+        std::stoull(deleted.json["metadata"]["resourceVersion"].get<std::string>());
     EXPECT_LT(label_rv, delete_rv);
     bool seen = false;
     for (const auto& h : history)

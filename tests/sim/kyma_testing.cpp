@@ -45,14 +45,14 @@ void KymaCluster::create_installation_crd() {
 
 void KymaCluster::deploy_installer(const std::string& version) {
     post("/api/v1/namespaces", {{"metadata", {{"name", "kyma-installer"}}}});
-    Json d = {{"metadata", {{"name", "kyma-installer"}}},
-              {"spec",
-               {{"template",
-                 {{"spec",
-                   {{"containers",
-                     Json::array({{{"name", "kyma-installer-container"},
-                                   {"image", "eu.gcr.io/kyma-project/kyma-installer:" +
-                                                 version}}})}}}}}}}};
+    Json d = {
+        {"metadata", {{"name", "kyma-installer"}}},
+        {"spec",
+         {{"template",
+           {{"spec",
+             {{"containers", Json::array({{{"name", "kyma-installer-container"},
+                                           {"image", "eu.gcr.io/kyma-project/kyma-installer:" +
+                                                         version}}})}}}}}}}};
     Resp r = post("/apis/apps/v1/namespaces/kyma-installer/deployments", d);
     EXPECT_EQ(r.status, 201) << r.body;
 }
