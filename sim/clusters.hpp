@@ -48,8 +48,8 @@ public:
     /// Authentication is the caller's job.
     ApiResponse handle(const std::string& id, const std::string& sub_path, const ApiRequest& req);
 
-    /// Runs the Kyma installers of the awake clusters up to `now`.
-    void advance(TimePoint now);
+    /// Runs the Kyma installers of the awake clusters (or only of cluster `only`) up to `now`.
+    void advance(TimePoint now, const std::string& only = "");
     /// The earliest time advance() has work; nullopt if none.
     std::optional<TimePoint> next_due() const;
 

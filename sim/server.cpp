@@ -114,7 +114,7 @@ struct Simulator::Impl {
                     req, [&](const std::string& t) { return world->clusters.token_valid(id, t); });
                 if (!user)
                     throw unauthorized();
-                world->clusters.advance(Clock::now());
+                world->clusters.advance(Clock::now(), id);
                 r = world->clusters.handle(id, rest, req);
             }
             if (req.method != "GET")
