@@ -114,6 +114,10 @@ Json ClusterRegistry::describe_kyma(const std::string& name) const {
     for (const auto& [crd, at] : c.crd_established)
         crds[crd] = at <= Clock::now();
     out["crdsEstablished"] = crds;
+    const ResourceInfo& inst =
+        *c.store->find("installer.kyma-project.io", "v1alpha1", "installations");
+    auto cr = c.store->find_object(inst, "default", "kyma-installation");
+    out["installation"] = cr ? *cr : Json(nullptr);
     return out;
 }
 

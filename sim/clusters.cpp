@@ -220,10 +220,13 @@ void ClusterRegistry::observe(Cluster& c, const std::string& type, const Resourc
     const Json& md = obj["metadata"];
     std::string name = md.value("name", "");
     if (info.resource == "customresourcedefinitions") {
-        if (type == "ADDED")
+        if (type == "ADDED") {
             c.crd_established[name] = Clock::now() + seconds_to_duration(c.crd_establish_seconds);
-        else if (type == "DELETED")
+            c.crd_status_pending.insert(name);
+        } else if (type == "DELETED") {
             c.crd_established.erase(name);
+            c.crd_status_pending.erase(name);
+        }
     }
     if (info.resource == "deployments" && type == "ADDED" &&
         md.value("namespace", "") == "kube-system" && name == "tiller-deploy") {
@@ -312,10 +315,51 @@ ApiResponse ClusterRegistry::handle(const std::string& id, const std::string& su
     return serve_store(*c.store, info, *path, req);
 }
 
+// What the apiextensions controller writes once a CRD is served: its accepted names and the
+// NamesAccepted and Established conditions (a new resourceVersion, as on a real cluster).
+void ClusterRegistry::write_crd_status(Cluster& c, TimePoint now) {
+    const ResourceInfo& crds = *c.store->find(k_apiextensions, "v1", "customresourcedefinitions");
+    for (auto it = c.crd_status_pending.begin(); it != c.crd_status_pending.end();) {
+        auto at = c.crd_established.find(*it);
+        if (at != c.crd_established.end() && at->second > now) {
+            ++it;
+            continue;
+        }
+        if (auto crd = c.store->find_object(crds, "", *it)) {
+            std::string ts = rfc3339(now);
+            Json& st = (*crd)["status"];
+            Json spec = crd->value("spec", Json::object());
+            if (!spec.is_object())
+                spec = Json::object();
+            st["acceptedNames"] = spec.value("names", Json::object());
+            st["conditions"] = Json::array({{{"type", "NamesAccepted"},
+                                             {"status", "True"},
+                                             {"reason", "NoConflicts"},
+                                             {"message", "no conflicts found"},
+                                             {"lastTransitionTime", ts}},
+                                            {{"type", "Established"},
+                                             {"status", "True"},
+                                             {"reason", "InitialNamesAccepted"},
+                                             {"message", "the initial names have been accepted"},
+                                             {"lastTransitionTime", ts}}});
+            Json stored = Json::array();
+            if (spec.contains("version"))
+                stored.push_back(spec["version"]);
+            for (const auto& v : spec.value("versions", Json::array()))
+                if (v.is_object() && v.value("storage", false) && v.contains("name"))
+                    stored.push_back(v["name"]);
+            st["storedVersions"] = stored;
+            c.store->update(crds, "", *it, *crd);
+        }
+        it = c.crd_status_pending.erase(it);
+    }
+}
+
 void ClusterRegistry::advance(TimePoint now, const std::string& only) {
     for (auto& [id, c] : m_clusters)
         if ((only.empty() || id == only) && !c.hibernated) {
             try {
+                write_crd_status(c, now);
                 c.kyma.advance(*c.store, now, m_kyma);
             } catch (const ApiError& e) {
                 // A CR a test wrote by hand can make a status write invalid; try again later.

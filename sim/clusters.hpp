@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -84,7 +85,8 @@ private:
         double crd_establish_seconds = 0;
         bool fail_instance_deletion = false;
         std::string tiller_pod_phase = "Running"; ///< of the pod a tiller-deploy Deployment gets
-        std::map<std::string, TimePoint> crd_established;      ///< CRD name -> served from then on
+        std::map<std::string, TimePoint> crd_established; ///< CRD name -> served from then on
+        std::set<std::string> crd_status_pending;         ///< CRDs whose Established status is due
         std::map<std::string, std::unique_ptr<WatchHub>> hubs; ///< per group/resource
     };
     struct Token {
@@ -101,6 +103,7 @@ private:
                       const ApiRequest& req);
     void apply_knobs(Cluster& c, const Json& knobs);
     void set_tiller_pod_phase(Cluster& c, const std::string& phase);
+    void write_crd_status(Cluster& c, TimePoint now);
     void put_installation(Cluster& c, const Json& spec);
     void install_service_catalog(Cluster& c, const Json& spec);
     void ensure_crd(Cluster& c, const std::string& plural, const std::string& group,

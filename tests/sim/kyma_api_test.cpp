@@ -47,7 +47,15 @@ TEST(KymaApi, CrdEstablishmentDelayAndV1beta1Switch) {
                 {"spec", {{"group", "installer.kyma-project.io"}}}};
     ASSERT_EQ(kc.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd).status, 201);
     EXPECT_EQ(kc.create_cr({"a"}, {}).status, 404); // not established yet
+    const std::string path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
+                             "installations.installer.kyma-project.io";
+    EXPECT_FALSE(kc.get(path).json.contains("status"));
     EXPECT_TRUE(eventually([&] { return kc.create_cr({"a"}, {}).status == 201; }, 3));
+    // The controller's status write: conditions NamesAccepted and Established.
+    Json conditions = kc.get(path).json["status"]["conditions"];
+    ASSERT_EQ(conditions.size(), 2u);
+    EXPECT_EQ(conditions[1]["type"], "Established");
+    EXPECT_EQ(conditions[1]["status"], "True");
 }
 
 TEST(KymaApi, CustomResourcesNeedAResourceVersionAndStaleOnesConflict) {

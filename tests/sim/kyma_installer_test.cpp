@@ -324,3 +324,22 @@ TEST(KymaInstaller, TillerGetsAPodWithAScriptablePhase) {
     ASSERT_EQ(kc.knobs({{"tillerPodPhase", "Running"}}).status, 200);
     EXPECT_EQ(phase(), "Running");
 }
+
+TEST(KymaInstaller, AnUninstallInProgressIsHonouredWhenUninstallingIsTrue) {
+    KymaCluster kc;
+    kc.deploy_installer();
+    Json status = {{"state", "InProgress"},
+                   {"conditions", Json::array({{{"type", "Uninstalling"}, {"status", "True"}}})}};
+    Json cr = {{"labels", {{"action", "uninstall"}}},
+               {"spec", {{"components", Json::array({{{"name", "a"}}})}}},
+               {"status", status}};
+    ASSERT_EQ(kc.knobs({{"installation", cr}}).status, 200);
+    EXPECT_TRUE(kc.wait_done("Uninstalled"));
+    // Without the Uninstalling condition the same request is not honoured.
+    status["conditions"] = Json::array();
+    cr["status"] = status;
+    ASSERT_EQ(kc.knobs({{"installation", cr}}).status, 200);
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    EXPECT_EQ(kc.status("state"), "InProgress");
+    EXPECT_EQ(describe(kc)["runs"].size(), 1u);
+}
