@@ -52,7 +52,8 @@ void validate_kyma_knobs(const Json& j) {
         "failures",       "uninstallFailures",    "failureLog",
         "neverFinish",    "crdEstablishSeconds",  "serveV1beta1Crds",
         "serviceCatalog", "failInstanceDeletion", "installation",
-        "state",          "deleteInstallation",   "tillerPodPhase"};
+        "state",          "deleteInstallation",   "tillerPodPhase",
+        "verifyFailures"};
     if (!j.is_object())
         throw bad_request("kyma knobs: the body must be a JSON object");
     for (const auto& [k, v] : j.items())
@@ -81,6 +82,10 @@ void validate_kyma_knobs(const Json& j) {
     expect(j, "installation", j.contains("installation") && j["installation"].is_object(),
            "an object {labels, spec, status, state, description}");
     expect(j, "state", j.contains("state") && j["state"].is_string(), "a string");
+    expect(j, "verifyFailures",
+           j.contains("verifyFailures") && j["verifyFailures"].is_number_integer() &&
+               j["verifyFailures"].get<int>() >= 0,
+           "a whole number >= 0");
     expect(j, "tillerPodPhase", j.contains("tillerPodPhase") && j["tillerPodPhase"].is_string(),
            "a pod phase (Pending, Running, Failed, ...)");
 }
@@ -129,6 +134,7 @@ void ClusterRegistry::apply_knobs(Cluster& c, const Json& j) {
     KymaKnobs& k = c.kyma.knobs;
     merge_failures(k.install_failures, j, "failures");
     merge_failures(k.uninstall_failures, j, "uninstallFailures");
+    k.verify_failures = j.value("verifyFailures", k.verify_failures);
     k.failure_log = j.value("failureLog", k.failure_log);
     k.never_finish = j.value("neverFinish", k.never_finish);
     c.serve_v1beta1_crds = j.value("serveV1beta1Crds", c.serve_v1beta1_crds);

@@ -144,24 +144,16 @@ void KymaInstaller::advance(ObjectStore& store, TimePoint now, const KymaSetting
         if (m_mode == Mode::Idle) {
             std::string action = label(*cr, "action");
             std::string state = status_string(*cr, "state");
+            if ((*cr)["metadata"].value("resourceVersion", "") == m_parked_rv)
+                return; // gave up verifying; waits for the CR to change
             if (action == "install")
-                start(Mode::Install, *cr, now, settings);
+                start(Mode::Install, *cr);
             else if (action == "uninstall" && !state.empty() &&
                      (state != "InProgress" || condition_true(*cr, "Uninstalling")))
-                start(Mode::Uninstall, *cr, now, settings);
+                start(Mode::Uninstall, *cr);
             else
                 return;
-            Json started = *cr;
-            set_conditions(started,
-                           m_mode == Mode::Install
-                               ? std::initializer_list<const char*>{"Installing", "InProgress"}
-                               : std::initializer_list<const char*>{"Uninstalling", "InProgress"},
-                           now);
-            started["status"]["state"] = "InProgress";
-            started["status"]["description"] = m_mode == Mode::Install
-                                                   ? "Verify installed components"
-                                                   : "Verify components to uninstall";
-            write(store, started);
+            begin_verify(store, *cr, now, settings);
             continue;
         }
         if (m_step == Step::Component && knobs.never_finish)
@@ -172,12 +164,10 @@ void KymaInstaller::advance(ObjectStore& store, TimePoint now, const KymaSetting
     }
 }
 
-void KymaInstaller::start(Mode mode, const Json& cr, TimePoint now, const KymaSettings& settings) {
+void KymaInstaller::start(Mode mode, const Json& cr) {
     m_mode = mode;
-    m_step = Step::Verify;
     m_index = 0;
     m_attempt = 0;
-    m_due = now + seconds_to_duration(settings.component_seconds);
     Json spec = cr.value("spec", Json::object());
     m_components = spec.is_object() && spec.contains("components") && spec["components"].is_array()
                        ? spec["components"]
@@ -190,7 +180,57 @@ void KymaInstaller::start(Mode mode, const Json& cr, TimePoint now, const KymaSe
                       {"result", "running"}});
 }
 
+void KymaInstaller::begin_verify(ObjectStore& store, Json cr, TimePoint now,
+                                 const KymaSettings& settings) {
+    bool install = m_mode == Mode::Install;
+    set_conditions(cr, {install ? "Installing" : "Uninstalling", "InProgress"}, now);
+    cr["status"]["state"] = "InProgress";
+    cr["status"]["description"] =
+        install ? "Verify installed components" : "Verify components to uninstall";
+    m_step = Step::Verify;
+    m_due = now + seconds_to_duration(settings.component_seconds);
+    write(store, cr);
+}
+
+void KymaInstaller::record_failure(Json& cr, const std::string& component, TimePoint now) const {
+    Json& st = cr["status"];
+    st["state"] = "Error";
+    Json log = st.value("errorLog", Json::array());
+    if (!log.is_array())
+        log = Json::array();
+    if (!log.empty() && log.back().value("component", "") == component &&
+        log.back().value("log", "") == knobs.failure_log)
+        log.back()["occurrences"] = log.back().value("occurrences", 1) + 1;
+    else
+        log.push_back({{"component", component}, {"log", knobs.failure_log}, {"occurrences", 1}});
+    st["errorLog"] = log;
+    set_conditions(cr, {m_mode == Mode::Install ? "Installing" : "Uninstalling", "Error"}, now);
+}
+
 void KymaInstaller::step(ObjectStore& store, Json cr, TimePoint now, const KymaSettings& settings) {
+    if (m_step == Step::VerifyRetry) {
+        begin_verify(store, std::move(cr), now, settings);
+        return;
+    }
+    if (m_step == Step::Verify && m_mode == Mode::Install && knobs.verify_failures > 0) {
+        // Listing the Helm releases failed: the label stays, the queue retries the sync.
+        --knobs.verify_failures;
+        ++m_attempt;
+        record_failure(cr, "Kyma Operator", now);
+        cr["status"]["description"] = "Verifying installed components";
+        bool give_up = m_attempt >= k_max_attempts;
+        if (give_up) {
+            m_runs.back()["result"] = "gave up: Verifying installed components";
+            m_mode = Mode::Idle;
+        } else {
+            m_step = Step::VerifyRetry;
+            m_due = now + seconds_to_duration(settings.component_seconds);
+        }
+        write(store, cr);
+        if (give_up)
+            m_parked_rv = cr["metadata"].value("resourceVersion", "");
+        return;
+    }
     if (m_step == Step::Backoff || (m_step == Step::Verify && !m_components.empty())) {
         begin_component(store, std::move(cr), now, settings);
         return;
@@ -204,20 +244,7 @@ void KymaInstaller::step(ObjectStore& store, Json cr, TimePoint now, const KymaS
     if (auto it = failures.find(rel); it != failures.end() && it->second > 0) {
         --it->second;
         ++m_attempt;
-        Json& st = cr["status"];
-        st["state"] = "Error";
-        Json log = st.value("errorLog", Json::array());
-        if (!log.is_array())
-            log = Json::array();
-        if (!log.empty() && log.back().value("component", "") == rel &&
-            log.back().value("log", "") == knobs.failure_log)
-            log.back()["occurrences"] = log.back().value("occurrences", 1) + 1;
-        else
-            log.push_back({{"component", rel}, {"log", knobs.failure_log}, {"occurrences", 1}});
-        st["errorLog"] = log;
-        std::vector<const char*> on = {m_mode == Mode::Install ? "Installing" : "Uninstalling",
-                                       "Error"};
-        set_conditions(cr, {on[0], on[1]}, now);
+        record_failure(cr, rel, now);
         if (m_attempt >= k_max_attempts) {
             remove_action_label(cr); // given up: non-recoverable for the provisioner
             m_runs.back()["result"] = "gave up: " + rel;
@@ -311,12 +338,13 @@ std::optional<TimePoint> KymaInstaller::next_due() const {
 
 Json KymaInstaller::describe() const {
     static const char* modes[] = {"idle", "install", "uninstall"};
-    static const char* steps[] = {"verify", "component", "backoff"};
+    static const char* steps[] = {"verify", "verify-retry", "component", "backoff"};
     Json out = {{"mode", modes[static_cast<int>(m_mode)]},
                 {"installerImage", m_installer_image},
                 {"knobs",
                  {{"failures", knobs.install_failures},
                   {"uninstallFailures", knobs.uninstall_failures},
+                  {"verifyFailures", knobs.verify_failures},
                   {"failureLog", knobs.failure_log},
                   {"neverFinish", knobs.never_finish}}},
                 {"runs", m_runs},

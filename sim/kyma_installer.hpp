@@ -31,6 +31,7 @@ struct KymaSettings {
 struct KymaKnobs {
     std::map<std::string, int> install_failures;   ///< release -> attempts still to fail
     std::map<std::string, int> uninstall_failures; ///< the same for uninstall
+    int verify_failures = 0; ///< attempts whose "Verify installed components" step fails
     std::string failure_log = "simulated failure";
     bool never_finish = false; ///< the running component never ends
 };
@@ -55,9 +56,11 @@ public:
 
 private:
     enum class Mode { Idle, Install, Uninstall };
-    enum class Step { Verify, Component, Backoff };
+    enum class Step { Verify, VerifyRetry, Component, Backoff };
 
-    void start(Mode mode, const Json& cr, TimePoint now, const KymaSettings& settings);
+    void start(Mode mode, const Json& cr);
+    void begin_verify(ObjectStore& store, Json cr, TimePoint now, const KymaSettings& settings);
+    void record_failure(Json& cr, const std::string& component, TimePoint now) const;
     void step(ObjectStore& store, Json cr, TimePoint now, const KymaSettings& settings);
     void begin_component(ObjectStore& store, Json cr, TimePoint now, const KymaSettings& settings);
     void finish(ObjectStore& store, Json cr);
@@ -72,6 +75,7 @@ private:
     TimePoint m_due{};
     Json m_components = Json::array();
     bool m_writing = false;
+    std::string m_parked_rv; ///< the CR version the installer gave up at (label kept)
     std::string m_installer_image;
     Json m_overrides = Json::object();
     Json m_history = Json::array();

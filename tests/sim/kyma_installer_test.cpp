@@ -13,7 +13,8 @@ namespace {
 const char* k_installations =
     "/apis/installer.kyma-project.io/v1alpha1/namespaces/default/installations";
 
-// Every distinct (state, description) the CR went through, in order, from a watch.
+// Every distinct (state, description) the CR went through, in order, from a watch; the empty
+// state of a new CR is left out (the watch may connect after it was created).
 std::vector<std::string> transitions(WatchCollector& w) {
     std::vector<std::string> out;
     for (const auto& e : w.events()) {
@@ -21,17 +22,20 @@ std::vector<std::string> transitions(WatchCollector& w) {
         if (!st.is_object())
             st = Json::object();
         std::string s = st.value("state", "") + ": " + st.value("description", "");
-        if (out.empty() || out.back() != s)
+        if (s != ": " && (out.empty() || out.back() != s))
             out.push_back(s);
     }
     return out;
 }
 
+// Watches the CR from the current resourceVersion, so that no event is missed even if the
+// stream connects late.
 std::unique_ptr<WatchCollector> watch_cr(KymaCluster& kc) {
+    std::string rv = kc.get("/api/v1/namespaces").json["metadata"]["resourceVersion"];
     return std::make_unique<WatchCollector>(
         kc.f.sim->url(), "",
         kc.c(std::string(k_installations) +
-             "?watch=true&fieldSelector=metadata.name%3Dkyma-installation"));
+             "?watch=true&fieldSelector=metadata.name%3Dkyma-installation&resourceVersion=" + rv));
 }
 
 Json describe(KymaCluster& kc) {
@@ -54,7 +58,6 @@ TEST(KymaInstaller, InstallsComponentsInOrderAndRemovesTheLabel) {
         return e["object"].value("status", Json::object()).value("state", "") == "Installed";
     }));
     EXPECT_EQ(transitions(*w), (std::vector<std::string>{
-                                   ": ",
                                    "InProgress: Verify installed components",
                                    "InProgress: install component cluster-essentials",
                                    "InProgress: install component istio",
@@ -342,4 +345,41 @@ TEST(KymaInstaller, AnUninstallInProgressIsHonouredWhenUninstallingIsTrue) {
     std::this_thread::sleep_for(std::chrono::milliseconds(150));
     EXPECT_EQ(kc.status("state"), "InProgress");
     EXPECT_EQ(describe(kc)["runs"].size(), 1u);
+}
+
+TEST(KymaInstaller, AFailingVerificationKeepsTheLabelAndIsRetried) {
+    KymaCluster kc;
+    kc.create_installation_crd();
+    kc.deploy_installer();
+    ASSERT_EQ(kc.knobs({{"verifyFailures", 2}}).status, 200);
+    auto w = watch_cr(kc);
+    ASSERT_EQ(kc.create_cr({"a"}, {{"action", "install"}}).status, 201);
+    ASSERT_TRUE(kc.wait_done("Installed"));
+    ASSERT_TRUE(w->wait_for([](const Json& e) {
+        return e["object"].value("status", Json::object()).value("state", "") == "Installed";
+    }));
+    EXPECT_EQ(transitions(*w), (std::vector<std::string>{
+                                   "InProgress: Verify installed components",
+                                   "Error: Verifying installed components",
+                                   "InProgress: Verify installed components",
+                                   "Error: Verifying installed components",
+                                   "InProgress: Verify installed components",
+                                   "InProgress: install component a",
+                                   "Installed: Kyma installed",
+                               }));
+    // Six failing verifications: it gives up with the label kept (recoverable for kprov) and
+    // waits for the CR to change.
+    ASSERT_EQ(kc.knobs({{"verifyFailures", 6}}).status, 200);
+    ASSERT_EQ(kc.label("install"), 200);
+    ASSERT_TRUE(eventually([&] {
+        return describe(kc)["runs"][1]["result"] == "gave up: Verifying installed components";
+    }));
+    Json cr = kc.cr();
+    EXPECT_EQ(cr["metadata"]["labels"]["action"], "install");
+    EXPECT_EQ(cr["status"]["errorLog"][0]["component"], "Kyma Operator");
+    EXPECT_EQ(cr["status"]["errorLog"][0]["occurrences"], 6);
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    EXPECT_EQ(describe(kc)["runs"].size(), 2u);
+    ASSERT_EQ(kc.label("install"), 200); // a write by the client starts it again
+    EXPECT_TRUE(kc.wait_done("Installed"));
 }
