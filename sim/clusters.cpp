@@ -27,6 +27,16 @@ bool is_crd_backed(const ResourceInfo& info) {
     return std::find(k_crd_groups.begin(), k_crd_groups.end(), info.group) != k_crd_groups.end();
 }
 
+// The cluster `id` of `clusters` (const or not); 404 for /sim requests naming no cluster.
+template <class Map> auto& find_cluster(Map& clusters, const std::string& id) {
+    auto it = clusters.find(id);
+    if (it == clusters.end())
+        throw ApiError(404,
+                       failure_status(404, "NotFound",
+                                      "no runtime cluster \"" + id + "\" (GET /sim/clusters)"));
+    return it->second;
+}
+
 ApiError no_such_resource() {
     return {404,
             failure_status(404, "NotFound", "the server could not find the requested resource")};
@@ -177,16 +187,11 @@ std::string ClusterRegistry::resolve(const std::string& name) const {
 }
 
 ClusterRegistry::Cluster& ClusterRegistry::cluster(const std::string& id) {
-    auto it = m_clusters.find(id);
-    if (it == m_clusters.end())
-        throw ApiError(404,
-                       failure_status(404, "NotFound",
-                                      "no runtime cluster \"" + id + "\" (GET /sim/clusters)"));
-    return it->second;
+    return find_cluster(m_clusters, id);
 }
 
 const ClusterRegistry::Cluster& ClusterRegistry::cluster(const std::string& id) const {
-    return const_cast<ClusterRegistry*>(this)->cluster(id);
+    return find_cluster(m_clusters, id);
 }
 
 std::string ClusterRegistry::issue_token(const std::string& id, TimePoint expiry) {
@@ -361,8 +366,9 @@ void ClusterRegistry::advance(TimePoint now, const std::string& only) {
             try {
                 write_crd_status(c, now);
                 c.kyma.advance(*c.store, now, m_kyma);
-            } catch (const ApiError& e) {
-                // A CR a test wrote by hand can make a status write invalid; try again later.
+            } catch (const std::exception& e) {
+                // A CR a test wrote by hand (an invalid label, a malformed errorLog) can make a
+                // status write fail; the installer tries again on the next tick.
                 std::fprintf(stderr, "kprov-sim: kyma installer of %s: %s\n", id.c_str(), e.what());
             }
         }

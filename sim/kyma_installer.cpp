@@ -35,7 +35,7 @@ bool condition_true(const Json& cr, const std::string& type) {
     if (!st.is_object() || !st.contains("conditions") || !st["conditions"].is_array())
         return false;
     for (const auto& c : st["conditions"])
-        if (c.value("type", "") == type && c.value("status", "") == "True")
+        if (c.is_object() && c.value("type", "") == type && c.value("status", "") == "True")
             return true;
     return false;
 }
@@ -56,7 +56,7 @@ void set_conditions(Json& cr, std::initializer_list<const char*> true_ones, Time
         std::string transition = ts;
         if (old.is_array())
             for (const auto& c : old)
-                if (c.value("type", "") == type && c.value("status", "") == status)
+                if (c.is_object() && c.value("type", "") == type && c.value("status", "") == status)
                     transition = c.value("lastTransitionTime", ts);
         out.push_back({{"type", type},
                        {"status", status},
@@ -198,7 +198,7 @@ void KymaInstaller::record_failure(Json& cr, const std::string& component, TimeP
     Json log = st.value("errorLog", Json::array());
     if (!log.is_array())
         log = Json::array();
-    if (!log.empty() && log.back().value("component", "") == component &&
+    if (!log.empty() && log.back().is_object() && log.back().value("component", "") == component &&
         log.back().value("log", "") == knobs.failure_log)
         log.back()["occurrences"] = log.back().value("occurrences", 1) + 1;
     else

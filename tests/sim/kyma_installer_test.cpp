@@ -383,3 +383,15 @@ TEST(KymaInstaller, AFailingVerificationKeepsTheLabelAndIsRetried) {
     ASSERT_EQ(kc.label("install"), 200); // a write by the client starts it again
     EXPECT_TRUE(kc.wait_done("Installed"));
 }
+
+TEST(KymaInstaller, CopesWithAMalformedStatusWrittenByAClient) {
+    KymaCluster kc;
+    kc.deploy_installer();
+    ASSERT_EQ(kc.knobs({{"failures", {{"a", 1}}}}).status, 200);
+    Json cr = {{"labels", {{"action", "install"}}},
+               {"spec", {{"components", Json::array({{{"name", "a"}}})}}},
+               {"status", {{"errorLog", Json::array({"x"})}, {"conditions", Json::array({1})}}}};
+    ASSERT_EQ(kc.knobs({{"installation", cr}}).status, 200);
+    EXPECT_TRUE(kc.wait_done("Installed"));
+    EXPECT_EQ(kc.get(kc.cr_path()).status, 200);
+}
