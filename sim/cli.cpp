@@ -62,6 +62,10 @@ tests, demos and CI. Prints its URL as the first line of stdout; stops on SIGINT
   --reconcile-seconds S         duration of a Reconcile after a spec change (default 3)
   --delete-seconds S            duration of a Delete operation (default 3)
   --hibernate-seconds S         duration of hibernating or waking up (default 3)
+  --kyma-component-seconds S    how long the simulated Kyma installer takes per component
+                                (default 1; fractions allowed)
+  --kyma-backoff-factor F       installer retries wait 10, 20, 40, 60, 80 s times F
+                                (default: kyma-component-seconds / 10)
   --token T                     the Gardener API's bearer token (default: generated)
   --tls                         serve HTTPS with a CA and certificate generated at start
   --ca-out FILE                 write the CA certificate (PEM), with --tls
@@ -124,6 +128,14 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
         {"--hibernate-seconds",
          [&](const std::string& f, const std::string& v) {
              s.lifecycle.hibernate_seconds = to_double(f, v, 0, 86400);
+         }},
+        {"--kyma-component-seconds",
+         [&](const std::string& f, const std::string& v) {
+             s.kyma.component_seconds = to_double(f, v, 0, 86400);
+         }},
+        {"--kyma-backoff-factor",
+         [&](const std::string& f, const std::string& v) {
+             s.kyma.backoff_factor = to_double(f, v, 0, 1000);
          }},
         {"--token",
          [&](const std::string& f, const std::string& v) {

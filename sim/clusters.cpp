@@ -2,47 +2,124 @@
 
 #include "resource_api.hpp"
 
+#include <algorithm>
+#include <cstdio>
+
 namespace kprov::sim {
 
+namespace {
+
+const char* k_apiextensions = "apiextensions.k8s.io";
+// Groups whose resources exist only while the CRD `<plural>.<group>` does.
+const std::vector<std::string> k_crd_groups = {"installer.kyma-project.io",
+                                               "servicecatalog.k8s.io"};
+
+ResourceInfo res(const char* group, const char* version, const char* plural, const char* kind,
+                 bool namespaced, const char* singular) {
+    return {group, version, plural, kind, namespaced, singular, {}, {}};
+}
+
+std::string crd_name(const ResourceInfo& info) {
+    return info.resource + "." + info.group;
+}
+
+bool is_crd_backed(const ResourceInfo& info) {
+    return std::find(k_crd_groups.begin(), k_crd_groups.end(), info.group) != k_crd_groups.end();
+}
+
+// The cluster `id` of `clusters` (const or not); 404 for /sim requests naming no cluster.
+template <class Map> auto& find_cluster(Map& clusters, const std::string& id) {
+    auto it = clusters.find(id);
+    if (it == clusters.end())
+        throw ApiError(404,
+                       failure_status(404, "NotFound",
+                                      "no runtime cluster \"" + id + "\" (GET /sim/clusters)"));
+    return it->second;
+}
+
+ApiError no_such_resource() {
+    return {404,
+            failure_status(404, "NotFound", "the server could not find the requested resource")};
+}
+
+} // namespace
+
 const std::vector<ResourceInfo>& ClusterRegistry::resources() {
-    static const std::vector<ResourceInfo> list = {
-        {"", "v1", "namespaces", "Namespace", false, "namespace", {"ns"}, {}},
-        {"", "v1", "secrets", "Secret", true, "secret", {}, {}},
-        {"", "v1", "configmaps", "ConfigMap", true, "configmap", {"cm"}, {}},
-        {"", "v1", "serviceaccounts", "ServiceAccount", true, "serviceaccount", {"sa"}, {}},
-        {"rbac.authorization.k8s.io",
-         "v1",
-         "clusterroles",
-         "ClusterRole",
-         false,
-         "clusterrole",
-         {},
-         {}},
-        {"rbac.authorization.k8s.io",
-         "v1",
-         "clusterrolebindings",
-         "ClusterRoleBinding",
-         false,
-         "clusterrolebinding",
-         {},
-         {}},
-        {"rbac.authorization.k8s.io", "v1", "roles", "Role", true, "role", {}, {}},
-        {"rbac.authorization.k8s.io",
-         "v1",
-         "rolebindings",
-         "RoleBinding",
-         true,
-         "rolebinding",
-         {},
-         {}},
-    };
+    static const std::vector<ResourceInfo> list = [] {
+        std::vector<ResourceInfo> l = {
+            {"", "v1", "namespaces", "Namespace", false, "namespace", {"ns"}, {}},
+            res("", "v1", "secrets", "Secret", true, "secret"),
+            {"", "v1", "configmaps", "ConfigMap", true, "configmap", {"cm"}, {}},
+            {"", "v1", "serviceaccounts", "ServiceAccount", true, "serviceaccount", {"sa"}, {}},
+            {"", "v1", "services", "Service", true, "service", {"svc"}, {}},
+            {"", "v1", "limitranges", "LimitRange", true, "limitrange", {"limits"}, {}},
+            {"", "v1", "pods", "Pod", true, "pod", {"po"}, {}},
+            res("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false,
+                "clusterrole"),
+            res("rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding",
+                false, "clusterrolebinding"),
+            res("rbac.authorization.k8s.io", "v1", "roles", "Role", true, "role"),
+            res("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", true,
+                "rolebinding"),
+            {"apps", "v1", "deployments", "Deployment", true, "deployment", {"deploy"}, {}},
+            res("batch", "v1", "jobs", "Job", true, "job"),
+            {"scheduling.k8s.io",
+             "v1",
+             "priorityclasses",
+             "PriorityClass",
+             false,
+             "priorityclass",
+             {"pc"},
+             {}},
+            {"policy",
+             "v1beta1",
+             "podsecuritypolicies",
+             "PodSecurityPolicy",
+             false,
+             "podsecuritypolicy",
+             {"psp"},
+             {}},
+            {k_apiextensions,
+             "v1",
+             "customresourcedefinitions",
+             "CustomResourceDefinition",
+             false,
+             "customresourcedefinition",
+             {"crd", "crds"},
+             {}},
+            {k_apiextensions,
+             "v1beta1",
+             "customresourcedefinitions",
+             "CustomResourceDefinition",
+             false,
+             "customresourcedefinition",
+             {"crd", "crds"},
+             {}},
+            {"installer.kyma-project.io",
+             "v1alpha1",
+             "installations",
+             "Installation",
+             true,
+             "installation",
+             {"installation"},
+             {}},
+            res("servicecatalog.k8s.io", "v1beta1", "clusterservicebrokers", "ClusterServiceBroker",
+                false, "clusterservicebroker"),
+            res("servicecatalog.k8s.io", "v1beta1", "clusterserviceclasses", "ClusterServiceClass",
+                false, "clusterserviceclass"),
+            res("servicecatalog.k8s.io", "v1beta1", "serviceinstances", "ServiceInstance", true,
+                "serviceinstance"),
+        };
+        return l;
+    }();
     return list;
 }
 
 ClusterRegistry::ClusterRegistry(std::function<std::uint64_t()> next_rv,
-                                 std::function<std::uint64_t()> current_rv)
+                                 std::function<std::uint64_t()> current_rv, KymaSettings kyma)
     : m_next_rv(std::move(next_rv))
-    , m_current_rv(std::move(current_rv)) {}
+    , m_current_rv(std::move(current_rv))
+    , m_kyma(kyma) {}
 
 void ClusterRegistry::create(const std::string& id, const std::string& shoot_ns,
                              const std::string& shoot_name) {
@@ -52,9 +129,13 @@ void ClusterRegistry::create(const std::string& id, const std::string& shoot_ns,
     c.shoot_ns = shoot_ns;
     c.shoot_name = shoot_name;
     c.store = std::make_unique<ObjectStore>(resources(), m_next_rv, m_current_rv);
+    c.store->set_conditional_update_groups(
+        {k_apiextensions, "installer.kyma-project.io", "servicecatalog.k8s.io"});
+    c.store->set_observer([this, &c](const std::string& type, const ResourceInfo& info,
+                                     const Json& obj) { observe(c, type, info, obj); });
     for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"})
         c.store->ensure_namespace(ns);
-    const ResourceInfo& cr = resources()[4];
+    const ResourceInfo& cr = *c.store->find("rbac.authorization.k8s.io", "clusterroles");
     for (const char* role : {"cluster-admin", "admin", "edit", "view"})
         c.store->create(
             cr, "",
@@ -64,6 +145,20 @@ void ClusterRegistry::create(const std::string& id, const std::string& shoot_ns,
                   Json::array({{{"apiGroups", {"*"}},
                                 {"resources", {"*"}},
                                 {"verbs", {std::string(role) == "view" ? "get" : "*"}}}})}});
+    // Knobs are validated when posted; a failing action (e.g. "state" without a CR) is skipped.
+    std::vector<Json> knobs;
+    if (!m_defaults.empty())
+        knobs.push_back(m_defaults);
+    if (auto it = m_pending.find(id); it != m_pending.end()) {
+        knobs.insert(knobs.end(), it->second.begin(), it->second.end());
+        m_pending.erase(it);
+    }
+    for (const auto& k : knobs) {
+        try {
+            apply_knobs(c, k);
+        } catch (const ApiError&) {
+        }
+    }
 }
 
 void ClusterRegistry::remove(const std::string& id) {
@@ -78,6 +173,27 @@ void ClusterRegistry::set_hibernated(const std::string& id, bool hibernated) {
         it->second.hibernated = hibernated;
 }
 
+std::string ClusterRegistry::resolve(const std::string& name) const {
+    if (m_clusters.count(name))
+        return name;
+    std::string found;
+    int matches = 0;
+    for (const auto& [id, c] : m_clusters)
+        if (c.shoot_name == name) {
+            found = id;
+            ++matches;
+        }
+    return matches == 1 ? found : name;
+}
+
+ClusterRegistry::Cluster& ClusterRegistry::cluster(const std::string& id) {
+    return find_cluster(m_clusters, id);
+}
+
+const ClusterRegistry::Cluster& ClusterRegistry::cluster(const std::string& id) const {
+    return find_cluster(m_clusters, id);
+}
+
 std::string ClusterRegistry::issue_token(const std::string& id, TimePoint expiry) {
     std::string token = "sim-" + random_token(40);
     m_tokens[token] = {id, expiry};
@@ -87,6 +203,81 @@ std::string ClusterRegistry::issue_token(const std::string& id, TimePoint expiry
 bool ClusterRegistry::token_valid(const std::string& id, const std::string& token) const {
     auto it = m_tokens.find(token);
     return it != m_tokens.end() && it->second.cluster == id && it->second.expiry > Clock::now();
+}
+
+std::vector<ResourceInfo> ClusterRegistry::served(const Cluster& c, TimePoint now) const {
+    std::vector<ResourceInfo> out;
+    for (const auto& info : resources()) {
+        if (info.group == k_apiextensions && info.version == "v1beta1" && !c.serve_v1beta1_crds)
+            continue;
+        if (is_crd_backed(info)) {
+            auto it = c.crd_established.find(crd_name(info));
+            if (it == c.crd_established.end() || it->second > now)
+                continue;
+        }
+        out.push_back(info);
+    }
+    return out;
+}
+
+void ClusterRegistry::observe(Cluster& c, const std::string& type, const ResourceInfo& info,
+                              const Json& obj) {
+    const Json& md = obj["metadata"];
+    std::string name = md.value("name", "");
+    if (info.resource == "customresourcedefinitions") {
+        if (type == "ADDED") {
+            c.crd_established[name] = Clock::now() + seconds_to_duration(c.crd_establish_seconds);
+            c.crd_status_pending.insert(name);
+        } else if (type == "DELETED") {
+            c.crd_established.erase(name);
+            c.crd_status_pending.erase(name);
+        }
+    }
+    if (info.resource == "deployments" && type == "ADDED" &&
+        md.value("namespace", "") == "kube-system" && name == "tiller-deploy") {
+        // No controllers run here: the Tiller Deployment gets its one pod at once.
+        const ResourceInfo& pods = *c.store->find("", "pods");
+        c.store->create(pods, "kube-system",
+                        {{"metadata",
+                          {{"name", "tiller-deploy-" + random_token(10)},
+                           {"labels", {{"app", "helm"}, {"name", "tiller"}}}}},
+                         {"status", {{"phase", c.tiller_pod_phase}}}});
+    }
+    if (info.resource == "installations" && md.value("namespace", "") == "default" &&
+        name == "kyma-installation")
+        c.kyma.observe(type, obj);
+    std::uint64_t rv = std::stoull(md.value("resourceVersion", "0"));
+    hub(c, info).publish(type, obj, rv);
+}
+
+WatchHub& ClusterRegistry::hub(Cluster& c, const ResourceInfo& info) {
+    auto& h = c.hubs[info.group + "/" + info.resource];
+    if (!h) {
+        h = std::make_unique<WatchHub>(256);
+        if (m_shut_down)
+            h->shutdown();
+    }
+    return *h;
+}
+
+ApiResponse ClusterRegistry::watch(Cluster& c, const ResourceInfo& info, const std::string& ns,
+                                   const ApiRequest& req) {
+    static const std::map<std::string, std::string> fields = {
+        {"metadata.name", "/metadata/name"}, {"metadata.namespace", "/metadata/namespace"}};
+    WatchRequest w = WatchRequest::parse(req, fields, info, 5, 1800);
+    w.options.ns = ns;
+    std::vector<Json> initial;
+    if (!w.from) {
+        Json list = c.store->list(info, ns, ListOptions{});
+        for (auto& item : list["items"]) {
+            item["kind"] = info.kind;
+            item["apiVersion"] = info.api_version();
+            initial.push_back(std::move(item));
+        }
+    }
+    ApiResponse r;
+    r.stream = hub(c, info).subscribe(w.options, w.from, initial);
+    return r;
 }
 
 ApiResponse ClusterRegistry::handle(const std::string& id, const std::string& sub_path,
@@ -107,17 +298,102 @@ ApiResponse ClusterRegistry::handle(const std::string& id, const std::string& su
         throw service_unavailable("the runtime cluster \"" + id +
                                   "\" is hibernated: its API server "
                                   "is scaled down");
-    if (auto d = serve_discovery(req, sub_path, resources(), {}))
+    std::vector<ResourceInfo> now_served = served(c, Clock::now());
+    if (auto d = serve_discovery(req, sub_path, now_served, {}))
         return *d;
     auto path = parse_k8s_path(sub_path, [&](const std::string& g, const std::string& r) {
         const ResourceInfo* info = c.store->find(g, r);
         return info && info->namespaced;
     });
-    const ResourceInfo* info = path ? c.store->find(path->group, path->resource) : nullptr;
-    if (!info || info->version != path->version)
-        throw ApiError(404, failure_status(404, "NotFound",
-                                           "the server could not find the requested resource"));
-    return serve_store(*c.store, *info, *path, req);
+    if (!path)
+        throw no_such_resource();
+    auto served_it = std::find_if(now_served.begin(), now_served.end(), [&](const auto& r) {
+        return r.group == path->group && r.version == path->version && r.resource == path->resource;
+    });
+    if (served_it == now_served.end())
+        throw no_such_resource();
+    const ResourceInfo& info = *c.store->find(path->group, path->version, path->resource);
+    if (req.method == "GET" && path->name.empty() && path->subresource.empty() && is_watch(req))
+        return watch(c, info, path->ns, req);
+    if (req.method == "DELETE" && info.resource == "serviceinstances" && c.fail_instance_deletion)
+        throw internal_error("serviceinstance deletion failed (kprov-sim failInstanceDeletion)");
+    return serve_store(*c.store, info, *path, req);
+}
+
+// What the apiextensions controller writes once a CRD is served: its accepted names and the
+// NamesAccepted and Established conditions (a new resourceVersion, as on a real cluster).
+void ClusterRegistry::write_crd_status(Cluster& c, TimePoint now) {
+    const ResourceInfo& crds = *c.store->find(k_apiextensions, "v1", "customresourcedefinitions");
+    for (auto it = c.crd_status_pending.begin(); it != c.crd_status_pending.end();) {
+        auto at = c.crd_established.find(*it);
+        if (at != c.crd_established.end() && at->second > now) {
+            ++it;
+            continue;
+        }
+        if (auto crd = c.store->find_object(crds, "", *it)) {
+            std::string ts = rfc3339(now);
+            Json& st = (*crd)["status"];
+            Json spec = crd->value("spec", Json::object());
+            if (!spec.is_object())
+                spec = Json::object();
+            st["acceptedNames"] = spec.value("names", Json::object());
+            st["conditions"] = Json::array({{{"type", "NamesAccepted"},
+                                             {"status", "True"},
+                                             {"reason", "NoConflicts"},
+                                             {"message", "no conflicts found"},
+                                             {"lastTransitionTime", ts}},
+                                            {{"type", "Established"},
+                                             {"status", "True"},
+                                             {"reason", "InitialNamesAccepted"},
+                                             {"message", "the initial names have been accepted"},
+                                             {"lastTransitionTime", ts}}});
+            Json stored = Json::array();
+            if (spec.contains("version"))
+                stored.push_back(spec["version"]);
+            for (const auto& v : spec.value("versions", Json::array()))
+                if (v.is_object() && v.value("storage", false) && v.contains("name"))
+                    stored.push_back(v["name"]);
+            st["storedVersions"] = stored;
+            c.store->update(crds, "", *it, *crd);
+        }
+        it = c.crd_status_pending.erase(it);
+    }
+}
+
+void ClusterRegistry::advance(TimePoint now, const std::string& only) {
+    for (auto& [id, c] : m_clusters)
+        if ((only.empty() || id == only) && !c.hibernated) {
+            try {
+                write_crd_status(c, now);
+                c.kyma.advance(*c.store, now, m_kyma);
+            } catch (const std::exception& e) {
+                // A CR a test wrote by hand (an invalid label, a malformed errorLog) can make a
+                // status write fail; the installer tries again on the next tick.
+                std::fprintf(stderr, "kprov-sim: kyma installer of %s: %s\n", id.c_str(), e.what());
+            }
+        }
+}
+
+std::optional<TimePoint> ClusterRegistry::next_due() const {
+    std::optional<TimePoint> due;
+    for (const auto& [id, c] : m_clusters) {
+        if (c.hibernated)
+            continue;
+        auto d = c.kyma.next_due();
+        if (d && (!due || *d < *due))
+            due = d;
+        for (const auto& [name, at] : c.crd_established)
+            if (at > Clock::now() && (!due || at < *due))
+                due = at;
+    }
+    return due;
+}
+
+void ClusterRegistry::shutdown() {
+    m_shut_down = true;
+    for (auto& [id, c] : m_clusters)
+        for (auto& [key, h] : c.hubs)
+            h->shutdown();
 }
 
 Json ClusterRegistry::describe() const {
@@ -131,7 +407,10 @@ Json ClusterRegistry::describe() const {
                        {"hibernated", c.hibernated},
                        {"tokens", tokens}});
     }
-    return {{"clusters", out}};
+    Json pending = Json::array();
+    for (const auto& [id, knobs] : m_pending)
+        pending.push_back(id);
+    return {{"clusters", out}, {"pendingKnobs", pending}};
 }
 
 } // namespace kprov::sim

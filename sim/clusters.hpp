@@ -1,32 +1,44 @@
 #pragma once
 // The runtime clusters behind the kubeconfigs that `adminkubeconfig` returns: one per shoot,
-// served at /clusters/<technicalID>/ with namespaces, secrets, config maps, service accounts and
-// RBAC objects, and their own bearer tokens. A hibernated cluster answers 503.
+// served at /clusters/<technicalID>/ with the core, RBAC, apps, batch, policy and scheduling
+// objects an installer YAML holds, CustomResourceDefinitions (apiextensions v1 and, per
+// cluster, v1beta1), the Kyma Installation resource once its CRD exists, Service Catalog when
+// a test installs it, watches of every resource, their own bearer tokens and a simulated Kyma
+// installer. A hibernated cluster answers 503 and keeps its objects.
 // Not thread-safe: the caller holds the world lock.
 
 #include "api.hpp"
+#include "kyma_installer.hpp"
 #include "object_store.hpp"
+#include "watch_hub.hpp"
 
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace kprov::sim {
 
 class ClusterRegistry {
 public:
     ClusterRegistry(std::function<std::uint64_t()> next_rv,
-                    std::function<std::uint64_t()> current_rv);
+                    std::function<std::uint64_t()> current_rv, KymaSettings kyma = {});
 
-    /// Creates the cluster of a shoot with its initial namespaces and cluster roles; no-op if
+    /// Creates the cluster of a shoot with its initial namespaces and cluster roles, then
+    /// applies the knobs for every new cluster and those posted for `id` beforehand; no-op if
     /// it exists.
     void create(const std::string& id, const std::string& shoot_ns, const std::string& shoot_name);
-    /// Removes the cluster and its tokens.
+    /// Removes the cluster, its tokens and its watches.
     void remove(const std::string& id);
     void set_hibernated(const std::string& id, bool hibernated);
     bool exists(const std::string& id) const { return m_clusters.count(id) > 0; }
+    /// The cluster id for a /sim path segment: a technical id as is, or the shoot name of
+    /// exactly one existing cluster; otherwise `name` unchanged (a cluster to come).
+    std::string resolve(const std::string& name) const;
 
     /// A new token for cluster `id`, valid until `expiry`.
     std::string issue_token(const std::string& id, TimePoint expiry);
@@ -37,7 +49,28 @@ public:
     /// Authentication is the caller's job.
     ApiResponse handle(const std::string& id, const std::string& sub_path, const ApiRequest& req);
 
-    /// The resources every runtime cluster serves.
+    /// Runs the Kyma installers of the awake clusters (or only of cluster `only`) up to `now`.
+    void advance(TimePoint now, const std::string& only = "");
+    /// The earliest time advance() has work; nullopt if none.
+    std::optional<TimePoint> next_due() const;
+
+    /// POST /sim/clusters/{id}/kyma (see tests/sim/README.md): applied at once when the
+    /// cluster exists, else kept until it is created. Throws ApiError 400 for a bad body
+    /// (nothing applied) and 404 for an action on an Installation that does not exist.
+    void configure(const std::string& id, const Json& knobs);
+    /// The knobs applied to every cluster created from now on (merged over earlier ones).
+    void set_defaults(const Json& knobs);
+    const Json& defaults() const { return m_defaults; }
+    /// Installer state, knobs, CR history and overrides; 404 for an unknown cluster.
+    Json describe_kyma(const std::string& id) const;
+    /// {"<release>": {"key": "value"}}; 404 for an unknown cluster.
+    Json kyma_overrides(const std::string& id) const;
+    KymaSettings& kyma_settings() { return m_kyma; }
+
+    /// Ends every watch for good (server stop).
+    void shutdown();
+
+    /// Every resource a runtime cluster can serve (some only once their CRD exists).
     static const std::vector<ResourceInfo>& resources();
     Json describe() const;
 
@@ -47,16 +80,46 @@ private:
         std::string shoot_name;
         bool hibernated = false;
         std::unique_ptr<ObjectStore> store;
+        KymaInstaller kyma;
+        bool serve_v1beta1_crds = true;
+        double crd_establish_seconds = 0;
+        bool fail_instance_deletion = false;
+        std::string tiller_pod_phase = "Running"; ///< of the pod a tiller-deploy Deployment gets
+        std::map<std::string, TimePoint> crd_established; ///< CRD name -> served from then on
+        std::set<std::string> crd_status_pending;         ///< CRDs whose Established status is due
+        std::map<std::string, std::unique_ptr<WatchHub>> hubs; ///< per group/resource
     };
     struct Token {
         std::string cluster;
         TimePoint expiry;
     };
 
+    Cluster& cluster(const std::string& id);
+    const Cluster& cluster(const std::string& id) const;
+    std::vector<ResourceInfo> served(const Cluster& c, TimePoint now) const;
+    void observe(Cluster& c, const std::string& type, const ResourceInfo& info, const Json& obj);
+    WatchHub& hub(Cluster& c, const ResourceInfo& info);
+    ApiResponse watch(Cluster& c, const ResourceInfo& info, const std::string& ns,
+                      const ApiRequest& req);
+    void apply_knobs(Cluster& c, const Json& knobs);
+    void set_tiller_pod_phase(Cluster& c, const std::string& phase);
+    void write_crd_status(Cluster& c, TimePoint now);
+    void put_installation(Cluster& c, const Json& spec);
+    void install_service_catalog(Cluster& c, const Json& spec);
+    void ensure_crd(Cluster& c, const std::string& plural, const std::string& group,
+                    const std::string& kind, const std::string& version, bool namespaced);
+
     std::function<std::uint64_t()> m_next_rv;
     std::function<std::uint64_t()> m_current_rv;
+    KymaSettings m_kyma;
+    Json m_defaults = Json::object();
+    std::map<std::string, std::vector<Json>> m_pending;
+    bool m_shut_down = false;
     std::map<std::string, Cluster> m_clusters;
     std::map<std::string, Token> m_tokens;
 };
+
+/// Throws ApiError 400 unless `knobs` is a valid body of POST /sim/clusters/{id}/kyma.
+void validate_kyma_knobs(const Json& knobs);
 
 } // namespace kprov::sim

@@ -2,6 +2,7 @@
 // failures, watch drops and compaction, Director errors. Documented in tests/sim/README.md.
 
 #include "k8s_path.hpp"
+#include "kyma_releases.hpp"
 #include "world.hpp"
 
 #include <algorithm>
@@ -26,14 +27,25 @@ Json settings_json(World& w, Faults& f) {
             {"latencyMs", faults["latencyMs"]},
             {"bookmarkSeconds", w.bookmark_seconds},
             {"watchTimeoutSeconds", w.watch_timeout_seconds},
-            {"watchExpiredAsEvent", w.watch_expired_as_event}};
+            {"watchExpiredAsEvent", w.watch_expired_as_event},
+            {"kymaComponentSeconds", w.clusters.kyma_settings().component_seconds},
+            {"kymaBackoffFactor", w.clusters.kyma_settings().backoff_factor},
+            {"clusterDefaults", w.clusters.defaults()}};
 }
 
 Json apply_settings(Services& s, const Json& j) {
-    static const std::vector<std::string> known = {
-        "createSeconds",      "reconcileSeconds", "deleteSeconds",   "hibernateSeconds",
-        "failRate",           "latencyMs",        "bookmarkSeconds", "watchTimeoutSeconds",
-        "watchExpiredAsEvent"};
+    static const std::vector<std::string> known = {"createSeconds",
+                                                   "reconcileSeconds",
+                                                   "deleteSeconds",
+                                                   "hibernateSeconds",
+                                                   "failRate",
+                                                   "latencyMs",
+                                                   "bookmarkSeconds",
+                                                   "watchTimeoutSeconds",
+                                                   "watchExpiredAsEvent",
+                                                   "kymaComponentSeconds",
+                                                   "kymaBackoffFactor",
+                                                   "clusterDefaults"};
     for (const auto& [k, v] : j.items())
         if (std::find(known.begin(), known.end(), k) == known.end())
             throw bad_request("settings: unknown key \"" + k + "\"");
@@ -53,6 +65,11 @@ Json apply_settings(Services& s, const Json& j) {
         json_field(j, "watchTimeoutSeconds", s.world.watch_timeout_seconds);
     s.world.watch_expired_as_event =
         json_field(j, "watchExpiredAsEvent", s.world.watch_expired_as_event);
+    KymaSettings& kyma = s.world.clusters.kyma_settings();
+    kyma.component_seconds = json_field(j, "kymaComponentSeconds", kyma.component_seconds);
+    kyma.backoff_factor = json_field(j, "kymaBackoffFactor", kyma.backoff_factor);
+    if (j.contains("clusterDefaults"))
+        s.world.clusters.set_defaults(j["clusterDefaults"]);
     return settings_json(s.world, s.faults);
 }
 
@@ -73,6 +90,11 @@ Json index() {
                                        "POST /sim/watch/compact",
                                        "GET /sim/watch",
                                        "GET /sim/clusters",
+                                       "GET /sim/clusters/{cluster}/kyma",
+                                       "POST /sim/clusters/{cluster}/kyma",
+                                       "GET /sim/clusters/{cluster}/kyma/overrides",
+                                       "GET /sim/kyma-releases",
+                                       "GET /sim/kyma-releases/{version}/{file}",
                                        "GET /sim/director",
                                        "GET /sim/director/calls",
                                        "POST /sim/director/errors",
@@ -169,6 +191,42 @@ ApiResponse handle_control(Services& s, const ApiRequest& req) {
     if (is("GET", {"clusters"})) {
         std::lock_guard lock(s.world.mu);
         return ApiResponse::json(200, s.world.clusters.describe());
+    }
+    if (is("GET", {"clusters", "*", "kyma"})) {
+        std::lock_guard lock(s.world.mu);
+        return ApiResponse::json(200, s.world.clusters.describe_kyma(seg[2]));
+    }
+    if (is("GET", {"clusters", "*", "kyma", "overrides"})) {
+        std::lock_guard lock(s.world.mu);
+        return ApiResponse::json(200, s.world.clusters.kyma_overrides(seg[2]));
+    }
+    if (is("POST", {"clusters", "*", "kyma"})) {
+        Json j = body_or_empty(req);
+        {
+            std::lock_guard lock(s.world.mu);
+            s.world.clusters.configure(seg[2], j);
+        }
+        s.wake_ticker();
+        std::lock_guard lock(s.world.mu);
+        std::string id = s.world.clusters.resolve(seg[2]);
+        if (!s.world.clusters.exists(id))
+            return ApiResponse::json(202, {{"cluster", id}, {"pending", true}});
+        return ApiResponse::json(200, s.world.clusters.describe_kyma(id));
+    }
+    if (is("GET", {"kyma-releases"}))
+        return ApiResponse::json(200, {{"versions", kyma_release_versions()},
+                                       {"onDemand", "PR-<n>, main-<sha>, main"},
+                                       {"files", {"kyma-installer-cluster.yaml", "tiller.yaml"}}});
+    if (is("GET", {"kyma-releases", "*", "*"})) {
+        auto text = kyma_release_artifact(seg[2], seg[3]);
+        if (!text)
+            return ApiResponse::json(
+                404, failure_status(404, "NotFound",
+                                    "no artifact " + seg[3] + " for Kyma version " + seg[2]));
+        ApiResponse r;
+        r.body = *text;
+        r.content_type = "application/x-yaml";
+        return r;
     }
     if (is("GET", {"director"}))
         return ApiResponse::json(200, s.director.to_json());

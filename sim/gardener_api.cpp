@@ -193,7 +193,7 @@ World::World(const SimOptions& opts, std::string ca)
     , garden(
           {gardener_resources()[2], gardener_resources()[3], gardener_resources()[4]},
           [this] { return ++rv; }, [this] { return rv; }, garden_namespace)
-    , clusters([this] { return ++rv; }, [this] { return rv; })
+    , clusters([this] { return ++rv; }, [this] { return rv; }, opts.kyma)
     , shoots(
           opts.lifecycle, hub, clusters, garden, [this] { return ++rv; }, [this] { return rv; })
     , seed(make_seed(opts))

@@ -1,5 +1,6 @@
 #include "object_store.hpp"
 
+#include "k8s_validation.hpp"
 #include "selectors.hpp"
 
 #include <algorithm>
@@ -122,6 +123,14 @@ const ResourceInfo* ObjectStore::find(const std::string& group, const std::strin
     return nullptr;
 }
 
+const ResourceInfo* ObjectStore::find(const std::string& group, const std::string& version,
+                                      const std::string& resource) const {
+    for (const auto& r : m_resources)
+        if (r.group == group && r.version == version && r.resource == resource)
+            return &r;
+    return nullptr;
+}
+
 std::vector<Json> ObjectStore::select(const ResourceInfo& info, const std::string& ns,
                                       const ListOptions& opts) const {
     auto labels = LabelSelector::parse(opts.label_selector);
@@ -152,7 +161,9 @@ std::optional<Json> ObjectStore::find_object(const ResourceInfo& info, const std
     auto it = m_objects.find({resource_key(info), info.namespaced ? ns : "", name});
     if (it == m_objects.end())
         return std::nullopt;
-    return it->second;
+    Json obj = it->second;
+    obj["apiVersion"] = info.api_version(); // read through the version asked for
+    return obj;
 }
 
 Json ObjectStore::get(const ResourceInfo& info, const std::string& ns,
@@ -238,6 +249,13 @@ Json ObjectStore::prepare_new(const ResourceInfo& info, const std::string& ns, J
     body["apiVersion"] = info.api_version();
     body["kind"] = info.kind;
     normalize(info, body);
+    std::vector<Cause> causes = label_causes(body);
+    if (info.group.empty() && (info.resource == "configmaps" || info.resource == "secrets")) {
+        auto keys = data_key_causes(body);
+        causes.insert(causes.end(), keys.begin(), keys.end());
+    }
+    if (!causes.empty())
+        throw invalid(info, md.value("name", std::string()), causes);
     return body;
 }
 
@@ -278,6 +296,7 @@ Json ObjectStore::create(const ResourceInfo& info, const std::string& ns, Json b
         return body;
     md["resourceVersion"] = std::to_string(m_next_rv());
     m_objects[key] = body;
+    notify("ADDED", info, body);
     return body;
 }
 
@@ -291,6 +310,11 @@ Json ObjectStore::update(const ResourceInfo& info, const std::string& ns, const 
                           ") does not match the name on the URL (" + name + ")");
     md["name"] = name;
     std::string rv = md.value("resourceVersion", std::string());
+    if (rv.empty() && std::find(m_conditional_groups.begin(), m_conditional_groups.end(),
+                                info.group) != m_conditional_groups.end())
+        throw invalid(info, name,
+                      {{"FieldValueInvalid", "Invalid value: 0x0: must be specified for an update",
+                        "metadata.resourceVersion"}});
     if (!rv.empty() && rv != current["metadata"]["resourceVersion"])
         throw conflict(info, name);
     md["uid"] = current["metadata"]["uid"];
@@ -305,6 +329,7 @@ Json ObjectStore::update(const ResourceInfo& info, const std::string& ns, const 
         return body;
     md["resourceVersion"] = std::to_string(m_next_rv());
     m_objects[{resource_key(info), info.namespaced ? ns : "", name}] = body;
+    notify("MODIFIED", info, body);
     return body;
 }
 
@@ -330,15 +355,26 @@ Json ObjectStore::remove(const ResourceInfo& info, const std::string& ns, const 
     if (dry_run)
         return status;
     m_objects.erase({resource_key(info), info.namespaced ? ns : "", name});
+    std::vector<std::pair<const ResourceInfo*, Json>> gone = {{&info, current}};
     if (info.resource == "namespaces") {
         for (auto it = m_objects.begin(); it != m_objects.end();) {
-            if (std::get<1>(it->first) == name)
+            if (std::get<1>(it->first) == name) {
+                for (const auto& r : m_resources)
+                    if (resource_key(r) == std::get<0>(it->first)) {
+                        gone.emplace_back(&r, it->second);
+                        break;
+                    }
                 it = m_objects.erase(it);
-            else
+            } else {
                 ++it;
+            }
         }
     }
-    m_next_rv();
+    std::string rv = std::to_string(m_next_rv());
+    for (auto& [r, obj] : gone) {
+        obj["metadata"]["resourceVersion"] = rv;
+        notify("DELETED", *r, obj);
+    }
     return status;
 }
 
@@ -350,8 +386,13 @@ Json ObjectStore::remove_collection(const ResourceInfo& info, const std::string&
             m_objects.erase({resource_key(info),
                              info.namespaced ? v["metadata"].value("namespace", "") : "",
                              v["metadata"]["name"].get<std::string>()});
-        if (!victims.empty())
-            m_next_rv();
+        if (!victims.empty()) {
+            std::string rv = std::to_string(m_next_rv());
+            for (auto v : victims) {
+                v["metadata"]["resourceVersion"] = rv;
+                notify("DELETED", info, v);
+            }
+        }
     }
     ListOptions all;
     return make_list_page(info, victims, all, m_current_rv(), nullptr);

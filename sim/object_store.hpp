@@ -50,6 +50,19 @@ public:
 
     /// The resource with this group and plural name; nullptr if this store does not serve it.
     const ResourceInfo* find(const std::string& group, const std::string& resource) const;
+    /// The same for one version (a resource served in two versions shares its objects).
+    const ResourceInfo* find(const std::string& group, const std::string& version,
+                             const std::string& resource) const;
+
+    /// Called after every stored change with "ADDED", "MODIFIED" or "DELETED", the resource
+    /// and the object as stored (a deleted object carries the deletion's resourceVersion).
+    using Observer = std::function<void(const std::string&, const ResourceInfo&, const Json&)>;
+    void set_observer(Observer observer) { m_observer = std::move(observer); }
+    /// Groups whose objects (custom resources, CRDs) refuse a PUT without
+    /// metadata.resourceVersion (422), as the API server does.
+    void set_conditional_update_groups(std::vector<std::string> groups) {
+        m_conditional_groups = std::move(groups);
+    }
     const std::vector<ResourceInfo>& resources() const { return m_resources; }
 
     Json list(const ResourceInfo& info, const std::string& ns, const ListOptions& opts) const;
@@ -60,7 +73,8 @@ public:
     /// Returns the stored object. 409 AlreadyExists, 404 for a missing namespace, 400/422 for a
     /// bad body.
     Json create(const ResourceInfo& info, const std::string& ns, Json body, bool dry_run = false);
-    /// PUT. An empty metadata.resourceVersion is an unconditional update; a stale one is 409.
+    /// PUT. An empty metadata.resourceVersion is an unconditional update (422 for the groups of
+    /// set_conditional_update_groups); a stale one is 409.
     Json update(const ResourceInfo& info, const std::string& ns, const std::string& name, Json body,
                 bool dry_run = false);
     Json patch(const ResourceInfo& info, const std::string& ns, const std::string& name,
@@ -81,6 +95,10 @@ private:
     static std::string resource_key(const ResourceInfo& info) {
         return info.group + "/" + info.resource;
     }
+    void notify(const std::string& type, const ResourceInfo& info, const Json& obj) const {
+        if (m_observer)
+            m_observer(type, info, obj);
+    }
     void check_namespace(const ResourceInfo& info, const std::string& ns);
     Json prepare_new(const ResourceInfo& info, const std::string& ns, Json body) const;
     void normalize(const ResourceInfo& info, Json& obj) const;
@@ -91,6 +109,8 @@ private:
     std::function<std::uint64_t()> m_next_rv;
     std::function<std::uint64_t()> m_current_rv;
     std::function<bool(const std::string&)> m_auto_namespace;
+    Observer m_observer;
+    std::vector<std::string> m_conditional_groups;
     std::map<Key, Json> m_objects;
 };
 

@@ -2,6 +2,7 @@
 
 #include "patch.hpp"
 
+#include <algorithm>
 #include <set>
 
 namespace kprov::sim {
@@ -65,9 +66,12 @@ Json resource_list(const std::string& group, const std::string& version,
             {"resources", list}};
 }
 
-Json group_entry(const std::string& group, const std::string& version) {
-    Json gv = {{"groupVersion", group + "/" + version}, {"version", version}};
-    return {{"name", group}, {"versions", Json::array({gv})}, {"preferredVersion", gv}};
+// `versions` in the order resources were listed: the first is the preferred one.
+Json group_entry(const std::string& group, const std::vector<std::string>& versions) {
+    Json list = Json::array();
+    for (const auto& v : versions)
+        list.push_back({{"groupVersion", group + "/" + v}, {"version", v}});
+    return {{"name", group}, {"versions", list}, {"preferredVersion", list[0]}};
 }
 
 std::string str_at(const Json& obj, const char* pointer) {
@@ -225,13 +229,24 @@ std::optional<ApiResponse> serve_discovery(const ApiRequest& req, const std::str
                                                      "requested resource (kprov-sim "
                                                      "serves no OpenAPI documents)"));
     std::set<std::pair<std::string, std::string>> groups;
+    std::vector<std::pair<std::string, std::vector<std::string>>> versions; // first-seen order
     bool core = false;
     for (const auto& r : resources) {
-        if (r.group.empty())
+        if (r.group.empty()) {
             core = true;
+            continue;
+        }
+        if (!groups.insert({r.group, r.version}).second)
+            continue;
+        auto it = std::find_if(versions.begin(), versions.end(),
+                               [&](const auto& g) { return g.first == r.group; });
+        if (it == versions.end())
+            versions.push_back({r.group, {r.version}});
         else
-            groups.insert({r.group, r.version});
+            it->second.push_back(r.version);
     }
+    std::sort(versions.begin(), versions.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
     if (seg.size() == 1 && seg[0] == "api") {
         if (!core)
             return ApiResponse::json(200, {{"kind", "APIVersions"}, {"versions", Json::array()}});
@@ -246,15 +261,15 @@ std::optional<ApiResponse> serve_discovery(const ApiRequest& req, const std::str
         return ApiResponse::json(200, resource_list("", "v1", resources, extras));
     if (seg.size() == 1 && seg[0] == "apis") {
         Json list = Json::array();
-        for (const auto& [g, v] : groups)
-            list.push_back(group_entry(g, v));
+        for (const auto& [g, vs] : versions)
+            list.push_back(group_entry(g, vs));
         return ApiResponse::json(
             200, {{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", list}});
     }
     if (seg.size() == 2 && seg[0] == "apis") {
-        for (const auto& [g, v] : groups)
+        for (const auto& [g, vs] : versions)
             if (g == seg[1]) {
-                Json e = group_entry(g, v);
+                Json e = group_entry(g, vs);
                 e["kind"] = "APIGroup";
                 e["apiVersion"] = "v1";
                 return ApiResponse::json(200, e);
@@ -337,8 +352,9 @@ ApiResponse serve_store(ObjectStore& store, const ResourceInfo& info, const K8sP
     };
     if (req.method == "GET" || req.method == "HEAD") {
         if (collection && is_watch(req))
-            throw method_not_allowed("kprov-sim serves watches for shoots only, not for " +
-                                     info.resource);
+            throw method_not_allowed(
+                "kprov-sim serves watches for shoots and runtime-cluster objects, not for " +
+                info.resource);
         if (collection)
             return respond(req, info, 200, store.list(info, path.ns, ListOptions::from(req)));
         return respond(req, info, 200, store.get(info, path.ns, path.name));

@@ -63,7 +63,11 @@ struct Simulator::Impl {
             try {
                 std::lock_guard lock(world->mu);
                 world->shoots.advance(Clock::now());
+                world->clusters.advance(Clock::now());
                 due = world->shoots.next_due();
+                auto kyma_due = world->clusters.next_due();
+                if (kyma_due && (!due || *kyma_due < *due))
+                    due = kyma_due;
             } catch (const std::exception& e) {
                 // A lifecycle bug must not end the process; the next tick tries again.
                 std::fprintf(stderr, "kprov-sim: lifecycle error: %s\n", e.what());
@@ -103,12 +107,19 @@ struct Simulator::Impl {
             std::string id =
                 path.substr(10, slash == std::string::npos ? std::string::npos : slash - 10);
             std::string rest = slash == std::string::npos ? "/" : path.substr(slash);
-            std::lock_guard lock(world->mu);
-            auto user = authenticate(
-                req, [&](const std::string& t) { return world->clusters.token_valid(id, t); });
-            if (!user)
-                throw unauthorized();
-            return world->clusters.handle(id, rest, req);
+            ApiResponse r;
+            {
+                std::lock_guard lock(world->mu);
+                auto user = authenticate(
+                    req, [&](const std::string& t) { return world->clusters.token_valid(id, t); });
+                if (!user)
+                    throw unauthorized();
+                world->clusters.advance(Clock::now(), id);
+                r = world->clusters.handle(id, rest, req);
+            }
+            if (req.method != "GET")
+                wake_ticker(); // the Kyma installer may have something new to act on
+            return r;
         }
         auto user = authenticate(req, [&](const std::string& t) { return t == token; });
         if (!user)
@@ -307,6 +318,10 @@ void Simulator::stop() {
     if (s.ticker_thread.joinable())
         s.ticker_thread.join();
     s.world->hub.shutdown();
+    {
+        std::lock_guard lock(s.world->mu);
+        s.world->clusters.shutdown();
+    }
     s.server->stop();
     if (s.listen_thread.joinable())
         s.listen_thread.join();

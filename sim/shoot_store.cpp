@@ -403,35 +403,11 @@ Json ShootStore::admin_kubeconfig(const std::string& ns, const std::string& name
 std::shared_ptr<StreamSource> ShootStore::watch(const std::string& ns, const ApiRequest& req,
                                                 double bookmark_seconds, double max_timeout_seconds,
                                                 bool expired_as_event) {
-    WatchOptions o;
-    o.ns = ns;
-    o.labels = LabelSelector::parse(req.query_value("labelSelector"));
-    o.fields = FieldSelector::parse(req.query_value("fieldSelector"), shoot_fields());
-    o.bookmark_kind = "Shoot";
-    o.bookmark_api_version = shoot_info().api_version();
-    o.bookmarks = req.query_value("allowWatchBookmarks") == "true";
-    o.bookmark_seconds = bookmark_seconds;
-    o.timeout_seconds = max_timeout_seconds;
-    std::string timeout = req.query_value("timeoutSeconds");
-    if (!timeout.empty()) {
-        try {
-            o.timeout_seconds = std::min(max_timeout_seconds, std::stod(timeout));
-        } catch (const std::exception&) {
-            throw bad_request("invalid timeoutSeconds \"" + timeout + "\"");
-        }
-    }
-    std::string rv = req.query_value("resourceVersion");
-    std::optional<std::uint64_t> from;
-    if (!rv.empty() && rv != "0") {
-        try {
-            std::size_t used = 0;
-            from = std::stoull(rv, &used);
-            if (used != rv.size())
-                throw std::invalid_argument(rv);
-        } catch (const std::exception&) {
-            throw bad_request("invalid resource version \"" + rv + "\"");
-        }
-    }
+    WatchRequest w = WatchRequest::parse(req, shoot_fields(), shoot_info(), bookmark_seconds,
+                                         max_timeout_seconds);
+    w.options.ns = ns;
+    const WatchOptions& o = w.options;
+    const std::optional<std::uint64_t>& from = w.from;
     std::vector<Json> initial;
     if (!from)
         for (const auto& [key, rec] : m_shoots)

@@ -4,6 +4,7 @@
 // the kprov-sim executable (main.cpp), which is a thin wrapper around it.
 
 #include "director.hpp"
+#include "kyma_installer.hpp"
 #include "shoot_store.hpp"
 #include "tls.hpp"
 
@@ -17,6 +18,7 @@ struct SimOptions {
     std::string host = "127.0.0.1";
     int port = 0; ///< 0: any free port
     LifecycleSettings lifecycle;
+    KymaSettings kyma; ///< the simulated Kyma installer's time scale
     std::string seed_provider = "aws";
     std::string seed_region = "eu-central-1";
     std::string token; ///< the Gardener API's bearer token; generated when empty

@@ -83,6 +83,41 @@ struct WatchHub::State {
     }
 };
 
+WatchRequest WatchRequest::parse(const ApiRequest& req,
+                                 const std::map<std::string, std::string>& fields,
+                                 const ResourceInfo& info, double bookmark_seconds,
+                                 double max_timeout_seconds) {
+    WatchRequest w;
+    WatchOptions& o = w.options;
+    o.labels = LabelSelector::parse(req.query_value("labelSelector"));
+    o.fields = FieldSelector::parse(req.query_value("fieldSelector"), fields);
+    o.bookmark_kind = info.kind;
+    o.bookmark_api_version = info.api_version();
+    o.bookmarks = req.query_value("allowWatchBookmarks") == "true";
+    o.bookmark_seconds = bookmark_seconds;
+    o.timeout_seconds = max_timeout_seconds;
+    std::string timeout = req.query_value("timeoutSeconds");
+    if (!timeout.empty()) {
+        try {
+            o.timeout_seconds = std::min(max_timeout_seconds, std::stod(timeout));
+        } catch (const std::exception&) {
+            throw bad_request("invalid timeoutSeconds \"" + timeout + "\"");
+        }
+    }
+    std::string rv = req.query_value("resourceVersion");
+    if (!rv.empty() && rv != "0") {
+        try {
+            std::size_t used = 0;
+            w.from = std::stoull(rv, &used);
+            if (used != rv.size())
+                throw std::invalid_argument(rv);
+        } catch (const std::exception&) {
+            throw bad_request("invalid resource version \"" + rv + "\"");
+        }
+    }
+    return w;
+}
+
 WatchHub::WatchHub(std::size_t history_limit, std::vector<std::string> selectable)
     : m_state(std::make_shared<State>()) {
     m_state->history_limit = std::max<std::size_t>(history_limit, 1);

@@ -8,6 +8,7 @@
 #include "selectors.hpp"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +25,20 @@ struct WatchOptions {
     bool bookmarks = false; ///< allowWatchBookmarks=true
     double bookmark_seconds = 10;
     double timeout_seconds = 1800; ///< the stream ends cleanly after this
+};
+
+/// A watch request's parameters: labelSelector, fieldSelector (field labels of `fields`, a map
+/// to JSON pointers), allowWatchBookmarks, timeoutSeconds (capped at `max_timeout_seconds`)
+/// and the resourceVersion to resume from (nullopt without one or with "0"). BOOKMARK objects
+/// get the kind and apiVersion of `info`. Throws ApiError 400 for malformed values.
+struct WatchRequest {
+    WatchOptions options;
+    std::optional<std::uint64_t> from;
+
+    static WatchRequest parse(const ApiRequest& req,
+                              const std::map<std::string, std::string>& fields,
+                              const ResourceInfo& info, double bookmark_seconds,
+                              double max_timeout_seconds);
 };
 
 class WatchHub {

@@ -196,6 +196,16 @@ TEST(Cli, ParsesEveryDesignFlag) {
     EXPECT_THROW(parse_cli({"--client-cert-out", "x"}), std::invalid_argument);
 }
 
+TEST(Cli, KymaFlags) {
+    CliOptions d = parse_cli({});
+    EXPECT_DOUBLE_EQ(d.sim.kyma.component_seconds, 1);
+    EXPECT_DOUBLE_EQ(d.sim.kyma.backoff_seconds(0), 1); // 10 s x 1/10
+    CliOptions o = parse_cli({"--kyma-component-seconds", "0.05", "--kyma-backoff-factor=1"});
+    EXPECT_DOUBLE_EQ(o.sim.kyma.component_seconds, 0.05);
+    EXPECT_DOUBLE_EQ(o.sim.kyma.backoff_seconds(4), 80);
+    EXPECT_THROW(parse_cli({"--kyma-component-seconds", "x"}), std::invalid_argument);
+}
+
 class Kubectl : public ::testing::Test {
 protected:
     void SetUp() override {
