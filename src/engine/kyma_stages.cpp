@@ -123,6 +123,8 @@ StageResult starting_upgrade(StageContext& context) {
     if (state.kind == InstallationProbe::Kind::NoInstallation)
         throw StageError::non_recoverable(
             "error: Installation CR not found in the cluster, cannot trigger upgrade");
+    // WaitingForInstallation runs at the CR's next change, or after the original's 30 s.
+    context.await_installation(kubeconfig, state.resource_version);
     if (!trigger) // in progress, a recoverable error, or an empty state: the original waits
         return wait_in(k_stage_waiting_for_installation, poll);
     note_tiller(context, config);
@@ -196,7 +198,9 @@ StageResult starting_installation(StageContext& context) {
         throw installer_error("error: failed to start installation: " + std::string(e.what()),
                               k_reason_trigger_install);
     }
-    context.await_installation(kubeconfig, {});
+    // The trigger changed the CR since the probe: the watch from the probe's version wakes the
+    // operation at once, and then at every step of the installer.
+    context.await_installation(kubeconfig, state.resource_version);
     return wait_in(k_stage_waiting_for_installation, context.options().kyma.poll);
 }
 

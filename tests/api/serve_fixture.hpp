@@ -97,7 +97,7 @@ struct ServeOptions {
     std::string token;     ///< KPROV_API_TOKEN
     std::string tls_cert, tls_key;
     std::vector<std::string> extra_env; ///< "NAME=value" for kprov serve
-    std::vector<std::string> sim_flags = {"--create-seconds", "0.3", "--reconcile-seconds", "2",
+    std::vector<std::string> sim_flags = {"--kyma-component-seconds", "0.05", "--create-seconds", "0.3", "--reconcile-seconds", "2",
                                           "--delete-seconds", "0.3", "--hibernate-seconds", "2"};
 };
 
@@ -244,6 +244,9 @@ public:
         env.push_back("APP_RUNTIME_REGISTRATION_ENABLED=false");
         env.push_back("APP_RUNTIME_DEREGISTRATION_ENABLED=false");
         env.push_back("KPROV_LEASE_DURATION=10s");
+        // Kyma releases come from the simulator (tests/sim/README.md, release artifacts).
+        env.push_back("KPROV_KYMA_RELEASES_URL=" + sim->url + "/sim/kyma-releases");
+        env.push_back("KPROV_KYMA_DEV_RELEASES_URL=" + sim->url + "/sim/kyma-releases");
         if (!m_options.token.empty())
             env.push_back("KPROV_API_TOKEN=" + m_options.token);
         env.insert(env.end(), m_options.extra_env.begin(), m_options.extra_env.end());
