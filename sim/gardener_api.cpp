@@ -201,6 +201,7 @@ World::World(const SimOptions& opts, std::string ca)
     , bookmark_seconds(opts.bookmark_seconds)
     , watch_timeout_seconds(opts.watch_timeout_seconds)
     , watch_expired_as_event(opts.watch_expired_as_event) {
+    clusters.set_watch_limits(bookmark_seconds, watch_timeout_seconds);
     garden.ensure_namespace("garden");
     if (!opts.project.empty())
         garden.ensure_namespace("garden-" + opts.project);
