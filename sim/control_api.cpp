@@ -49,6 +49,8 @@ Json apply_settings(Services& s, const Json& j) {
     for (const auto& [k, v] : j.items())
         if (std::find(known.begin(), known.end(), k) == known.end())
             throw bad_request("settings: unknown key \"" + k + "\"");
+    if (j.contains("clusterDefaults"))
+        validate_kyma_knobs(j["clusterDefaults"]); // before anything changes
     std::lock_guard lock(s.world.mu);
     LifecycleSettings ls = s.world.shoots.settings();
     ls.create_seconds = json_field(j, "createSeconds", ls.create_seconds);
