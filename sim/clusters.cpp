@@ -264,7 +264,8 @@ ApiResponse ClusterRegistry::watch(Cluster& c, const ResourceInfo& info, const s
                                    const ApiRequest& req) {
     static const std::map<std::string, std::string> fields = {
         {"metadata.name", "/metadata/name"}, {"metadata.namespace", "/metadata/namespace"}};
-    WatchRequest w = WatchRequest::parse(req, fields, info, 5, 1800);
+    WatchRequest w =
+        WatchRequest::parse(req, fields, info, m_bookmark_seconds, m_watch_timeout_seconds);
     w.options.ns = ns;
     std::vector<Json> initial;
     if (!w.from) {

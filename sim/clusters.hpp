@@ -66,6 +66,12 @@ public:
     /// {"<release>": {"key": "value"}}; 404 for an unknown cluster.
     Json kyma_overrides(const std::string& id) const;
     KymaSettings& kyma_settings() { return m_kyma; }
+    /// The BOOKMARK interval and the longest watch for runtime-cluster watches (the
+    /// --bookmark-seconds and --watch-timeout-seconds of shoot watches).
+    void set_watch_limits(double bookmark_seconds, double timeout_seconds) {
+        m_bookmark_seconds = bookmark_seconds;
+        m_watch_timeout_seconds = timeout_seconds;
+    }
 
     /// Ends every watch for good (server stop).
     void shutdown();
@@ -115,6 +121,8 @@ private:
     Json m_defaults = Json::object();
     std::map<std::string, std::vector<Json>> m_pending;
     bool m_shut_down = false;
+    double m_bookmark_seconds = 5;
+    double m_watch_timeout_seconds = 1800;
     std::map<std::string, Cluster> m_clusters;
     std::map<std::string, Token> m_tokens;
 };

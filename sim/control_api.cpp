@@ -49,6 +49,8 @@ Json apply_settings(Services& s, const Json& j) {
     for (const auto& [k, v] : j.items())
         if (std::find(known.begin(), known.end(), k) == known.end())
             throw bad_request("settings: unknown key \"" + k + "\"");
+    if (j.contains("clusterDefaults"))
+        validate_kyma_knobs(j["clusterDefaults"]); // before anything changes
     std::lock_guard lock(s.world.mu);
     LifecycleSettings ls = s.world.shoots.settings();
     ls.create_seconds = json_field(j, "createSeconds", ls.create_seconds);
@@ -65,6 +67,7 @@ Json apply_settings(Services& s, const Json& j) {
         json_field(j, "watchTimeoutSeconds", s.world.watch_timeout_seconds);
     s.world.watch_expired_as_event =
         json_field(j, "watchExpiredAsEvent", s.world.watch_expired_as_event);
+    s.world.clusters.set_watch_limits(s.world.bookmark_seconds, s.world.watch_timeout_seconds);
     KymaSettings& kyma = s.world.clusters.kyma_settings();
     kyma.component_seconds = json_field(j, "kymaComponentSeconds", kyma.component_seconds);
     kyma.backoff_factor = json_field(j, "kymaBackoffFactor", kyma.backoff_factor);

@@ -7,7 +7,7 @@ namespace kprov::sim {
 FaultRule FaultRule::from_json(const Json& j) {
     static const std::vector<std::string> known = {"rate",      "status",     "retryAfterSeconds",
                                                    "count",     "pathPrefix", "method",
-                                                   "latencyMs", "drop"};
+                                                   "latencyMs", "drop",       "resource"};
     for (const auto& [k, v] : j.items())
         if (std::find(known.begin(), known.end(), k) == known.end())
             throw bad_request("fault rule: unknown key \"" + k + "\"");
@@ -18,6 +18,7 @@ FaultRule FaultRule::from_json(const Json& j) {
     r.count = json_field(j, "count", -1);
     r.path_prefix = json_field(j, "pathPrefix", std::string());
     r.method = json_field(j, "method", std::string());
+    r.resource = json_field(j, "resource", std::string());
     r.latency_ms = json_field(j, "latencyMs", 0);
     r.drop = json_field(j, "drop", false);
     if (r.rate < 0 || r.rate > 1)
@@ -34,6 +35,7 @@ Json FaultRule::to_json() const {
             {"count", count},
             {"pathPrefix", path_prefix},
             {"method", method},
+            {"resource", resource},
             {"latencyMs", latency_ms},
             {"drop", drop}};
 }
@@ -43,7 +45,8 @@ Faults::Faults(double fail_rate, int latency_ms, std::uint64_t seed)
     , m_latency_ms(latency_ms)
     , m_rng(seed) {}
 
-FaultDecision Faults::decide(const std::string& method, const std::string& path) {
+FaultDecision Faults::decide(const std::string& method, const std::string& path,
+                             const std::string& resource) {
     std::lock_guard lock(m_mu);
     FaultDecision d;
     d.latency_ms = m_latency_ms;
@@ -53,6 +56,8 @@ FaultDecision Faults::decide(const std::string& method, const std::string& path)
         if (!r.method.empty() && r.method != method)
             continue;
         if (!r.path_prefix.empty() && path.rfind(r.path_prefix, 0) != 0)
+            continue;
+        if (!r.resource.empty() && r.resource != resource)
             continue;
         if (r.count == 0 || unit(m_rng) >= r.rate)
             continue;

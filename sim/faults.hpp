@@ -15,8 +15,8 @@
 
 namespace kprov::sim {
 
-/// One rule of POST /sim/faults. A request matches when its method (if given) and path prefix
-/// (if given) match; a matching request is hit with probability `rate`; `count` hits at most
+/// One rule of POST /sim/faults. A request matches when its method, path prefix and resource
+/// (each if given) match; a matching request is hit with probability `rate`; `count` hits at most
 /// (-1: no limit), after which the rule is spent.
 struct FaultRule {
     double rate = 1.0;
@@ -25,6 +25,7 @@ struct FaultRule {
     int count = -1;
     std::string path_prefix;
     std::string method;
+    std::string resource; ///< plural resource name ("configmaps"), on any API and cluster
     int latency_ms = 0;
     bool drop = false; ///< cut the connection instead of answering
 
@@ -43,8 +44,10 @@ struct FaultDecision {
 class Faults {
 public:
     Faults(double fail_rate, int latency_ms, std::uint64_t seed);
-    /// Decides, and consumes rule counts, for one API request.
-    FaultDecision decide(const std::string& method, const std::string& path);
+    /// Decides, and consumes rule counts, for one API request; `resource` is the plural
+    /// resource name the path addresses ("" for none).
+    FaultDecision decide(const std::string& method, const std::string& path,
+                         const std::string& resource = "");
     /// Adds a rule; returns its id.
     int add(const FaultRule& rule);
     void clear();

@@ -201,6 +201,7 @@ World::World(const SimOptions& opts, std::string ca)
     , bookmark_seconds(opts.bookmark_seconds)
     , watch_timeout_seconds(opts.watch_timeout_seconds)
     , watch_expired_as_event(opts.watch_expired_as_event) {
+    clusters.set_watch_limits(bookmark_seconds, watch_timeout_seconds);
     garden.ensure_namespace("garden");
     if (!opts.project.empty())
         garden.ensure_namespace("garden-" + opts.project);
@@ -236,16 +237,23 @@ ApiResponse World::handle_gardener(const ApiRequest& req, const std::string& use
         404, failure_status(404, "NotFound", "the server could not find the requested resource"));
 }
 
-std::string stats_key(const ApiRequest& req) {
-    std::string verb = req.method == "GET" && is_watch(req) ? "WATCH" : req.method;
-    std::string path = req.path;
+namespace {
+
+// The path without a /clusters/<id> prefix; `prefix` gets its template.
+std::string strip_cluster(const std::string& path, std::string& prefix) {
+    if (path.rfind("/clusters/", 0) != 0)
+        return path;
+    std::size_t slash = path.find('/', 10);
+    prefix = "/clusters/{cluster}";
+    return slash == std::string::npos ? "" : path.substr(slash);
+}
+
+} // namespace
+
+std::optional<K8sPath> parse_request_path(const std::string& full_path) {
     std::string prefix;
-    if (path.rfind("/clusters/", 0) == 0) {
-        std::size_t slash = path.find('/', 10);
-        prefix = "/clusters/{cluster}";
-        path = slash == std::string::npos ? "" : path.substr(slash);
-    }
-    auto p = parse_k8s_path(path, [](const std::string& g, const std::string& r) {
+    std::string path = strip_cluster(full_path, prefix);
+    return parse_k8s_path(path, [](const std::string& g, const std::string& r) {
         for (const auto& info : World::gardener_resources())
             if (info.group == g && info.resource == r)
                 return info.namespaced;
@@ -254,6 +262,13 @@ std::string stats_key(const ApiRequest& req) {
                 return info.namespaced;
         return false;
     });
+}
+
+std::string stats_key(const ApiRequest& req) {
+    std::string verb = req.method == "GET" && is_watch(req) ? "WATCH" : req.method;
+    std::string prefix;
+    std::string path = strip_cluster(req.path, prefix);
+    auto p = parse_request_path(req.path);
     return verb + " " + prefix + (p ? p->path_template() : path);
 }
 

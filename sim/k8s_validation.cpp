@@ -34,8 +34,13 @@ const char* k_label_value_help =
 std::vector<Cause> label_causes(const Json& obj) {
     std::vector<Cause> causes;
     const Json& md = obj.contains("metadata") ? obj["metadata"] : Json::object();
-    if (!md.is_object() || !md.contains("labels") || !md["labels"].is_object())
+    if (!md.is_object() || !md.contains("labels") || md["labels"].is_null())
         return causes;
+    if (!md["labels"].is_object()) {
+        causes.push_back({"FieldValueInvalid", "Invalid value: labels must be an object of strings",
+                          "metadata.labels"});
+        return causes;
+    }
     for (const auto& [key, value] : md["labels"].items()) {
         std::string name = key;
         bool prefix_ok = true;

@@ -151,7 +151,9 @@ struct Simulator::Impl {
         stats.count(stats_key(req));
         if (req.method != "GET")
             stats.record_write(req.method, req.path, req.body);
-        FaultDecision fault = faults.decide(req.method, req.path);
+        auto resource_path = parse_request_path(req.path);
+        FaultDecision fault =
+            faults.decide(req.method, req.path, resource_path ? resource_path->resource : "");
         if (fault.latency_ms > 0)
             std::this_thread::sleep_for(std::chrono::milliseconds(fault.latency_ms));
         if (fault.drop) {

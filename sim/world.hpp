@@ -6,6 +6,7 @@
 #include "clusters.hpp"
 #include "director.hpp"
 #include "faults.hpp"
+#include "k8s_path.hpp"
 #include "object_store.hpp"
 #include "shoot_store.hpp"
 #include "sim.hpp"
@@ -15,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 
 namespace kprov::sim {
 
@@ -55,5 +57,8 @@ ApiResponse handle_control(Services& s, const ApiRequest& req);
 
 /// "<VERB> <path template>" for the request counters; VERB is the HTTP method, or WATCH.
 std::string stats_key(const ApiRequest& req);
+/// The resource path of a Gardener or runtime-cluster request (without /clusters/<id>);
+/// nullopt for discovery and other paths.
+std::optional<K8sPath> parse_request_path(const std::string& path);
 
 } // namespace kprov::sim

@@ -238,6 +238,19 @@ TEST(KymaApi, FaultsPerVerbAndResourceOnARuntimeCluster) {
     ASSERT_EQ(kc.f.http->post("/sim/faults", rule.dump()).status, 201);
     EXPECT_EQ(kc.label("install"), 409);
     EXPECT_EQ(kc.label("install"), 200);
+    // By resource name, on any cluster and namespace: the next two config map writes fail.
+    rule = {{"resource", "configmaps"}, {"method", "POST"}, {"status", 500}, {"count", 2}};
+    ASSERT_EQ(kc.f.http->post("/sim/faults", rule.dump()).status, 201);
+    Json cm = {{"metadata", {{"name", "x"}}}};
+    EXPECT_EQ(kc.post("/api/v1/namespaces/default/configmaps", cm).status, 500);
+    EXPECT_EQ(kc.post("/api/v1/namespaces/kube-system/configmaps", cm).status, 500);
+    EXPECT_EQ(kc.post("/api/v1/namespaces/default/secrets", cm).status, 201);
+    EXPECT_EQ(kc.post("/api/v1/namespaces/default/configmaps", cm).status, 201);
+    // A connection reset.
+    rule = {{"resource", "installations"}, {"method", "GET"}, {"drop", true}, {"count", 1}};
+    ASSERT_EQ(kc.f.http->post("/sim/faults", rule.dump()).status, 201);
+    EXPECT_EQ(kc.get(kc.cr_path()).status, 0);
+    EXPECT_EQ(kc.get(kc.cr_path()).status, 200);
 }
 
 TEST(KymaApi, KnobsAndBadKnobs) {

@@ -214,6 +214,9 @@ TEST(KymaInstaller, KnobsForEveryNewClusterComeFromSettings) {
     KymaCluster kc;
     Json settings = {{"kymaComponentSeconds", 0.02},
                      {"clusterDefaults", {{"failures", {{"istio", 1}}}}}};
+    Json bad = {{"kymaComponentSeconds", 9}, {"clusterDefaults", {{"nope", 1}}}};
+    EXPECT_EQ(kc.f.http->post("/sim/settings", bad.dump()).status, 400);
+    EXPECT_EQ(kc.f.http->get("/sim/settings").json["kymaComponentSeconds"], 0.05);
     ASSERT_EQ(kc.f.http->post("/sim/settings", settings.dump()).status, 200);
     ASSERT_EQ(kc.f.http->post(kc.f.shoots(), shoot_body("c3").dump()).status, 201);
     ASSERT_TRUE(eventually(
