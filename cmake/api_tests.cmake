@@ -49,7 +49,8 @@ if(TARGET kprov_api_tests)
   add_dependencies(kprov_api_tests kprov)
   # kprov_cli reads the example runtime files as the CLI does.
   target_link_libraries(kprov_api_tests PRIVATE kprov_cli PkgConfig::HTTPLIB OpenSSL::SSL
-                        OpenSSL::Crypto Threads::Threads)
+                        OpenSSL::Crypto Threads::Threads PkgConfig::PQXX)
+  target_compile_definitions(kprov_api_tests PRIVATE PQXX_HAVE_OPTIONAL=1)
   if(TARGET kprov-sim)
     add_dependencies(kprov_api_tests kprov-sim)
     target_compile_definitions(kprov_api_tests PRIVATE

@@ -11,6 +11,7 @@
 #include "support/skip.hpp"
 #include "support/test_databases.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <gtest/gtest.h>
@@ -240,7 +241,11 @@ public:
         std::vector<std::string> env = kprov::testing::environment_without_settings();
         env.push_back("XDG_CONFIG_HOME=" + dir.file("config"));
         env.push_back("XDG_STATE_HOME=" + dir.file("state"));
-        env.push_back("APP_DATABASE_SECRET_KEY=" + k_secret_key);
+        const bool own_key = std::any_of(
+            m_options.extra_env.begin(), m_options.extra_env.end(),
+            [](const std::string& e) { return e.rfind("APP_DATABASE_SECRET_KEY=", 0) == 0; });
+        if (!own_key)
+            env.push_back("APP_DATABASE_SECRET_KEY=" + k_secret_key);
         env.push_back("APP_RUNTIME_REGISTRATION_ENABLED=false");
         env.push_back("APP_RUNTIME_DEREGISTRATION_ENABLED=false");
         env.push_back("KPROV_LEASE_DURATION=10s");
