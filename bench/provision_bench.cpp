@@ -15,6 +15,8 @@
 #include "engine/time.hpp"
 #include "gardener/gardener_client.hpp"
 #include "gardener/kubeconfig.hpp"
+#include "gardener/kyma_installer.hpp"
+#include "gardener/kyma_releases.hpp"
 #include "gardener/shoot_port.hpp"
 #include "stores/open_store.hpp"
 #include "support/sim_process.hpp"
@@ -54,7 +56,23 @@ struct Options {
     std::string runtime_file = std::string(KPROV_SOURCE_DIR) + "/examples/gcp.yaml";
     std::string json_out;
     std::string timeline_out;
+    /// > 0: every runtime gets Kyma (five components of this many seconds in the sim).
+    double kyma_component_seconds = 0;
 };
+
+// The kymaConfig of the --kyma mode: five components, the release from the sim.
+Json kyma_config() {
+    return Json::parse(R"({
+      "version": "1.24.11", "profile": "Evaluation",
+      "configuration": [{"key": "global.domainName", "value": "bench.example.com"}],
+      "components": [
+        {"component": "cluster-essentials", "namespace": "kyma-system"},
+        {"component": "istio", "namespace": "istio-system"},
+        {"component": "serverless", "namespace": "kyma-system"},
+        {"component": "monitoring", "namespace": "kyma-system"},
+        {"component": "compass-runtime-agent", "namespace": "compass-system"}
+      ]})");
+}
 
 constexpr const char* k_project = "kyma-dev";
 constexpr const char* k_secret_key = "0123456789abcdef0123456789abcdef";
@@ -124,7 +142,12 @@ double cpu_seconds(pid_t pid) {
 }
 
 int run(const Options& o) {
-    SimProcess sim(o.sim, {"--create-seconds", std::to_string(o.create_seconds)});
+    const bool kyma = o.kyma_component_seconds > 0;
+    std::vector<std::string> sim_flags = {"--create-seconds", std::to_string(o.create_seconds)};
+    if (kyma)
+        sim_flags.insert(sim_flags.end(),
+                         {"--kyma-component-seconds", std::to_string(o.kyma_component_seconds)});
+    SimProcess sim(o.sim, sim_flags);
     const std::filesystem::path dir = sim.dir.path();
     std::string store_url;
     if (o.store == "sqlite") {
@@ -132,7 +155,8 @@ int run(const Options& o) {
     } else {
         store_url = o.store; // a postgres:// URL of an empty database
     }
-    const auto env = kprov_env(o, store_url, sim.kubeconfig.string(), dir.string());
+    auto env = kprov_env(o, store_url, sim.kubeconfig.string(), dir.string());
+    env.push_back("KPROV_KYMA_RELEASES_URL=" + sim.url + "/sim/kyma-releases");
 
     {
         ChildProcess migrate({o.kprov, "migrate"}, env, (dir / "migrate.out").string(),
@@ -160,15 +184,26 @@ int run(const Options& o) {
         kprov::gardener::ClientOptions{});
     kprov::gardener::GardenerShootClient shoots(client);
     kprov::SystemClock clock;
-    kprov::engine::EngineService service(*store, shoots, clock,
-                                         kprov::config::engine_options(effective.settings));
+    auto engine_options = kprov::config::engine_options(effective.settings);
+    kprov::gardener::InstallationCrInstaller installer;
+    kprov::gardener::ReleaseSourceOptions release_options;
+    release_options.releases_url = effective.settings.kyma_releases_url;
+    release_options.on_demand_url = effective.settings.kyma_releases_url;
+    kprov::gardener::HttpReleaseSource releases(release_options);
+    engine_options.kyma.installer = &installer;
+    engine_options.kyma.releases = &releases;
+    kprov::engine::EngineService service(*store, shoots, clock, engine_options);
 
-    const Json base = kprov::cli::read_runtime_file(o.runtime_file);
+    Json base = kprov::cli::read_runtime_file(o.runtime_file);
+    if (kyma)
+        base["kymaConfig"] = kyma_config();
     std::vector<kprov::engine::ProvisionInput> inputs;
     for (int i = 0; i < o.runtimes; ++i) {
         char name[16];
         std::snprintf(name, sizeof name, "b%05d", i);
-        inputs.push_back(kprov::engine::parse_provision_input(renamed(base, name)));
+        inputs.push_back(kprov::engine::read_provision_input(renamed(base, name),
+                                                             kprov::config::conversion_options(
+                                                                 effective.settings)));
     }
 
     ChildProcess watch({o.kprov, "watch", "--workers", std::to_string(o.workers)}, env,
@@ -254,6 +289,24 @@ int run(const Options& o) {
                                 .count();
         delays_ms.push_back(static_cast<double>(end_ms - it->second));
     }
+    // --kyma: per runtime, when kprov left WaitingForInstallation after the sim's installer
+    // wrote Installed (its history of the CR, to the millisecond).
+    std::vector<double> installed_delays_ms;
+    if (kyma)
+        for (const auto& [op_id, shoot] : shoot_of) {
+            const Json installer_state =
+                http_get(sim.url + "/sim/clusters/shoot--" + k_project + "--" + shoot + "/kyma");
+            std::optional<std::int64_t> installed_at;
+            for (const auto& h : installer_state["history"])
+                if (h["by"] == "installer" && h["state"] == "Installed")
+                    installed_at = h["atUnixMs"].get<std::int64_t>();
+            for (const auto& t : store->transitions_of(op_id))
+                if (installed_at && t.from_stage == "WaitingForInstallation" &&
+                    t.to_stage != "WaitingForInstallation") {
+                    installed_delays_ms.push_back(static_cast<double>(epoch_ms(t.at) - *installed_at));
+                    break;
+                }
+        }
     Json stages = Json::object();
     for (const auto& [stage, v] : stage_ms)
         stages[stage] = {{"p50", percentile(v, 0.5)}, {"p99", percentile(v, 0.99)}};
@@ -296,6 +349,12 @@ int run(const Options& o) {
           {"max", percentile(delays_ms, 1.0)},
           {"samples", delays_ms.size()}}},
         {"stageMs", stages},
+        {"kymaComponentSeconds", o.kyma_component_seconds},
+        {"installedDelayMs",
+         {{"p50", percentile(installed_delays_ms, 0.5)},
+          {"p99", percentile(installed_delays_ms, 0.99)},
+          {"max", percentile(installed_delays_ms, 1.0)},
+          {"samples", installed_delays_ms.size()}}},
         {"passesPerRuntime", static_cast<double>(claims) / o.runtimes},
         {"cpuMsPerRuntime",
          {{"kprovWatch", 1000 * watch_cpu / o.runtimes},
@@ -336,6 +395,9 @@ int main(int argc, char** argv) {
     app.add_option("--sim", o.sim, "The kprov-sim binary");
     app.add_option("-f,--file", o.runtime_file, "The runtime file each runtime copies");
     app.add_option("--json", o.json_out, "Also write the report to this file");
+    app.add_option("--kyma", o.kyma_component_seconds,
+                   "Install Kyma on every runtime: five components of S seconds each in the sim")
+        ->type_name("S");
     app.add_option("--timeline", o.timeline_out,
                    "Write every stage transition as CSV (shoot, the sim's end of its creation, "
                    "stage/state, time; times in ms since the epoch)");

@@ -119,8 +119,17 @@ std::optional<KymaInstallation> kyma_installation(engine::Store& store,
         if (op.type != engine::OperationType::Provision && op.type != engine::OperationType::Upgrade)
             continue;
         switch (op.state) {
-        case engine::OperationState::Succeeded:
-            return KymaInstallation{"Installed", "Kyma " + runtime.kyma->release.version, op.id};
+        case engine::OperationState::Succeeded: {
+            std::string description = "by the " + std::string(engine::to_api(op.type)) +
+                                      " operation of " + format_rfc3339(op.start_timestamp);
+            if (const auto record = op.type == engine::OperationType::Upgrade
+                                        ? store.find_runtime_upgrade(op.id)
+                                        : std::nullopt;
+                record && record->state == engine::UpgradeState::RolledBack)
+                description += "; rolled back in the store since (rollback-kyma), the cluster "
+                               "still runs what that upgrade installed";
+            return KymaInstallation{"Installed", description, op.id};
+        }
         case engine::OperationState::Failed:
             return KymaInstallation{"Failed", op.message, op.id};
         case engine::OperationState::InProgress:

@@ -156,6 +156,14 @@ EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int stor
     cluster_options.burst = ctx.config().settings.gardener_burst;
     m_clusters = std::make_unique<gardener::ClusterBindings>(cluster_options);
     const auto& settings = ctx.config().settings;
+    // The original's GitHub release downloader is gone (kyma-installation.md §7.3): its two
+    // settings are accepted and do nothing, which a daemon says once.
+    for (const auto& entry : ctx.config().entries)
+        if ((entry.key == "latest_downloaded_releases" || entry.key == "download_pre_releases") &&
+            entry.origin != config::Origin::Default && owner_prefix != "cli")
+            spdlog::warn("{} ({}) has no effect: releases are downloaded when a request names "
+                         "them, from KPROV_KYMA_RELEASES_URL",
+                         entry.source, entry.key);
     if (settings.kyma_installer == "installation-cr") {
         m_installer =
             std::make_unique<gardener::InstallationCrInstaller>(cluster_options, m_log.sink());
