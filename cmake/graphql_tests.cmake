@@ -30,3 +30,13 @@ if(KPROV_FUZZ)
   target_link_libraries(kprov_json_projection_fuzz PRIVATE kprov_warnings
     nlohmann_json::nlohmann_json)
 endif()
+
+# The installation-cr backend's readers of remote input (tests/fuzz/kyma_manifest_fuzz.cpp):
+# the release's installer YAML and the Installation CR.
+if(KPROV_FUZZ)
+  add_executable(kprov_kyma_manifest_fuzz tests/fuzz/kyma_manifest_fuzz.cpp)
+  target_compile_options(kprov_kyma_manifest_fuzz PRIVATE -fsanitize=fuzzer ${KPROV_FUZZ_FLAGS})
+  target_link_options(kprov_kyma_manifest_fuzz PRIVATE -fsanitize=fuzzer ${KPROV_FUZZ_FLAGS})
+  target_link_libraries(kprov_kyma_manifest_fuzz PRIVATE kprov_gardener kprov_warnings
+    nlohmann_json::nlohmann_json)
+endif()

@@ -409,6 +409,23 @@ TEST_F(KymaDeprovision, ACrLessClusterOrARuntimeWithoutKymaGoesWithoutUninstall)
     EXPECT_EQ(installer.calls().size(), calls) << "no runtime-cluster call for a runtime without Kyma";
 }
 
+TEST_F(KymaDeprovision, StartStagesFollowTheShoot) {
+    // Being deleted already: nothing is left to clean up or uninstall (§4.2).
+    const std::string deleting = runtime_with_kyma();
+    gardener.shoot("shoot1")["metadata"]["deletionTimestamp"] = format_rfc3339(clock.now());
+    auto started = service().deprovision(deleting, context);
+    EXPECT_EQ(started.operation.type, OperationType::Deprovision);
+    EXPECT_EQ(started.operation.stage, k_stage_wait_for_cluster_deletion);
+    // Gone: straight to the end.
+    installer.probe_result = FakeKymaInstaller::state("Installed", "Kyma installed");
+    const auto gone = provision_with_kyma("gone");
+    pass(gone.operation.id);
+    ASSERT_EQ(pass(gone.operation.id).outcome, PassOutcome::Succeeded);
+    gardener.finish_deletion("gone");
+    started = service().deprovision(gone.runtime_id, context);
+    EXPECT_EQ(started.operation.stage, k_stage_wait_for_cluster_deletion);
+}
+
 TEST_F(KymaDeprovision, AProbeErrorStillUninstalls) {
     const std::string id = runtime_with_kyma();
     installer.probe_error = std::make_exception_ptr(RemoteError("unreachable", 0, true));
