@@ -48,6 +48,7 @@ engine::EngineOptions engine_options(const Settings& settings) {
     options.timeouts.cluster_creation = t.cluster_creation;
     options.timeouts.bindings_creation = t.bindings_creation;
     options.timeouts.agent_configuration = t.agent_configuration;
+    options.timeouts.agent_connection = t.agent_connection;
     options.timeouts.shoot_refresh = t.shoot_refresh;
     options.timeouts.shoot_upgrade = t.shoot_upgrade;
     options.timeouts.cluster_deletion = t.cluster_deletion;

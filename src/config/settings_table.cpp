@@ -372,7 +372,7 @@ const std::vector<SettingSpec>& setting_specs() {
          .env = "APP_PROVISIONING_TIMEOUT_AGENT_CONNECTION",
          .kind = Kind::Duration,
          .default_value = "15m",
-         .description = "unused: kprov has no WaitForAgentToConnect stage yet; accepted for compatibility",
+         .description = "timeout of WaitForAgentToConnect (runtimes with Kyma, Director registration on)",
          .field =
              [](Settings& s) {
                  return Field{&s.timeouts.agent_connection};

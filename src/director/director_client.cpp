@@ -15,6 +15,8 @@ std::string condition_name(engine::DirectorStatusCondition condition) {
     switch (condition) {
     case engine::DirectorStatusCondition::Provisioning:
         return "PROVISIONING";
+    case engine::DirectorStatusCondition::Connected:
+        return "CONNECTED";
     case engine::DirectorStatusCondition::Failed:
         break;
     }

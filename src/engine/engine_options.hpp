@@ -25,7 +25,9 @@ struct StageTimeouts {
     Duration cluster_domains{std::chrono::minutes(10)};     ///< WaitingForClusterDomain
     Duration cluster_creation{std::chrono::minutes(60)};    ///< WaitingForClusterCreation
     Duration bindings_creation{std::chrono::minutes(5)};    ///< CreatingBindingsForOperators
-    Duration agent_configuration{std::chrono::minutes(15)}; ///< ConnectRuntimeAgent (later)
+    Duration agent_configuration{std::chrono::minutes(15)}; ///< ConnectRuntimeAgent
+    /// WaitForAgentToConnect (APP_PROVISIONING_TIMEOUT_AGENT_CONNECTION)
+    Duration agent_connection{std::chrono::minutes(15)};
     /// kprov: UpgradingShoot, HibernatingShoot, WakingUpShoot (one write each, like
     /// shoot_creation).
     Duration shoot_update{std::chrono::minutes(10)};

@@ -143,6 +143,11 @@ public:
     /// the Secret compass-agent-configuration in kyma-system; idempotent.
     virtual void configure_runtime_agent(const std::string& kubeconfig,
                                          const AgentConfiguration& agent) = 0;
+    /// status.connectionState of the Runtime Agent's CompassConnection compass-connection
+    /// (compass.kyma-project.io/v1alpha1, cluster-scoped): "Synchronized", "ConnectionFailed",
+    /// ...; "" when it has none yet; nullopt when there is no such object (or no such
+    /// resource). Bounded: a state is at most 256 characters.
+    virtual std::optional<std::string> compass_connection_state(const std::string& kubeconfig) = 0;
 };
 
 // --- Compass Director (original-provisioner.md §6) -------------------------------------------
@@ -171,7 +176,7 @@ private:
 };
 
 /// Runtime status conditions kprov sends (§6.3).
-enum class DirectorStatusCondition { Provisioning, Failed };
+enum class DirectorStatusCondition { Provisioning, Failed, Connected };
 
 /// What registerRuntime and updateRuntime send.
 struct DirectorRuntimeInput {

@@ -152,6 +152,8 @@ StageTable provision_stages(const EngineOptions& options) {
          waiting_for_provisioning_installation},
         {std::string(k_stage_connect_runtime_agent), t.agent_configuration,
          connect_runtime_agent_if_registering},
+        {std::string(k_stage_wait_for_agent_to_connect), t.agent_connection,
+         wait_for_agent_to_connect},
     });
 }
 

@@ -107,14 +107,14 @@ void label_runtime_in_director(StageContext& context, const std::string& domain)
     }
 }
 
-StageResult connect_runtime_agent(StageContext& context) {
-    static constexpr std::string_view k_prefix = "failed to configure Runtime Agent: ";
-    std::string kubeconfig;
-    try {
-        kubeconfig = context.admin_kubeconfig();
-    } catch (const std::exception&) {
-        return wait_in(k_stage_connect_runtime_agent, 20s); // as CreatingBindingsForOperators
-    }
+namespace {
+
+constexpr std::string_view k_agent_prefix = "failed to configure Runtime Agent: ";
+
+// A new one-time token from Director into the agent's Secret. False when Director does not know
+// the runtime (provisioned while registration was off): nothing to connect to.
+bool configure_agent(StageContext& context, const std::string& kubeconfig) {
+    const auto& k_prefix = k_agent_prefix;
     const Runtime& runtime = context.runtime();
     OneTimeToken token;
     try {
@@ -126,7 +126,7 @@ StageResult connect_runtime_agent(StageContext& context) {
             "runtime " + runtime.id +
                 " is not registered in Director (provisioned while registration was off?): "
                 "the Runtime Agent is not configured");
-        return go_to(k_stage_finished);
+        return false;
     }
     try {
         context.clusters().configure_runtime_agent(
@@ -139,7 +139,74 @@ StageResult connect_runtime_agent(StageContext& context) {
         throw StageError::recoverable(std::string(k_prefix) + e.what(), "",
                                       std::string(k_component_cluster_client));
     }
-    return go_to(k_stage_finished);
+    return true;
+}
+
+// Director's runtime gets status CONNECTED, with its own name, description and labels.
+void mark_connected(StageContext& context) {
+    Director& director = *context.options().director.port;
+    const Runtime& runtime = context.runtime();
+    try {
+        const auto current = director.runtime(runtime.id, runtime.tenant);
+        if (!current)
+            return; // unregistered meanwhile: nothing to mark
+        DirectorRuntimeInput input;
+        input.name = current->name;
+        input.description = current->description;
+        input.labels_json = current->labels_json;
+        input.status_condition = DirectorStatusCondition::Connected;
+        director.update_runtime(runtime.id, input, runtime.tenant);
+    } catch (const DirectorError& e) {
+        throw director_stage_error(context, e, "failed to set the runtime's status CONNECTED: ");
+    }
+}
+
+} // namespace
+
+StageResult connect_runtime_agent(StageContext& context) {
+    std::string kubeconfig;
+    try {
+        kubeconfig = context.admin_kubeconfig();
+    } catch (const std::exception&) {
+        return wait_in(k_stage_connect_runtime_agent, 20s); // as CreatingBindingsForOperators
+    }
+    if (!configure_agent(context, kubeconfig))
+        return go_to(k_stage_finished);
+    // The agent is a Kyma component: only a runtime with Kyma runs one to wait for.
+    return go_to(context.runtime().kyma ? k_stage_wait_for_agent_to_connect : k_stage_finished);
+}
+
+StageResult wait_for_agent_to_connect(StageContext& context) {
+    // Registration was turned off while the operation waited here: nothing to connect to.
+    if (!context.options().director.registers())
+        return go_to(k_stage_finished);
+    std::string kubeconfig;
+    try {
+        kubeconfig = context.admin_kubeconfig();
+    } catch (const std::exception&) {
+        return wait_in(k_stage_wait_for_agent_to_connect, 20s);
+    }
+    std::optional<std::string> state;
+    try {
+        state = context.clusters().compass_connection_state(kubeconfig);
+    } catch (const RemoteError& e) {
+        throw from_remote(e, k_component_cluster_client, true);
+    }
+    if (!state)
+        return wait_in(k_stage_wait_for_agent_to_connect, 5s);
+    if (*state == "ConnectionFailed") {
+        if (!configure_agent(context, kubeconfig))
+            return go_to(k_stage_finished);
+        context.note("the Runtime Agent could not connect (ConnectionFailed): configured again "
+                     "with a new one-time token");
+        return wait_in(k_stage_wait_for_agent_to_connect, 2min);
+    }
+    if (*state == "Synchronized" || *state == "SynchronizationFailed" ||
+        *state == "MetadataUpdateFailed") {
+        mark_connected(context);
+        return go_to(k_stage_finished);
+    }
+    return wait_in(k_stage_wait_for_agent_to_connect, 2s);
 }
 
 void unregister_from_director(StageContext& context) {

@@ -60,8 +60,15 @@ void label_runtime_in_director(StageContext& context, const std::string& domain)
 
 /// ConnectRuntimeAgent: an admin kubeconfig (a failed request waits 20 s), a one-time token
 /// from Director, then the namespaces and the Secret compass-agent-configuration in the
-/// runtime cluster; Finished. Errors are prefixed "failed to configure Runtime Agent: ".
+/// runtime cluster; then WaitForAgentToConnect for a runtime with Kyma (the agent is one of its
+/// components), else Finished. Errors are prefixed "failed to configure Runtime Agent: ".
 StageResult connect_runtime_agent(StageContext& context);
+/// WaitForAgentToConnect (original-provisioner.md §10, 2020-2023): reads the agent's
+/// CompassConnection. None yet: again in 5 s; ConnectionFailed: the agent is configured again
+/// with a new token and looked at after 2 min; Synchronized, SynchronizationFailed or
+/// MetadataUpdateFailed: Director's runtime gets status CONNECTED and the operation goes on to
+/// Finished; any other state: again in 2 s.
+StageResult wait_for_agent_to_connect(StageContext& context);
 
 /// The end of deprovisioning with deregistration on: unregisters the runtime when Director
 /// still knows it. Throws StageError (director_stage_error) when Director fails.

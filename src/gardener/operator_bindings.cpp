@@ -116,4 +116,20 @@ void ClusterBindings::configure_runtime_agent(const std::string& kubeconfig,
                 k_agent_secret + " kept changing while kprov wrote it; try again");
 }
 
+std::optional<std::string> ClusterBindings::compass_connection_state(const std::string& kubeconfig) {
+    constexpr std::size_t k_max_state = 256;
+    auto cluster = gardener::RuntimeClusterClient::from_kubeconfig(kubeconfig, m_options);
+    const auto connection = cluster.kube().get_if_exists(
+        "/apis/compass.kyma-project.io/v1alpha1/compassconnections/compass-connection");
+    if (!connection)
+        return std::nullopt;
+    const auto status = connection->find("status");
+    if (status == connection->end() || !status->is_object())
+        return std::string();
+    const auto state = status->find("connectionState");
+    if (state == status->end() || !state->is_string())
+        return std::string();
+    return state->get<std::string>().substr(0, k_max_state);
+}
+
 } // namespace kprov::gardener

@@ -51,6 +51,10 @@ public:
     void configure_runtime_agent(const std::string& kubeconfig,
                                  const engine::AgentConfiguration& agent) override;
 
+    /// GET /apis/compass.kyma-project.io/v1alpha1/compassconnections/compass-connection; a 404
+    /// (no such object, or the CRD is not there) is nullopt.
+    std::optional<std::string> compass_connection_state(const std::string& kubeconfig) override;
+
 private:
     ClientOptions m_options;
 };

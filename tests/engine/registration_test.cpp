@@ -5,6 +5,7 @@
 
 #include "engine/registration.hpp"
 #include "engine_fixture.hpp"
+#include "support/fake_kyma.hpp"
 
 #include <deque>
 #include <gmock/gmock.h>
@@ -231,6 +232,74 @@ TEST_F(Registration, DeprovisioningSkipsARuntimeDirectorForgot) {
     clock.advance(20s);
     ASSERT_EQ(pass(started.operation.id).outcome, PassOutcome::Succeeded);
     EXPECT_EQ(director.calls["unregister"], 0);
+}
+
+// A runtime with Kyma waits for its Runtime Agent (WaitForAgentToConnect) once it is configured.
+class AgentConnection : public Registration {
+protected:
+    AgentConnection() {
+        options.kyma.installer = &installer;
+        options.kyma.releases = &releases;
+        options.kyma.installer_setting = "installation-cr";
+        releases.add("1.24.11");
+        installer.probe_result = fakes::FakeKymaInstaller::state("Installed", "Kyma installed");
+    }
+    // A runtime with Kyma, its shoot created: the next pass runs up to the agent.
+    StartedOperation with_kyma() {
+        auto doc = provision_document();
+        doc["kymaConfig"] = {{"version", "1.24.11"},
+                             {"components",
+                              {{{"component", "compass-runtime-agent"},
+                                {"namespace", "compass-system"}}}}};
+        const auto started = provision(doc);
+        pass(started.operation.id);
+        gardener.succeed("shoot1");
+        return started;
+    }
+    fakes::FakeKymaInstaller installer;
+    fakes::FakeReleaseSource releases;
+};
+
+TEST_F(AgentConnection, ASynchronizedAgentMarksTheRuntimeConnected) {
+    clusters.connection_state = std::nullopt; // the agent has not connected yet
+    const auto started = with_kyma();
+    auto result = pass(started.operation.id);
+    EXPECT_EQ(result.operation.stage, "WaitForAgentToConnect") << result.error;
+    EXPECT_EQ(result.operation.next_run_at, clock.now() + 5s);
+    clusters.connection_state = "Synchronized";
+    clock.advance(5s);
+    result = pass(started.operation.id);
+    EXPECT_EQ(result.outcome, PassOutcome::Succeeded) << result.error;
+    EXPECT_EQ(director.runtimes.at(started.runtime_id).input.status_condition,
+              DirectorStatusCondition::Connected);
+    EXPECT_THAT(stages_of(started.operation.id),
+                ::testing::IsSupersetOf({std::string("ConnectRuntimeAgent"),
+                                         std::string("WaitForAgentToConnect")}));
+}
+
+TEST_F(AgentConnection, AFailedConnectionConfiguresTheAgentAgainAndWaitsTwoMinutes) {
+    clusters.connection_state = "ConnectionFailed";
+    const auto started = with_kyma();
+    const auto result = pass(started.operation.id);
+    EXPECT_EQ(result.operation.stage, "WaitForAgentToConnect");
+    EXPECT_EQ(result.operation.next_run_at, clock.now() + 2min);
+    EXPECT_EQ(clusters.agent_calls.size(), 2u) << "configured, then again with a new token";
+    EXPECT_EQ(director.calls["token"], 2);
+}
+
+TEST_F(AgentConnection, AnotherStateIsLookedAtAgainSoon) {
+    clusters.connection_state = "Connected";
+    const auto started = with_kyma();
+    const auto result = pass(started.operation.id);
+    EXPECT_EQ(result.operation.next_run_at, clock.now() + 2s);
+}
+
+TEST_F(AgentConnection, ARuntimeWithoutKymaDoesNotWaitForAnAgent) {
+    const auto started = provision();
+    pass(started.operation.id);
+    gardener.succeed("shoot1");
+    EXPECT_EQ(pass(started.operation.id).outcome, PassOutcome::Succeeded);
+    EXPECT_EQ(clusters.connection_reads, 0);
 }
 
 TEST_F(Registration, CompassRuntimeIdOnlyWhileRegistrationIsOn) {

@@ -130,6 +130,9 @@ public:
             on_bindings();
     }
     void configure_runtime_agent(const std::string&, const AgentConfiguration&) override {}
+    std::optional<std::string> compass_connection_state(const std::string&) override {
+        return std::nullopt;
+    }
     std::atomic<int> calls{0};
     std::function<void()> on_bindings; ///< set before the workers start
 };

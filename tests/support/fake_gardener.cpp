@@ -354,6 +354,12 @@ void FakeRuntimeClusters::configure_runtime_agent(const std::string& kubeconfig,
     throw_next_failure();
 }
 
+std::optional<std::string> FakeRuntimeClusters::compass_connection_state(const std::string&) {
+    ++connection_reads;
+    throw_next_failure();
+    return connection_state;
+}
+
 void FakeRuntimeClusters::throw_next_failure() {
     if (m_failures.empty())
         return;

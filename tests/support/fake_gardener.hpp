@@ -107,10 +107,14 @@ public:
                                   const engine::OperatorBindings& bindings) override;
     void configure_runtime_agent(const std::string& kubeconfig,
                                  const engine::AgentConfiguration& agent) override;
+    /// Answers `connection_state` (nullopt: no CompassConnection); counted in connection_reads.
+    std::optional<std::string> compass_connection_state(const std::string& kubeconfig) override;
     void fail_next(std::exception_ptr error);
 
     std::vector<Call> calls;
     std::vector<AgentCall> agent_calls;
+    std::optional<std::string> connection_state = "Synchronized";
+    int connection_reads = 0;
 
 private:
     void throw_next_failure();
