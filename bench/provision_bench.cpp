@@ -144,9 +144,10 @@ double cpu_seconds(pid_t pid) {
 int run(const Options& o) {
     const bool kyma = o.kyma_component_seconds > 0;
     std::vector<std::string> sim_flags = {"--create-seconds", std::to_string(o.create_seconds)};
-    if (kyma)
+    if (kyma) // every runtime's installation is watched: one sim thread per open watch
         sim_flags.insert(sim_flags.end(),
-                         {"--kyma-component-seconds", std::to_string(o.kyma_component_seconds)});
+                         {"--kyma-component-seconds", std::to_string(o.kyma_component_seconds),
+                          "--threads", std::to_string(std::max(64, 2 * o.runtimes + 32))});
     SimProcess sim(o.sim, sim_flags);
     const std::filesystem::path dir = sim.dir.path();
     std::string store_url;
