@@ -58,6 +58,13 @@ std::string connection_state(KymaCluster& kc) {
     return r.status == 200 ? r.json["status"].value("connectionState", "") : "";
 }
 
+// Installs the agent component, writes the Secret with token tok-1 and waits for `state`.
+void connect(KymaCluster& kc, const std::string& state) {
+    install(kc, {"compass-runtime-agent"});
+    put_secret(kc, "tok-1");
+    ASSERT_TRUE(eventually([&] { return connection_state(kc) == state; }));
+}
+
 } // namespace
 
 TEST(RuntimeAgent, NoConnectionWithoutTheSecret) {
@@ -116,9 +123,7 @@ TEST(RuntimeAgent, NoConnectionBeforeTheAgentComponentIsInstalled) {
 TEST(RuntimeAgent, StatesFollowEachNewTokenAndTheLastRepeats) {
     KymaCluster kc;
     ASSERT_EQ(kc.knobs({{"agentStates", {"ConnectionFailed", "Synchronized"}}}).status, 200);
-    install(kc, {"compass-runtime-agent"});
-    put_secret(kc, "tok-1");
-    ASSERT_TRUE(eventually([&] { return connection_state(kc) == "ConnectionFailed"; }));
+    connect(kc, "ConnectionFailed");
     WatchCollector watch(kc.f.sim->url(), "",
                          kc.c(std::string(k_group_version) + "/compassconnections?watch=true"));
     Json first = kc.get(k_connection).json;
@@ -189,9 +194,7 @@ TEST(RuntimeAgent, KnobsAreValidatedAndTakenAsClusterDefaults) {
 
 TEST(RuntimeAgent, ConnectionsAreStrictCustomResources) {
     KymaCluster kc;
-    install(kc, {"compass-runtime-agent"});
-    put_secret(kc, "tok-1");
-    ASSERT_TRUE(eventually([&] { return connection_state(kc) == "Synchronized"; }));
+    connect(kc, "Synchronized");
     Json obj = kc.get(k_connection).json;
     Resp list = kc.get(std::string(k_group_version) + "/compassconnections");
     ASSERT_EQ(list.status, 200);
@@ -211,9 +214,7 @@ TEST(RuntimeAgent, ConnectionsAreStrictCustomResources) {
 TEST(RuntimeAgent, HibernationPausesTheAgentAndKeepsTheConnection) {
     KymaCluster kc;
     ASSERT_EQ(kc.knobs({{"agentStates", {"Synchronized", "SynchronizationFailed"}}}).status, 200);
-    install(kc, {"compass-runtime-agent"});
-    put_secret(kc, "tok-1");
-    ASSERT_TRUE(eventually([&] { return connection_state(kc) == "Synchronized"; }));
+    connect(kc, "Synchronized");
     Json before = kc.get(k_connection).json;
     // A slow agent: the next token is acted on 0.8 s after it is seen, while hibernated.
     ASSERT_EQ(kc.f.http->post("/sim/settings", R"({"kymaComponentSeconds":0.8})").status, 200);
