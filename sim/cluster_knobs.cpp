@@ -1,5 +1,6 @@
 // The per-cluster test knobs of POST /sim/clusters/{cluster}/kyma: installer failures and
-// timing, CRD serving, Service Catalog objects and direct actions on the Installation CR.
+// timing, CRD serving, Service Catalog objects, direct actions on the Installation CR and the
+// runtime agent's connection states.
 
 #include "clusters.hpp"
 
@@ -53,7 +54,7 @@ void validate_kyma_knobs(const Json& j) {
         "neverFinish",    "crdEstablishSeconds",  "serveV1beta1Crds",
         "serviceCatalog", "failInstanceDeletion", "installation",
         "state",          "deleteInstallation",   "tillerPodPhase",
-        "verifyFailures"};
+        "verifyFailures", "agentStates",          "agentDisabled"};
     if (!j.is_object())
         throw bad_request("kyma knobs: the body must be a JSON object");
     for (const auto& [k, v] : j.items())
@@ -62,8 +63,8 @@ void validate_kyma_knobs(const Json& j) {
     validate_failures(j, "failures");
     validate_failures(j, "uninstallFailures");
     expect(j, "failureLog", j.value("failureLog", Json("")).is_string(), "a string");
-    for (const char* b :
-         {"neverFinish", "serveV1beta1Crds", "failInstanceDeletion", "deleteInstallation"})
+    for (const char* b : {"neverFinish", "serveV1beta1Crds", "failInstanceDeletion",
+                          "deleteInstallation", "agentDisabled"})
         expect(j, b, j.contains(b) && j[b].is_boolean(), "true or false");
     expect(j, "crdEstablishSeconds",
            j.contains("crdEstablishSeconds") && j["crdEstablishSeconds"].is_number() &&
@@ -86,6 +87,11 @@ void validate_kyma_knobs(const Json& j) {
            j.contains("verifyFailures") && j["verifyFailures"].is_number_integer() &&
                j["verifyFailures"].get<int>() >= 0,
            "a whole number >= 0");
+    expect(j, "agentStates",
+           j.contains("agentStates") && j["agentStates"].is_array() && !j["agentStates"].empty() &&
+               std::all_of(j["agentStates"].begin(), j["agentStates"].end(),
+                           [](const Json& s) { return s.is_string() && s != ""; }),
+           "a non-empty array of connection states (\"ConnectionFailed\", \"Synchronized\", ...)");
     expect(j, "tillerPodPhase", j.contains("tillerPodPhase") && j["tillerPodPhase"].is_string(),
            "a pod phase (Pending, Running, Failed, ...)");
 }
@@ -115,6 +121,10 @@ Json ClusterRegistry::describe_kyma(const std::string& name) const {
     out["serveV1beta1Crds"] = c.serve_v1beta1_crds;
     out["crdEstablishSeconds"] = c.crd_establish_seconds;
     out["failInstanceDeletion"] = c.fail_instance_deletion;
+    out["knobs"]["agentStates"] = c.agent.knobs.states;
+    out["knobs"]["agentDisabled"] = c.agent.knobs.disabled;
+    out["agent"] = c.agent.describe();
+    out["agent"]["componentInstalled"] = c.kyma.installed(RuntimeAgent::k_release);
     Json crds = Json::object();
     for (const auto& [crd, at] : c.crd_established)
         crds[crd] = at <= Clock::now();
@@ -140,6 +150,8 @@ void ClusterRegistry::apply_knobs(Cluster& c, const Json& j) {
     c.serve_v1beta1_crds = j.value("serveV1beta1Crds", c.serve_v1beta1_crds);
     c.crd_establish_seconds = j.value("crdEstablishSeconds", c.crd_establish_seconds);
     c.fail_instance_deletion = j.value("failInstanceDeletion", c.fail_instance_deletion);
+    c.agent.knobs.states = j.value("agentStates", c.agent.knobs.states);
+    c.agent.knobs.disabled = j.value("agentDisabled", c.agent.knobs.disabled);
     if (j.contains("serviceCatalog"))
         install_service_catalog(c, j["serviceCatalog"]);
     if (j.contains("tillerPodPhase"))

@@ -11,8 +11,8 @@ namespace {
 
 const char* k_apiextensions = "apiextensions.k8s.io";
 // Groups whose resources exist only while the CRD `<plural>.<group>` does.
-const std::vector<std::string> k_crd_groups = {"installer.kyma-project.io",
-                                               "servicecatalog.k8s.io"};
+const std::vector<std::string> k_crd_groups = {"installer.kyma-project.io", "servicecatalog.k8s.io",
+                                               "compass.kyma-project.io"};
 
 ResourceInfo res(const char* group, const char* version, const char* plural, const char* kind,
                  bool namespaced, const char* singular) {
@@ -109,6 +109,8 @@ const std::vector<ResourceInfo>& ClusterRegistry::resources() {
                 false, "clusterserviceclass"),
             res("servicecatalog.k8s.io", "v1beta1", "serviceinstances", "ServiceInstance", true,
                 "serviceinstance"),
+            res("compass.kyma-project.io", "v1alpha1", "compassconnections", "CompassConnection",
+                false, "compassconnection"),
         };
         return l;
     }();
@@ -129,8 +131,9 @@ void ClusterRegistry::create(const std::string& id, const std::string& shoot_ns,
     c.shoot_ns = shoot_ns;
     c.shoot_name = shoot_name;
     c.store = std::make_unique<ObjectStore>(resources(), m_next_rv, m_current_rv);
-    c.store->set_conditional_update_groups(
-        {k_apiextensions, "installer.kyma-project.io", "servicecatalog.k8s.io"});
+    std::vector<std::string> conditional = k_crd_groups;
+    conditional.push_back(k_apiextensions);
+    c.store->set_conditional_update_groups(conditional);
     c.store->set_observer([this, &c](const std::string& type, const ResourceInfo& info,
                                      const Json& obj) { observe(c, type, info, obj); });
     for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"})
@@ -372,6 +375,15 @@ void ClusterRegistry::advance(TimePoint now, const std::string& only) {
                 // status write fail; the installer tries again on the next tick.
                 std::fprintf(stderr, "kprov-sim: kyma installer of %s: %s\n", id.c_str(), e.what());
             }
+            try {
+                c.agent.advance(*c.store, now, c.kyma.installed(RuntimeAgent::k_release),
+                                m_kyma.component_seconds, [&] {
+                                    ensure_crd(c, "compassconnections", "compass.kyma-project.io",
+                                               "CompassConnection", "v1alpha1", false);
+                                });
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "kprov-sim: runtime agent of %s: %s\n", id.c_str(), e.what());
+            }
         }
 }
 
@@ -380,9 +392,9 @@ std::optional<TimePoint> ClusterRegistry::next_due() const {
     for (const auto& [id, c] : m_clusters) {
         if (c.hibernated)
             continue;
-        auto d = c.kyma.next_due();
-        if (d && (!due || *d < *due))
-            due = d;
+        for (auto d : {c.kyma.next_due(), c.agent.next_due()})
+            if (d && (!due || *d < *due))
+                due = d;
         for (const auto& [name, at] : c.crd_established)
             if (at > Clock::now() && (!due || at < *due))
                 due = at;

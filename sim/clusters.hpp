@@ -3,13 +3,15 @@
 // served at /clusters/<technicalID>/ with the core, RBAC, apps, batch, policy and scheduling
 // objects an installer YAML holds, CustomResourceDefinitions (apiextensions v1 and, per
 // cluster, v1beta1), the Kyma Installation resource once its CRD exists, Service Catalog when
-// a test installs it, watches of every resource, their own bearer tokens and a simulated Kyma
-// installer. A hibernated cluster answers 503 and keeps its objects.
+// a test installs it, the Compass Runtime Agent's CompassConnection once its CRD exists, watches
+// of every resource, their own bearer tokens, a simulated Kyma installer and a simulated runtime
+// agent. A hibernated cluster answers 503 and keeps its objects.
 // Not thread-safe: the caller holds the world lock.
 
 #include "api.hpp"
 #include "kyma_installer.hpp"
 #include "object_store.hpp"
+#include "runtime_agent.hpp"
 #include "watch_hub.hpp"
 
 #include <cstdint>
@@ -49,7 +51,8 @@ public:
     /// Authentication is the caller's job.
     ApiResponse handle(const std::string& id, const std::string& sub_path, const ApiRequest& req);
 
-    /// Runs the Kyma installers of the awake clusters (or only of cluster `only`) up to `now`.
+    /// Runs the Kyma installers and runtime agents of the awake clusters (or only of cluster
+    /// `only`) up to `now`.
     void advance(TimePoint now, const std::string& only = "");
     /// The earliest time advance() has work; nullopt if none.
     std::optional<TimePoint> next_due() const;
@@ -61,7 +64,7 @@ public:
     /// The knobs applied to every cluster created from now on (merged over earlier ones).
     void set_defaults(const Json& knobs);
     const Json& defaults() const { return m_defaults; }
-    /// Installer state, knobs, CR history and overrides; 404 for an unknown cluster.
+    /// Installer state, knobs, CR history, overrides and the agent; 404 for an unknown cluster.
     Json describe_kyma(const std::string& id) const;
     /// {"<release>": {"key": "value"}}; 404 for an unknown cluster.
     Json kyma_overrides(const std::string& id) const;
@@ -87,6 +90,7 @@ private:
         bool hibernated = false;
         std::unique_ptr<ObjectStore> store;
         KymaInstaller kyma;
+        RuntimeAgent agent;
         bool serve_v1beta1_crds = true;
         double crd_establish_seconds = 0;
         bool fail_instance_deletion = false;

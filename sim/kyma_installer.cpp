@@ -257,6 +257,8 @@ void KymaInstaller::step(ObjectStore& store, Json cr, TimePoint now, const KymaS
         return;
     }
     m_attempt = 0;
+    if (m_mode == Mode::Install)
+        m_installed.insert(rel);
     if (++m_index < m_components.size())
         begin_component(store, std::move(cr), now, settings);
     else
@@ -348,6 +350,7 @@ Json KymaInstaller::describe() const {
                   {"failureLog", knobs.failure_log},
                   {"neverFinish", knobs.never_finish}}},
                 {"runs", m_runs},
+                {"installedReleases", m_installed},
                 {"history", m_history},
                 {"overrides", m_overrides}};
     if (m_mode != Mode::Idle) {

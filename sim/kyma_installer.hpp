@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace kprov::sim {
@@ -53,6 +54,8 @@ public:
     Json describe() const;
     /// {"<release>": {"key": "value"}}: the effective overrides at each component's last start.
     const Json& overrides() const { return m_overrides; }
+    /// True once an install attempt of component `release` succeeded (in any run).
+    bool installed(const std::string& release) const { return m_installed.count(release) > 0; }
 
 private:
     enum class Mode { Idle, Install, Uninstall };
@@ -80,6 +83,7 @@ private:
     Json m_overrides = Json::object();
     Json m_history = Json::array();
     Json m_runs = Json::array();
+    std::set<std::string> m_installed; ///< releases installed successfully at least once
 };
 
 } // namespace kprov::sim
