@@ -30,8 +30,9 @@ void InstallationWatches::set_on_change(std::function<void()> on_change) {
 
 void InstallationWatches::watch(const std::string& runtime_id, std::string kubeconfig,
                                 std::string resource_version, Duration max_wait) {
+    std::vector<std::jthread> ended; // joined after the lock is released
     std::lock_guard lock(m_mutex);
-    reap();
+    ended = take_ended();
     if (m_watches.count(runtime_id) || m_watches.size() >= m_max_watches)
         return;
     const Duration wait = std::clamp<Duration>(max_wait, std::chrono::seconds(1),
@@ -42,43 +43,52 @@ void InstallationWatches::watch(const std::string& runtime_id, std::string kubec
     w.thread = std::jthread([this, runtime_id, kubeconfig = std::move(kubeconfig),
                              resource_version = std::move(resource_version), wait,
                              done](std::stop_token stop) {
-        run(runtime_id, kubeconfig, resource_version, wait, stop);
-        std::lock_guard end(m_mutex);
-        *done = true;
+        run(runtime_id, kubeconfig, resource_version, wait, done, stop);
     });
 }
 
 void InstallationWatches::run(const std::string& runtime_id, const std::string& kubeconfig,
                               const std::string& resource_version, Duration max_wait,
-                              std::stop_token stop) {
+                              const std::shared_ptr<bool>& done, std::stop_token stop) {
     const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(max_wait);
-    if (!m_installer.await_change(kubeconfig, resource_version, wait, stop) ||
-        stop.stop_requested())
+    const bool changed = m_installer.await_change(kubeconfig, resource_version, wait, stop) &&
+                         !stop.stop_requested();
+    std::function<void()> on_change;
+    {
+        // Done before the operation is made due: the pass that follows may ask for the next
+        // watch of this runtime at once, and must get it.
+        std::lock_guard lock(m_mutex);
+        on_change = m_on_change;
+        *done = true;
+    }
+    if (!changed)
         return;
     try {
         m_store.make_due({runtime_id}, m_clock.now());
     } catch (const std::exception&) {
         return; // the operation polls
     }
-    std::function<void()> on_change;
-    {
-        std::lock_guard lock(m_mutex);
-        on_change = m_on_change;
-    }
     if (on_change)
         on_change();
 }
 
-void InstallationWatches::reap() {
+std::vector<std::jthread> InstallationWatches::take_ended() {
     std::vector<std::jthread> ended;
     for (auto it = m_watches.begin(); it != m_watches.end();)
         if (*it->second.done) {
-            ended.push_back(std::move(it->second.thread));
+            if (it->second.thread.get_id() == std::this_thread::get_id())
+                // A watch's own wake-up asks for the next watch: it cannot join itself. It is
+                // past everything it does with this object (run() only returns from here on).
+                it->second.thread.detach();
+            else
+                ended.push_back(std::move(it->second.thread));
             it = m_watches.erase(it);
         } else {
             ++it;
         }
-    // Each has returned from run() and released m_mutex: they join at once as `ended` goes.
+    // Each has marked itself done and touches nothing of this object's but the store and
+    // on_change: the caller joins them, without m_mutex, at once or after their make_due.
+    return ended;
 }
 
 std::size_t InstallationWatches::active() const {

@@ -21,6 +21,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace kprov::engine {
 
@@ -52,9 +53,11 @@ private:
         std::shared_ptr<bool> done; ///< set under m_mutex when the thread ends
     };
     void run(const std::string& runtime_id, const std::string& kubeconfig,
-             const std::string& resource_version, Duration max_wait, std::stop_token stop);
-    /// Joins the threads that ended. Called with m_mutex held.
-    void reap();
+             const std::string& resource_version, Duration max_wait,
+             const std::shared_ptr<bool>& done, std::stop_token stop);
+    /// Takes the watches that ended out of m_watches, for the caller to join once it has
+    /// released m_mutex. Called with m_mutex held.
+    std::vector<std::jthread> take_ended();
 
     KymaInstaller& m_installer;
     Store& m_store;

@@ -116,6 +116,37 @@ TEST_F(CliRegistrationTest, ProvisionAndDeprovisionRegisterAndUnregister) {
     EXPECT_TRUE(control.director_runtime(id).is_null());
 }
 
+// A runtime with Kyma: the installer runs its compass-runtime-agent component, the sim's agent
+// reads the Secret ConnectRuntimeAgent wrote and connects, and WaitForAgentToConnect marks the
+// runtime CONNECTED in Director (the engine's tests cover ConnectionFailed).
+TEST_F(CliRegistrationTest, ARuntimeWithKymaWaitsForItsAgentToConnect) {
+    setenv("KPROV_KYMA_RELEASES_URL", (m_sim->url + "/sim/kyma-releases").c_str(), 1);
+    SimControl control(m_sim->url);
+    control.post("/sim/settings", {{"kymaComponentSeconds", 0.05}});
+    std::ifstream in(runtime_file());
+    json doc = json::parse(in);
+    doc["clusterConfig"]["gardenerConfig"]["name"] = "cli-kyma";
+    doc["kymaConfig"] = {{"version", "1.24.11"},
+                         {"components",
+                          {{{"component", "cluster-essentials"}, {"namespace", "kyma-system"}},
+                           {{"component", "compass-runtime-agent"},
+                            {"namespace", "compass-system"}}}}};
+    const std::string file = m_dir.file("kyma.json");
+    std::ofstream(file) << doc.dump();
+    const auto provisioned = kprov({"provision", "-f", file, "--wait", "-o", "json"});
+    unsetenv("KPROV_KYMA_RELEASES_URL");
+    ASSERT_EQ(provisioned.code, 0) << provisioned.err;
+    const json status = json::parse(provisioned.out);
+    EXPECT_EQ(status["state"], "Succeeded");
+    const std::string id = status["runtimeID"];
+    EXPECT_EQ(control.director_runtime(id)["statusCondition"], "CONNECTED");
+    const json agent = control.get("/sim/clusters/shoot--kprov--cli-kyma/kyma")["agent"];
+    EXPECT_EQ(agent["connected"], true) << agent;
+    const auto history = kprov({"history", id, "-o", "json"});
+    ASSERT_EQ(history.code, 0) << history.err;
+    EXPECT_NE(history.out.find("WaitForAgentToConnect"), std::string::npos);
+}
+
 TEST_F(CliRegistrationTest, AnExplicitlyNamedDirectorFileMustExist) {
     setenv("APP_DIRECTOR_OAUTH_PATH", m_dir.file("missing.yaml").c_str(), 1);
     const auto r = kprov({"provision", "-f", runtime_file()});

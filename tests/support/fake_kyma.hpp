@@ -6,6 +6,7 @@
 #include "engine/kyma.hpp"
 
 #include <exception>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -48,6 +49,19 @@ public:
         record("cleanup " + selector, kubeconfig);
         rethrow(cleanup_error);
     }
+
+    /// await_change answers what `on_await` returns (false without one: the caller polls).
+    bool await_change(const std::string& kubeconfig, const std::string& resource_version,
+                      std::chrono::milliseconds max_wait, std::stop_token stop) override {
+        std::function<bool(const std::string&, std::chrono::milliseconds, std::stop_token)> f;
+        {
+            std::lock_guard lock(m_mutex);
+            record("await " + resource_version, kubeconfig);
+            f = on_await;
+        }
+        return f ? f(resource_version, max_wait, stop) : false;
+    }
+    std::function<bool(const std::string&, std::chrono::milliseconds, std::stop_token)> on_await;
 
     /// A probe result of Kind::State.
     static engine::InstallationProbe state(std::string state, std::string description) {
