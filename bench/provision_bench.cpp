@@ -202,9 +202,8 @@ int run(const Options& o) {
     for (int i = 0; i < o.runtimes; ++i) {
         char name[16];
         std::snprintf(name, sizeof name, "b%05d", i);
-        inputs.push_back(kprov::engine::read_provision_input(renamed(base, name),
-                                                             kprov::config::conversion_options(
-                                                                 effective.settings)));
+        inputs.push_back(kprov::engine::read_provision_input(
+            renamed(base, name), kprov::config::conversion_options(effective.settings)));
     }
 
     ChildProcess watch({o.kprov, "watch", "--workers", std::to_string(o.workers)}, env,
@@ -304,7 +303,8 @@ int run(const Options& o) {
             for (const auto& t : store->transitions_of(op_id))
                 if (installed_at && t.from_stage == "WaitingForInstallation" &&
                     t.to_stage != "WaitingForInstallation") {
-                    installed_delays_ms.push_back(static_cast<double>(epoch_ms(t.at) - *installed_at));
+                    installed_delays_ms.push_back(
+                        static_cast<double>(epoch_ms(t.at) - *installed_at));
                     break;
                 }
         }

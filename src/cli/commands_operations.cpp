@@ -226,8 +226,7 @@ int cmd_rollback_kyma(Context& ctx, const OperationArgs& args) {
     EngineAccess access(ctx);
     access.service().roll_back_kyma(args.runtime_id, access.request());
     if (!ctx.global().quiet)
-        ctx.err() << "kprov: the Kyma config before the last upgrade of runtime "
-                  << args.runtime_id
+        ctx.err() << "kprov: the Kyma config before the last upgrade of runtime " << args.runtime_id
                   << " is active again; nothing was changed on the cluster\n";
     ReadArgs status;
     status.id = args.runtime_id;

@@ -48,7 +48,8 @@ std::vector<nlohmann::json> kyma_objects(const engine::KymaConfig& kyma) {
 
 // One object as is; with the OIDC ConfigMap or Kyma's objects a v1 List (ConfigMap first: it
 // must exist before the shoot that references it; Kyma's go to the new cluster afterwards).
-std::string plan_document(const engine::ShootPlan& plan, const std::optional<engine::KymaConfig>& kyma) {
+std::string plan_document(const engine::ShootPlan& plan,
+                          const std::optional<engine::KymaConfig>& kyma) {
     using Json = nlohmann::ordered_json;
     if (!plan.oidc_config_map && !kyma)
         return plan.shoot;
@@ -73,13 +74,14 @@ void print_kyma_summary(Context& ctx, const engine::KymaConfig& kyma) {
     for (const auto& c : kyma.components)
         components += "\n  " + std::to_string(c.order) + ". " + c.name + " in " + c.namespace_ +
                       (c.source_url ? " from " + *c.source_url : std::string());
-    ctx.err() << "Kyma " << kyma.release.version
-              << (kyma.profile ? " (" + std::string(engine::to_api(*kyma.profile)) + ")" : "")
-              << ", installer from "
-              << releases.url_of(kyma.release.version, "kyma-installer-cluster.yaml")
-              << ", installed in this order:" << components
-              << "\nthe override ConfigMaps and Secrets follow the Shoot in the list; the release's "
-                 "own objects and the Installation CR come from the installer file\n";
+    ctx.err()
+        << "Kyma " << kyma.release.version
+        << (kyma.profile ? " (" + std::string(engine::to_api(*kyma.profile)) + ")" : "")
+        << ", installer from "
+        << releases.url_of(kyma.release.version, "kyma-installer-cluster.yaml")
+        << ", installed in this order:" << components
+        << "\nthe override ConfigMaps and Secrets follow the Shoot in the list; the release's "
+           "own objects and the Installation CR come from the installer file\n";
 }
 
 template <typename Parse> auto read_input(const std::string& file, Parse parse) {

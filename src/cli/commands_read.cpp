@@ -116,7 +116,8 @@ std::optional<KymaInstallation> kyma_installation(engine::Store& store,
     if (!runtime.kyma)
         return std::nullopt;
     for (const auto& op : store.operations_of(runtime.id)) {
-        if (op.type != engine::OperationType::Provision && op.type != engine::OperationType::Upgrade)
+        if (op.type != engine::OperationType::Provision &&
+            op.type != engine::OperationType::Upgrade)
             continue;
         switch (op.state) {
         case engine::OperationState::Succeeded: {
@@ -186,15 +187,15 @@ void print_status_table(Context& ctx, const engine::Runtime& runtime,
         std::string components;
         for (const auto& c : k.components)
             components += (components.empty() ? "" : ", ") + c.name;
-        rows.emplace_back("kyma", k.release.version +
-                                      (k.profile ? " " + std::string(engine::to_api(*k.profile))
-                                                 : std::string()) +
-                                      " (" + std::to_string(k.components.size()) +
-                                      " components: " + components + ")");
+        rows.emplace_back(
+            "kyma",
+            k.release.version +
+                (k.profile ? " " + std::string(engine::to_api(*k.profile)) : std::string()) + " (" +
+                std::to_string(k.components.size()) + " components: " + components + ")");
         if (kyma)
-            rows.emplace_back("installation", kyma->state + (kyma->description.empty()
-                                                                 ? std::string()
-                                                                 : ": " + kyma->description));
+            rows.emplace_back("installation",
+                              kyma->state + (kyma->description.empty() ? std::string()
+                                                                       : ": " + kyma->description));
     }
     if (wide) {
         rows.emplace_back("sub-account", runtime.sub_account_id);

@@ -105,10 +105,10 @@ private:
     std::unique_ptr<stores::StoreBackend> m_store;
     std::unique_ptr<LazyShoots> m_shoots;
     std::unique_ptr<gardener::ClusterBindings> m_clusters;
-    std::unique_ptr<engine::KymaInstaller> m_installer;     ///< null with KPROV_KYMA_INSTALLER=none
+    std::unique_ptr<engine::KymaInstaller> m_installer; ///< null with KPROV_KYMA_INSTALLER=none
     std::unique_ptr<engine::ReleaseSource> m_releases;
     std::unique_ptr<engine::InstallationWatches> m_watches; ///< null without an installer
-    std::unique_ptr<engine::Director> m_director; ///< null when Director is off
+    std::unique_ptr<engine::Director> m_director;           ///< null when Director is off
     std::unique_ptr<engine::EngineService> m_service;
     std::once_flag m_executor_built;
     std::unique_ptr<engine::Executor> m_executor; ///< null until executor()

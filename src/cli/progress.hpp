@@ -26,8 +26,9 @@ std::string installer_progress(const engine::Operation& op);
 
 /// Progress on stderr (ARCHITECTURE.md, CLI contract). On a terminal one line redrawn in
 /// place, "<stage> · <elapsed> · Gardener <progress>%" (or " · <installer_progress>");
-/// otherwise one such line per stage change and per installer progress change. Either way a retried error is shown once on its own line, and so is the fact that
-/// another worker drives the operation. Thread-safe.
+/// otherwise one such line per stage change and per installer progress change. Either way a retried
+/// error is shown once on its own line, and so is the fact that another worker drives the
+/// operation. Thread-safe.
 class ProgressDisplay {
 public:
     ProgressDisplay(std::ostream& err, bool terminal, const Clock& clock);

@@ -152,20 +152,20 @@ Effective load(const Sources& sources);
 
 /// What a setting's text must look like; each kind has one parser and one message.
 enum class Kind {
-    String,   ///< any text
-    Path,     ///< a file path (not checked for existence here)
-    Url,      ///< an http:// or https:// URL
-    UrlPath,  ///< an HTTP path starting with "/"
-    StoreUrl, ///< <scheme>://..., see stores/open_store.hpp
-    Bool,     ///< true/false/1/0/yes/no, any case
-    Int,      ///< a whole number within SettingSpec::min..max
-    Port,     ///< 1-65535
-    Double,   ///< a number above 0
-    Duration, ///< a Go duration: 90s, 5m, 1h30m
-    Address,  ///< a listen address host:port, port 0-65535; host may be empty or [IPv6]
-    AesKey,   ///< 16, 24 or 32 bytes
-    LogLevel, ///< trace, debug, info, warn, warning, error, fatal, panic (stored lowercased)
-    SslMode,  ///< a libpq sslmode: disable, allow, prefer, require, verify-ca, verify-full
+    String,        ///< any text
+    Path,          ///< a file path (not checked for existence here)
+    Url,           ///< an http:// or https:// URL
+    UrlPath,       ///< an HTTP path starting with "/"
+    StoreUrl,      ///< <scheme>://..., see stores/open_store.hpp
+    Bool,          ///< true/false/1/0/yes/no, any case
+    Int,           ///< a whole number within SettingSpec::min..max
+    Port,          ///< 1-65535
+    Double,        ///< a number above 0
+    Duration,      ///< a Go duration: 90s, 5m, 1h30m
+    Address,       ///< a listen address host:port, port 0-65535; host may be empty or [IPv6]
+    AesKey,        ///< 16, 24 or 32 bytes
+    LogLevel,      ///< trace, debug, info, warn, warning, error, fatal, panic (stored lowercased)
+    SslMode,       ///< a libpq sslmode: disable, allow, prefer, require, verify-ca, verify-full
     KymaInstaller, ///< installation-cr or none (stored lowercased)
     ArtifactUrl,   ///< an http://, https:// or file:// URL prefix (a trailing / is dropped)
 };

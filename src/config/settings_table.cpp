@@ -354,7 +354,8 @@ const std::vector<SettingSpec>& setting_specs() {
          .env = "APP_PROVISIONING_TIMEOUT_UPGRADE",
          .kind = Kind::Duration,
          .default_value = "60m",
-         .description = "parsed and unused, as in the original (WaitingForInstallation uses APP_PROVISIONING_TIMEOUT_INSTALLATION)",
+         .description = "parsed and unused, as in the original (WaitingForInstallation uses "
+                        "APP_PROVISIONING_TIMEOUT_INSTALLATION)",
          .field =
              [](Settings& s) {
                  return Field{&s.timeouts.upgrade};
@@ -372,7 +373,8 @@ const std::vector<SettingSpec>& setting_specs() {
          .env = "APP_PROVISIONING_TIMEOUT_AGENT_CONNECTION",
          .kind = Kind::Duration,
          .default_value = "15m",
-         .description = "timeout of WaitForAgentToConnect (runtimes with Kyma, Director registration on)",
+         .description =
+             "timeout of WaitForAgentToConnect (runtimes with Kyma, Director registration on)",
          .field =
              [](Settings& s) {
                  return Field{&s.timeouts.agent_connection};
@@ -491,7 +493,8 @@ const std::vector<SettingSpec>& setting_specs() {
         {.key = "gardener.cluster_cleanup_resource_selector",
          .env = "APP_GARDENER_CLUSTER_CLEANUP_RESOURCE_SELECTOR",
          .default_value = "https://service-manager.",
-         .description = "CleanupCluster deletes the Service Catalog instances of brokers whose URL starts with it",
+         .description = "CleanupCluster deletes the Service Catalog instances of brokers whose URL "
+                        "starts with it",
          .field =
              [](Settings& s) {
                  return Field{&s.cluster_cleanup_resource_selector};
@@ -550,7 +553,8 @@ const std::vector<SettingSpec>& setting_specs() {
          .env = "APP_LATEST_DOWNLOADED_RELEASES",
          .kind = Kind::Int,
          .default_value = "5",
-         .description = "no effect (the original's GitHub release downloader, gone since 2021); accepted for compatibility",
+         .description = "no effect (the original's GitHub release downloader, gone since 2021); "
+                        "accepted for compatibility",
          .field =
              [](Settings& s) {
                  return Field{&s.latest_downloaded_releases};
@@ -559,7 +563,8 @@ const std::vector<SettingSpec>& setting_specs() {
          .env = "APP_DOWNLOAD_PRE_RELEASES",
          .kind = Kind::Bool,
          .default_value = "true",
-         .description = "no effect (the original's GitHub release downloader, gone since 2021); accepted for compatibility",
+         .description = "no effect (the original's GitHub release downloader, gone since 2021); "
+                        "accepted for compatibility",
          .field =
              [](Settings& s) {
                  return Field{&s.download_pre_releases};
@@ -578,8 +583,9 @@ const std::vector<SettingSpec>& setting_specs() {
          .env = "KPROV_KYMA_RELEASES_URL",
          .kind = Kind::ArtifactUrl,
          .default_value = "https://storage.googleapis.com/kyma-prow-artifacts",
-         .description = "URL prefix of Kyma releases: <prefix>/<version>/kyma-installer-cluster.yaml "
-                        "and tiller.yaml",
+         .description =
+             "URL prefix of Kyma releases: <prefix>/<version>/kyma-installer-cluster.yaml "
+             "and tiller.yaml",
          .field =
              [](Settings& s) {
                  return Field{&s.kyma_releases_url};

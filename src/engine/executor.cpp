@@ -151,10 +151,10 @@ private:
         auto& awaited = m_memory.awaited_installation;
         InstallationWatches* watches = m_ex.m_options.kyma.watches;
         if (awaited && watches && m_op.stage == k_stage_waiting_for_installation)
-            watches->watch(m_op.cluster_id, std::move(awaited->kubeconfig),
-                           std::move(awaited->resource_version),
-                           std::chrono::duration_cast<Duration>(m_op.next_run_at -
-                                                                m_ex.m_clock.now()));
+            watches->watch(
+                m_op.cluster_id, std::move(awaited->kubeconfig),
+                std::move(awaited->resource_version),
+                std::chrono::duration_cast<Duration>(m_op.next_run_at - m_ex.m_clock.now()));
         awaited.reset();
     }
 

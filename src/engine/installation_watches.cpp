@@ -5,8 +5,8 @@
 
 namespace kprov::engine {
 
-InstallationWatches::InstallationWatches(KymaInstaller& installer, Store& store,
-                                         const Clock& clock, std::size_t max_watches)
+InstallationWatches::InstallationWatches(KymaInstaller& installer, Store& store, const Clock& clock,
+                                         std::size_t max_watches)
     : m_installer(installer)
     , m_store(store)
     , m_clock(clock)
@@ -35,8 +35,8 @@ void InstallationWatches::watch(const std::string& runtime_id, std::string kubec
     ended = take_ended();
     if (m_watches.count(runtime_id) || m_watches.size() >= m_max_watches)
         return;
-    const Duration wait = std::clamp<Duration>(max_wait, std::chrono::seconds(1),
-                                               std::chrono::minutes(5));
+    const Duration wait =
+        std::clamp<Duration>(max_wait, std::chrono::seconds(1), std::chrono::minutes(5));
     auto done = std::make_shared<bool>(false);
     Watch& w = m_watches[runtime_id];
     w.done = done;
@@ -93,8 +93,8 @@ std::vector<std::jthread> InstallationWatches::take_ended() {
 
 std::size_t InstallationWatches::active() const {
     std::lock_guard lock(m_mutex);
-    return static_cast<std::size_t>(
-        std::count_if(m_watches.begin(), m_watches.end(), [](const auto& w) { return !*w.second.done; }));
+    return static_cast<std::size_t>(std::count_if(m_watches.begin(), m_watches.end(),
+                                                  [](const auto& w) { return !*w.second.done; }));
 }
 
 } // namespace kprov::engine

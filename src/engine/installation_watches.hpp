@@ -41,8 +41,8 @@ public:
     /// Watches the runtime's Installation CR for a change after `resource_version`, for at most
     /// `max_wait` (the operation polls then anyway). No-op while a watch of the runtime runs or
     /// `max_watches` are running.
-    void watch(const std::string& runtime_id, std::string kubeconfig,
-               std::string resource_version, Duration max_wait);
+    void watch(const std::string& runtime_id, std::string kubeconfig, std::string resource_version,
+               Duration max_wait);
 
     /// Watches running now.
     std::size_t active() const;

@@ -12,8 +12,9 @@ KymaOverrides to_overrides(const nlohmann::json& owner) {
     if (const auto it = owner.find("configuration"); it != owner.end() && it->is_array())
         for (const auto& e : *it) {
             const auto secret = e.find("secret"); // null reads as false (§1.3)
-            out.entries.push_back({e.value("key", std::string()), e.value("value", std::string()),
-                                   secret != e.end() && secret->is_boolean() && secret->get<bool>()});
+            out.entries.push_back(
+                {e.value("key", std::string()), e.value("value", std::string()),
+                 secret != e.end() && secret->is_boolean() && secret->get<bool>()});
         }
     if (const auto it = owner.find("conflictStrategy"); it != owner.end() && it->is_string())
         out.conflict_strategy = it->get<std::string>();

@@ -217,7 +217,7 @@ struct Runtime {
     // From the runtime input (kprov keeps them; the original left them to Director).
     std::string name;
     std::string description;
-    std::string labels_json = "{}";              ///< a JSON object
+    std::string labels_json = "{}"; ///< a JSON object
     /// The active Kyma config (cluster.active_kyma_config_id); nullopt: no Kyma on this runtime.
     std::optional<KymaConfig> kyma;
 

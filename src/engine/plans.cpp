@@ -16,9 +16,10 @@ ProvisionPlan plan_provision(const ProvisionInput& input, const RequestContext& 
     plan.runtime = to_runtime(input, ids.runtime_id, context.tenant, context.sub_account, now,
                               options.conversion);
     // The original's types: PROVISION installs Kyma, PROVISION_NO_INSTALL does not (§2.1).
-    plan.operation = new_operation(
-        ids.runtime_id, plan.runtime.kyma ? OperationType::Provision : OperationType::ProvisionNoInstall,
-        k_stage_creating_shoot, k_message_provisioning_started, now);
+    plan.operation = new_operation(ids.runtime_id,
+                                   plan.runtime.kyma ? OperationType::Provision
+                                                     : OperationType::ProvisionNoInstall,
+                                   k_stage_creating_shoot, k_message_provisioning_started, now);
     plan.operation.id = ids.operation_id;
     // CreatingShoot builds the shoot again from the stored runtime, with the same function.
     plan.shoot = build_shoot(plan.runtime, plan.operation.id, options.shoot);

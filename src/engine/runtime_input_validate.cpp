@@ -73,19 +73,20 @@ private:
     std::vector<FieldProblem> m_list;
 };
 
-const std::string k_kyma_upgrade_prefix = "validation error while starting Runtime upgrade, error: ";
+const std::string k_kyma_upgrade_prefix =
+    "validation error while starting Runtime upgrade, error: ";
 
 bool is_override_key(std::string_view key) {
-    return !key.empty() && key.size() <= 253 &&
-           std::all_of(key.begin(), key.end(), [](char c) {
-               return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' ||
-                      c == '_';
-           });
+    return !key.empty() && key.size() <= 253 && std::all_of(key.begin(), key.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_';
+    });
 }
 
 // A DNS-1123 label of at most `max` characters.
 bool is_dns_label(std::string_view text, std::size_t max) {
-    auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+    auto alnum = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    };
     return !text.empty() && text.size() <= max && alnum(text.front()) && alnum(text.back()) &&
            std::all_of(text.begin(), text.end(), [&](char c) { return alnum(c) || c == '-'; });
 }
@@ -101,7 +102,8 @@ void check_override_keys(const json& entries, const std::string& path, Problems&
         if (!is_override_key(key))
             problems.add(path + "[" + std::to_string(i) + "].key",
                          "must be a ConfigMap key (letters, digits, '-', '_' and '.', at most 253 "
-                         "characters), got " + in_quotes(key));
+                         "characters), got " +
+                             in_quotes(key));
     }
 }
 
@@ -132,8 +134,8 @@ void check_kyma_config(const std::string& kyma_config_json, const std::string& p
         if (!c.is_object())
             continue;
         const std::string path = "kymaConfig.components[" + std::to_string(i) + "]";
-        if (const auto name = c.find("component"); name != c.end() && name->is_string() &&
-                                                   !is_dns_label(name->get<std::string>(), 63))
+        if (const auto name = c.find("component");
+            name != c.end() && name->is_string() && !is_dns_label(name->get<std::string>(), 63))
             problems.add(path + ".component",
                          "must be a lower-case DNS label of at most 63 characters (it names the "
                          "component's override objects), got " +
@@ -460,14 +462,14 @@ UpgradeShootInput read_upgrade_input(const json& document) {
 }
 
 KymaUpgradeInput read_kyma_upgrade_input(const json& document) {
-    return read_and_check(detail::parse_kyma_upgrade_document(document),
-                          [](const KymaUpgradeInput& input, const std::vector<std::string>& unparsed) {
-                              Problems problems(unparsed);
-                              if (!input.kyma_config_json.empty())
-                                  check_kyma_config(input.kyma_config_json, k_kyma_upgrade_prefix,
-                                                    problems);
-                              return problems.take();
-                          });
+    return read_and_check(
+        detail::parse_kyma_upgrade_document(document),
+        [](const KymaUpgradeInput& input, const std::vector<std::string>& unparsed) {
+            Problems problems(unparsed);
+            if (!input.kyma_config_json.empty())
+                check_kyma_config(input.kyma_config_json, k_kyma_upgrade_prefix, problems);
+            return problems.take();
+        });
 }
 
 std::vector<std::string> provision_input_warnings(const ProvisionInput& input) {

@@ -187,13 +187,13 @@ public:
 
     /// Starts DEPROVISION (with uninstall: CleanupCluster and TriggerKymaUninstall first) or
     /// DEPROVISION_NO_INSTALL, decided as kyma-installation.md §4.1 says (without for a runtime
-    /// without Kyma, or whose cluster has no Installation CR; else with). Reads the shoot: gone -> the operation starts at
-    /// WaitForClusterDeletion; not the runtime's own (is_own_shoot) -> at WaitForClusterDeletion
-    /// too, which only marks the runtime deleted (Gardener is left alone; the operation's
-    /// message and a logged warning name the shoot's owner); already being deleted -> at
-    /// DeprovisionCluster, dated from the deletion; else at DeprovisionCluster ("Deprovisioning
-    /// started"). Throws NotFound for an unknown runtime, OperationInProgress (from the store)
-    /// while another operation runs, RemoteError when Gardener cannot be read.
+    /// without Kyma, or whose cluster has no Installation CR; else with). Reads the shoot: gone ->
+    /// the operation starts at WaitForClusterDeletion; not the runtime's own (is_own_shoot) -> at
+    /// WaitForClusterDeletion too, which only marks the runtime deleted (Gardener is left alone;
+    /// the operation's message and a logged warning name the shoot's owner); already being deleted
+    /// -> at DeprovisionCluster, dated from the deletion; else at DeprovisionCluster
+    /// ("Deprovisioning started"). Throws NotFound for an unknown runtime, OperationInProgress
+    /// (from the store) while another operation runs, RemoteError when Gardener cannot be read.
     StartedOperation deprovision(const std::string& runtime_id, const RequestContext& context);
 
     /// Starts UPGRADE_SHOOT at UpgradingShoot: takes `input` as read_upgrade_input returned it

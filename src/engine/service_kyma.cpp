@@ -1,7 +1,7 @@
 // The synchronous part of the Kyma operations (kyma-installation.md §1.5, §3.1, §3.4, §4.1).
 
-#include "engine/service.hpp"
 #include "engine/registration.hpp"
+#include "engine/service.hpp"
 #include "engine/stages.hpp"
 
 namespace kprov::engine {
@@ -45,8 +45,8 @@ StartedOperation EngineService::upgrade_kyma(const std::string& runtime_id,
     config.release = release_of(config.release.version, true);
     const Operation op = new_operation(runtime.id, OperationType::Upgrade, k_stage_starting_upgrade,
                                        k_message_kyma_upgrade_started, m_clock.now());
-    const RuntimeUpgradeRecord record{new_uuid(), op.id, UpgradeState::InProgress,
-                                      runtime.kyma->id, config.id};
+    const RuntimeUpgradeRecord record{new_uuid(), op.id, UpgradeState::InProgress, runtime.kyma->id,
+                                      config.id};
     m_store.insert_kyma_upgrade(op, config, record); // OperationInProgress: the database decides
     StartedOperation started{
         runtime.id, op, std::nullopt, {}, compass_runtime_id(m_options, runtime.id)};
@@ -58,8 +58,7 @@ StartedOperation EngineService::upgrade_kyma(const std::string& runtime_id,
 void EngineService::roll_back_kyma(const std::string& runtime_id, const RequestContext& context) {
     const Runtime runtime = load_runtime(runtime_id, context);
     const auto last = m_store.last_operation(runtime_id);
-    if (!last || last->type != OperationType::Upgrade ||
-        last->state == OperationState::InProgress)
+    if (!last || last->type != OperationType::Upgrade || last->state == OperationState::InProgress)
         throw ValidationError("id", "error: upgrade can be rolled back only if it is the last "
                                     "operation that is already finished");
     try {
@@ -85,8 +84,8 @@ bool EngineService::deprovision_with_uninstall(const Runtime& runtime,
         return true; // the stages find nothing to do there and skip themselves
     std::string kubeconfig;
     try {
-        kubeconfig = m_shoots.admin_kubeconfig(runtime.gardener.name,
-                                               m_options.admin_kubeconfig_expiration);
+        kubeconfig =
+            m_shoots.admin_kubeconfig(runtime.gardener.name, m_options.admin_kubeconfig_expiration);
     } catch (const std::exception&) {
         return true; // as the original with no kubeconfig: the stages skip themselves
     }

@@ -168,16 +168,14 @@ template <typename Json> Json kyma_config(const std::optional<KymaConfig>& confi
                                           "sourceURL", or_null<Json>(c.source_url)));
     return object<Json>(
         "version", config->release.version, "profile",
-        config->profile ? Json(std::string(to_api(*config->profile))) : Json(nullptr),
-        "components", std::move(components), "configuration",
-        config_entries<Json>(config->global));
+        config->profile ? Json(std::string(to_api(*config->profile))) : Json(nullptr), "components",
+        std::move(components), "configuration", config_entries<Json>(config->global));
 }
 
 template <typename Json>
 Json runtime_config(const Runtime& runtime, const std::optional<std::string>& kubeconfig) {
     return object<Json>("clusterConfig", gardener_config<Json>(runtime.gardener), "kymaConfig",
-                        kyma_config<Json>(runtime.kyma), "kubeconfig",
-                        or_null<Json>(kubeconfig));
+                        kyma_config<Json>(runtime.kyma), "kubeconfig", or_null<Json>(kubeconfig));
 }
 
 template <typename Json>

@@ -116,7 +116,8 @@ void ClusterBindings::configure_runtime_agent(const std::string& kubeconfig,
                 k_agent_secret + " kept changing while kprov wrote it; try again");
 }
 
-std::optional<std::string> ClusterBindings::compass_connection_state(const std::string& kubeconfig) {
+std::optional<std::string>
+ClusterBindings::compass_connection_state(const std::string& kubeconfig) {
     constexpr std::size_t k_max_state = 256;
     auto cluster = gardener::RuntimeClusterClient::from_kubeconfig(kubeconfig, m_options);
     const auto connection = cluster.kube().get_if_exists(

@@ -37,15 +37,17 @@ protected:
     json provision(const std::string& shoot, const json& kyma) {
         json input = example("gcp", shoot);
         input["kymaConfig"] = kyma;
-        return process->graphql("mutation ($config: ProvisionRuntimeInput!) { provisionRuntime("
-                                "config: $config) { " + std::string(k_operation_fields) + " } }",
-                                {{"config", input}})
+        return process
+            ->graphql("mutation ($config: ProvisionRuntimeInput!) { provisionRuntime("
+                      "config: $config) { " +
+                          std::string(k_operation_fields) + " } }",
+                      {{"config", input}})
             .document;
     }
     json kyma_status(const std::string& runtime_id) {
-        const Answer a = process->graphql(
-            "query($id: String!) { runtimeStatus(id: $id) { " + std::string(k_kyma_fields) + " } }",
-            {{"id", runtime_id}});
+        const Answer a = process->graphql("query($id: String!) { runtimeStatus(id: $id) { " +
+                                              std::string(k_kyma_fields) + " } }",
+                                          {{"id", runtime_id}});
         EXPECT_EQ(a.error(), "") << a.body;
         return a.data()["runtimeStatus"]["runtimeConfiguration"]["kymaConfig"];
     }
@@ -104,9 +106,9 @@ TEST_F(KymaApi, RollingBackWhatIsNotAFinishedUpgradeIsABadRequest) {
     const json started = provision("gq-kyma2", kyma_config("1.24.11"));
     const std::string id = started["data"]["provisionRuntime"]["runtimeID"];
     wait(started["data"]["provisionRuntime"]["id"]);
-    const Answer a = process->graphql(
-        "mutation($id: String!) { rollBackUpgradeOperation(id: $id) { lastOperationStatus { id } } }",
-        {{"id", id}});
+    const Answer a = process->graphql("mutation($id: String!) { rollBackUpgradeOperation(id: $id) "
+                                      "{ lastOperationStatus { id } } }",
+                                      {{"id", id}});
     EXPECT_EQ(a.error(), "id: error: upgrade can be rolled back only if it is the last operation "
                          "that is already finished")
         << a.body;

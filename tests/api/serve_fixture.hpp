@@ -98,8 +98,10 @@ struct ServeOptions {
     std::string token;     ///< KPROV_API_TOKEN
     std::string tls_cert, tls_key;
     std::vector<std::string> extra_env; ///< "NAME=value" for kprov serve
-    std::vector<std::string> sim_flags = {"--kyma-component-seconds", "0.05", "--create-seconds", "0.3", "--reconcile-seconds", "2",
-                                          "--delete-seconds", "0.3", "--hibernate-seconds", "2"};
+    std::vector<std::string> sim_flags = {
+        "--kyma-component-seconds", "0.05", "--create-seconds", "0.3",
+        "--reconcile-seconds",      "2",    "--delete-seconds", "0.3",
+        "--hibernate-seconds",      "2"};
 };
 
 /// kprov-sim and `kprov serve` for one test.

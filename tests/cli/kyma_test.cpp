@@ -130,14 +130,15 @@ TEST_P(Kyma, ProvisioningInstallsTheConfigWithTheOriginalsObjectsAndMessages) {
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_THAT(r.err, HasSubstr("install component istio")) << "--wait shows the installer";
     const std::string id = json::parse(r.out)["runtimeID"];
-    const auto op = expect_succeeded(
-        id, OperationType::Provision,
-        {"StartingInstallation", "WaitingForInstallation", "Finished"});
+    const auto op =
+        expect_succeeded(id, OperationType::Provision,
+                         {"StartingInstallation", "WaitingForInstallation", "Finished"});
     const auto messages = messages_of(op.id);
-    EXPECT_THAT(messages, IsSupersetOf({std::string("Operation in progress. Stage StartingInstallation"),
-                                        std::string("Operation in progress. Stage WaitingForInstallation"),
-                                        std::string("Installation completed: Kyma installed"),
-                                        std::string("Operation succeeded")}));
+    EXPECT_THAT(messages,
+                IsSupersetOf({std::string("Operation in progress. Stage StartingInstallation"),
+                              std::string("Operation in progress. Stage WaitingForInstallation"),
+                              std::string("Installation completed: Kyma installed"),
+                              std::string("Operation succeeded")}));
     // The installer's progress in order, as kprov saw it through its watch (each component
     // takes 50 ms, so none should be missed; a poll every 30 s would see none).
     std::vector<std::string> progress;
@@ -149,8 +150,8 @@ TEST_P(Kyma, ProvisioningInstallsTheConfigWithTheOriginalsObjectsAndMessages) {
     EXPECT_TRUE(std::is_sorted(progress.begin(), progress.end(), [](const auto& a, const auto& b) {
         auto rank = [](const std::string& m) {
             const std::vector<std::string> order = {
-                "Verify installed components", "install component cluster-essentials",
-                "install component istio", "install component xip-patch",
+                "Verify installed components",  "install component cluster-essentials",
+                "install component istio",      "install component xip-patch",
                 "install component serverless", "install component compass-runtime-agent"};
             return std::find(order.begin(), order.end(), m) - order.begin();
         };
@@ -159,15 +160,15 @@ TEST_P(Kyma, ProvisioningInstallsTheConfigWithTheOriginalsObjectsAndMessages) {
 
     const auto cluster = runtime_cluster(id);
     // The Installation CR: the stored components in order, the profile, sourceURL.
-    const json cr = cluster->get(
-        "/apis/installer.kyma-project.io/v1alpha1/namespaces/default/installations/"
-        "kyma-installation");
+    const json cr =
+        cluster->get("/apis/installer.kyma-project.io/v1alpha1/namespaces/default/installations/"
+                     "kyma-installation");
     EXPECT_EQ(cr["spec"]["profile"], "production");
     std::vector<std::string> names;
     for (const auto& c : cr["spec"]["components"])
         names.push_back(c["name"]);
     EXPECT_EQ(names, (std::vector<std::string>{"cluster-essentials", "istio", "xip-patch",
-                                                "serverless", "compass-runtime-agent"}));
+                                               "serverless", "compass-runtime-agent"}));
     EXPECT_EQ(cr["spec"]["components"][3]["source"]["url"],
               "https://charts.example.com/serverless.tgz");
     EXPECT_FALSE(cr["spec"]["components"][0].contains("source"));
@@ -177,7 +178,8 @@ TEST_P(Kyma, ProvisioningInstallsTheConfigWithTheOriginalsObjectsAndMessages) {
     EXPECT_EQ(cr["status"]["state"], "Installed");
 
     // The override objects: names, labels, data.
-    const json global = cluster->get("/api/v1/namespaces/kyma-installer/configmaps/global-installer-config");
+    const json global =
+        cluster->get("/api/v1/namespaces/kyma-installer/configmaps/global-installer-config");
     EXPECT_EQ(global["metadata"]["labels"],
               (json{{"installer", "overrides"}, {"conflict-strategy", ""}}));
     EXPECT_EQ(global["data"], (json{{"global.domainName", "kyma.example.com"}}));
@@ -186,14 +188,17 @@ TEST_P(Kyma, ProvisioningInstallsTheConfigWithTheOriginalsObjectsAndMessages) {
     EXPECT_FALSE(global_secret["metadata"]["labels"].contains("component"))
         << "the deliberate fix of §7.4";
     EXPECT_EQ(global_secret["data"], (json{{"global.adminPassword", "cGE1NQ=="}}));
-    const json istio = cluster->get("/api/v1/namespaces/kyma-installer/configmaps/istio-installer-config");
-    EXPECT_EQ(istio["metadata"]["labels"],
-              (json{{"installer", "overrides"}, {"component", "istio"}, {"conflict-strategy", "Replace"}}));
+    const json istio =
+        cluster->get("/api/v1/namespaces/kyma-installer/configmaps/istio-installer-config");
+    EXPECT_EQ(istio["metadata"]["labels"], (json{{"installer", "overrides"},
+                                                 {"component", "istio"},
+                                                 {"conflict-strategy", "Replace"}}));
     EXPECT_EQ(istio["data"], (json{{"global.proxy.cpu", "100m"}}));
     const json istio_secret =
         cluster->get("/api/v1/namespaces/kyma-installer/secrets/istio-installer-config");
     EXPECT_EQ(istio_secret["data"], (json{{"istio.token", "dDBrZW4="}}));
-    for (const char* c : {"cluster-essentials", "xip-patch", "serverless", "compass-runtime-agent"}) {
+    for (const char* c :
+         {"cluster-essentials", "xip-patch", "serverless", "compass-runtime-agent"}) {
         const json map = cluster->get(std::string("/api/v1/namespaces/kyma-installer/configmaps/") +
                                       c + "-installer-config");
         EXPECT_EQ(map["metadata"]["labels"]["component"], c);
@@ -222,7 +227,8 @@ TEST_P(Kyma, ProvisioningInstallsTheConfigWithTheOriginalsObjectsAndMessages) {
               (json{{"key", "istio.token"}, {"value", "t0ken"}, {"secret", true}}));
     EXPECT_EQ(s["kymaInstallation"]["state"], "Installed");
     const auto table = kprov({"status", id});
-    EXPECT_THAT(table.out, HasSubstr("1.24.11 Production (5 components: cluster-essentials, istio"));
+    EXPECT_THAT(table.out,
+                HasSubstr("1.24.11 Production (5 components: cluster-essentials, istio"));
 }
 
 TEST_P(Kyma, ARuntimeWithoutKymaMakesNoInstallerCall) {
@@ -281,8 +287,9 @@ TEST_P(Kyma, ARestartAfterTheTriggerDoesNotTriggerAgain) {
     const std::string id = json::parse(r.out)["runtimeID"];
 
     std::vector<std::string> env = testing::environment_without_settings();
-    for (const char* name : {"HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "APP_DATABASE_SECRET_KEY",
-                             "KPROV_TENANT", "KPROV_KYMA_RELEASES_URL", "KPROV_KYMA_DEV_RELEASES_URL"})
+    for (const char* name :
+         {"HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "APP_DATABASE_SECRET_KEY", "KPROV_TENANT",
+          "KPROV_KYMA_RELEASES_URL", "KPROV_KYMA_DEV_RELEASES_URL"})
         if (const char* value = getenv(name))
             env.push_back(std::string(name) + "=" + value);
     testing::ChildProcess child({KPROV_BINARY, "wait", op_id, "--store", m_store_url,
@@ -316,8 +323,8 @@ TEST_P(Kyma, AnUpgradeSwitchesTheConfigReinstallsAndCanBeRolledBack) {
     const std::string id = provision(file);
     const std::string before = m_store->find_runtime(id)->kyma->id;
 
-    auto r = kprov({"upgrade-kyma", id, "-f", kyma_file(kyma_config("1.24.8")), "--wait", "-o",
-                    "json"});
+    auto r =
+        kprov({"upgrade-kyma", id, "-f", kyma_file(kyma_config("1.24.8")), "--wait", "-o", "json"});
     ASSERT_EQ(r.code, 0) << r.err;
     const auto op = expect_succeeded(id, OperationType::Upgrade,
                                      {"WaitingForInstallation", "UpdatingUpgradeState"});
@@ -359,7 +366,8 @@ TEST_P(Kyma, AnUpgradeOfAClusterWithoutTheCrFailsAtOnce) {
     r = kprov({"wait", started["id"]});
     EXPECT_EQ(r.code, 3) << r.err;
     const auto op = *m_store->last_operation(id);
-    EXPECT_EQ(op.message, "error: Installation CR not found in the cluster, cannot trigger upgrade");
+    EXPECT_EQ(op.message,
+              "error: Installation CR not found in the cluster, cannot trigger upgrade");
     EXPECT_EQ(m_store->find_runtime_upgrade(op.id)->state, engine::UpgradeState::Failed);
     EXPECT_EQ(m_store->find_runtime(id)->kyma->release.version, "1.24.8")
         << "the new config stays active after a failure (§3.3)";
@@ -379,14 +387,15 @@ TEST_P(Kyma, DeprovisioningUninstallsBeforeTheShootIsDeleted) {
     const std::string id = provision(file);
     sim_post("/sim/stats/reset", json::object());
     ASSERT_EQ(kprov({"deprovision", id, "--yes", "--wait"}).code, 0);
-    const auto op = expect_succeeded(id, OperationType::Deprovision,
-                                     {"TriggerKymaUninstall", "DeprovisionCluster",
-                                      "WaitForClusterDeletion"});
+    const auto op =
+        expect_succeeded(id, OperationType::Deprovision,
+                         {"TriggerKymaUninstall", "DeprovisionCluster", "WaitForClusterDeletion"});
     EXPECT_EQ(m_store->transitions_of(op.id).front().from_stage, "CleanupCluster");
     int label = -1, remove = -1, index = 0;
     for (const auto& w : sim_get("/sim/writes")) {
         const std::string path = w["path"];
-        if (w["verb"] == "PUT" && path.find("/installations/kyma-installation") != std::string::npos &&
+        if (w["verb"] == "PUT" &&
+            path.find("/installations/kyma-installation") != std::string::npos &&
             w["body"].get<std::string>().find("\"uninstall\"") != std::string::npos)
             label = index;
         if (w["verb"] == "DELETE" && path.find("/shoots/" + shoot) != std::string::npos)

@@ -123,8 +123,8 @@ TEST(Values, ReleaseUrlsArePrefixesOfHttpOrFiles) {
     EXPECT_EQ(applied("kyma.releases_url", "https://storage.example/kyma/"),
               "https://storage.example/kyma");
     EXPECT_EQ(applied("kyma.releases_url", "file:///srv/kyma"), "file:///srv/kyma");
-    for (const char* bad : {"/srv/kyma", "file://relative", "ftp://x/y", "https://x/y?v=1",
-                            "https://x/a b"})
+    for (const char* bad :
+         {"/srv/kyma", "file://relative", "ftp://x/y", "https://x/y?v=1", "https://x/a b"})
         EXPECT_EQ(applied("kyma.dev_releases_url", bad),
                   "refused: is not a URL prefix (expected http://, https:// or file:///abs/path, "
                   "without query or fragment)")

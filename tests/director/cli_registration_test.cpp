@@ -126,11 +126,11 @@ TEST_F(CliRegistrationTest, ARuntimeWithKymaWaitsForItsAgentToConnect) {
     std::ifstream in(runtime_file());
     json doc = json::parse(in);
     doc["clusterConfig"]["gardenerConfig"]["name"] = "cli-kyma";
-    doc["kymaConfig"] = {{"version", "1.24.11"},
-                         {"components",
-                          {{{"component", "cluster-essentials"}, {"namespace", "kyma-system"}},
-                           {{"component", "compass-runtime-agent"},
-                            {"namespace", "compass-system"}}}}};
+    doc["kymaConfig"] = {
+        {"version", "1.24.11"},
+        {"components",
+         {{{"component", "cluster-essentials"}, {"namespace", "kyma-system"}},
+          {{"component", "compass-runtime-agent"}, {"namespace", "compass-system"}}}}};
     const std::string file = m_dir.file("kyma.json");
     std::ofstream(file) << doc.dump();
     const auto provisioned = kprov({"provision", "-f", file, "--wait", "-o", "json"});

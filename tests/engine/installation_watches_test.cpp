@@ -28,8 +28,9 @@ protected:
 TEST_F(InstallationWatchesTest, AChangeMakesTheOperationDueAndWakesTheWaiter) {
     const Operation op = waiting_operation();
     std::promise<void> woken;
-    installer.on_await = [](const std::string& rv, std::chrono::milliseconds,
-                            std::stop_token) { return rv == "7"; };
+    installer.on_await = [](const std::string& rv, std::chrono::milliseconds, std::stop_token) {
+        return rv == "7";
+    };
     InstallationWatches watches(installer, store, clock);
     watches.set_on_change([&] { woken.set_value(); });
     watches.watch(op.cluster_id, "kubeconfig", "7", 30s);

@@ -157,8 +157,8 @@ TEST_F(KymaStages, StartingInstallationSkipsTheTriggerWhenTheCrIsAlreadyMoving) 
 
 TEST_F(KymaStages, AFailedTriggerIsRetriedAsTheKymaInstallersError) {
     const auto started = provision_with_kyma();
-    installer.trigger_error =
-        std::make_exception_ptr(RemoteError("failed to apply Installer resources: boom", 500, true));
+    installer.trigger_error = std::make_exception_ptr(
+        RemoteError("failed to apply Installer resources: boom", 500, true));
     const auto result = pass(started.operation.id);
     EXPECT_EQ(result.operation.stage, k_stage_starting_installation);
     EXPECT_EQ(result.operation.last_error.message,
@@ -195,8 +195,8 @@ TEST_F(KymaStages, WaitingForInstallationFollowsTheProbeTable) {
     EXPECT_EQ(result.operation.last_error.reason, "NoInstallation");
     EXPECT_EQ(result.operation.last_error.component, "kyma installer");
 
-    installer.probe_error = std::make_exception_ptr(
-        InvalidInstallationState("invalid installation state: Bogus"));
+    installer.probe_error =
+        std::make_exception_ptr(InvalidInstallationState("invalid installation state: Bogus"));
     clock.advance(30s);
     result = pass(id);
     EXPECT_EQ(result.operation.last_error.message,
@@ -208,12 +208,13 @@ TEST_F(KymaStages, WaitingForInstallationFollowsTheProbeTable) {
     clock.advance(30s);
     result = pass(id);
     EXPECT_EQ(result.outcome, PassOutcome::Succeeded) << result.error;
-    EXPECT_THAT(messages_of(id),
-                ::testing::IsSupersetOf({std::string("Operation in progress. Stage StartingInstallation"),
-                                         std::string("Operation in progress. Stage WaitingForInstallation"),
-                                         std::string("Installation in progress: install component istio"),
-                                         std::string("Installation completed: Kyma installed"),
-                                         std::string("Operation succeeded")}));
+    EXPECT_THAT(
+        messages_of(id),
+        ::testing::IsSupersetOf({std::string("Operation in progress. Stage StartingInstallation"),
+                                 std::string("Operation in progress. Stage WaitingForInstallation"),
+                                 std::string("Installation in progress: install component istio"),
+                                 std::string("Installation completed: Kyma installed"),
+                                 std::string("Operation succeeded")}));
 }
 
 TEST_F(KymaStages, ANonRecoverableInstallerErrorFailsWithTheComponentsAsReason) {
@@ -391,8 +392,8 @@ TEST_F(KymaDeprovision, WithKymaCleansUpAndUninstallsBeforeTheShootIsDeleted) {
     EXPECT_EQ(calls[calls.size() - 2], "cleanup https://service-manager.");
     EXPECT_EQ(calls.back(), "uninstall");
     EXPECT_THAT(stages_of(started.operation.id),
-                ::testing::IsSupersetOf({std::string("TriggerKymaUninstall"),
-                                         std::string("DeprovisionCluster")}));
+                ::testing::IsSupersetOf(
+                    {std::string("TriggerKymaUninstall"), std::string("DeprovisionCluster")}));
 }
 
 TEST_F(KymaDeprovision, ACrLessClusterOrARuntimeWithoutKymaGoesWithoutUninstall) {
@@ -406,7 +407,8 @@ TEST_F(KymaDeprovision, ACrLessClusterOrARuntimeWithoutKymaGoesWithoutUninstall)
     const auto calls = installer.calls().size();
     const auto no_kyma = service().deprovision(plain, context);
     EXPECT_EQ(no_kyma.operation.type, OperationType::DeprovisionNoInstall);
-    EXPECT_EQ(installer.calls().size(), calls) << "no runtime-cluster call for a runtime without Kyma";
+    EXPECT_EQ(installer.calls().size(), calls)
+        << "no runtime-cluster call for a runtime without Kyma";
 }
 
 TEST_F(KymaDeprovision, StartStagesFollowTheShoot) {

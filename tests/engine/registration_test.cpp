@@ -247,10 +247,10 @@ protected:
     // A runtime with Kyma, its shoot created: the next pass runs up to the agent.
     StartedOperation with_kyma() {
         auto doc = provision_document();
-        doc["kymaConfig"] = {{"version", "1.24.11"},
-                             {"components",
-                              {{{"component", "compass-runtime-agent"},
-                                {"namespace", "compass-system"}}}}};
+        doc["kymaConfig"] = {
+            {"version", "1.24.11"},
+            {"components",
+             {{{"component", "compass-runtime-agent"}, {"namespace", "compass-system"}}}}};
         const auto started = provision(doc);
         pass(started.operation.id);
         gardener.succeed("shoot1");
@@ -273,8 +273,8 @@ TEST_F(AgentConnection, ASynchronizedAgentMarksTheRuntimeConnected) {
     EXPECT_EQ(director.runtimes.at(started.runtime_id).input.status_condition,
               DirectorStatusCondition::Connected);
     EXPECT_THAT(stages_of(started.operation.id),
-                ::testing::IsSupersetOf({std::string("ConnectRuntimeAgent"),
-                                         std::string("WaitForAgentToConnect")}));
+                ::testing::IsSupersetOf(
+                    {std::string("ConnectRuntimeAgent"), std::string("WaitForAgentToConnect")}));
 }
 
 TEST_F(AgentConnection, AFailedConnectionConfiguresTheAgentAgainAndWaitsTwoMinutes) {

@@ -459,8 +459,8 @@ TEST_F(KymaInstallerTest, ManyAwaitsShareTheTimer) {
     std::atomic<int> changed = 0;
     for (int i = 0; i < 8; ++i)
         threads.emplace_back([&, i] {
-            changed +=
-                installer->await_change(kubeconfig, "1", std::chrono::milliseconds(50 + 10 * i), {});
+            changed += installer->await_change(kubeconfig, "1",
+                                               std::chrono::milliseconds(50 + 10 * i), {});
         });
     for (auto& t : threads)
         t.join();

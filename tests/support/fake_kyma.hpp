@@ -132,18 +132,20 @@ public:
         ++fetches;
         const auto it = releases.find(version);
         if (it == releases.end())
-            throw RemoteError(
-                "Failed to download installer YAML release for version " + version +
-                    ": received unexpected http status 404",
-                404, false);
+            throw RemoteError("Failed to download installer YAML release for version " + version +
+                                  ": received unexpected http status 404",
+                              404, false);
         return it->second;
     }
 
     /// Serves a release of `version` with a small installer YAML.
     void add(const std::string& version, std::string tiller = {}) {
         std::lock_guard lock(m_mutex);
-        releases[version] = {{}, version, std::move(tiller),
-                             "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kyma-installer\n"};
+        releases[version] = {
+            {},
+            version,
+            std::move(tiller),
+            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kyma-installer\n"};
     }
 
     std::map<std::string, engine::KymaRelease> releases;
