@@ -9,13 +9,14 @@ BUILD=${BUILD_DIR:-build-release}
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$BUILD" -j2 --target kprov kprov-sim kprov-bench-provision
 out=${BENCH_OUT:-bench/results}
+name=${BENCH_NAME:-provision} # the results' file names: <name>-sqlite.json, <name>-postgres.json
 mkdir -p "$out"
 
 echo "== SQLite"
-"$BUILD/kprov-bench-provision" --json "$out/provision-sqlite.json" "$@"
+"$BUILD/kprov-bench-provision" --json "$out/$name-sqlite.json" "$@"
 
 echo "== PostgreSQL"
 . tests/postgres.sh
 trap pg_stop EXIT
 pg_start >/dev/null
-"$BUILD/kprov-bench-provision" --store "$KPROV_TEST_PG_URI" --json "$out/provision-postgres.json" "$@"
+"$BUILD/kprov-bench-provision" --store "$KPROV_TEST_PG_URI" --json "$out/$name-postgres.json" "$@"
