@@ -436,6 +436,65 @@ TEST_P(Kyma, MergeKeepsOldOverridesAndReplaceDropsThem) {
               (json{{"new.key", "2"}}));
 }
 
+// §6.3: faults of the runtime cluster on the way are ridden out.
+TEST_P(Kyma, AConflictOnTheLabelAndALateCrdAreRiddenOut) {
+    const auto [file, shoot] = kyma_runtime_file();
+    knobs(shoot, {{"crdEstablishSeconds", 0.3}});
+    sim_post("/sim/faults",
+             {{"pathPrefix", "/clusters/" + cluster_of(shoot) +
+                                 "/apis/installer.kyma-project.io/v1alpha1/namespaces/"
+                                 "default/installations/kyma-installation"},
+              {"method", "PUT"},
+              {"status", 409},
+              {"count", 1}});
+    const std::string id = provision(file);
+    m_gardener->kube().delete_object("/sim/faults");
+    expect_succeeded(id, OperationType::Provision, {"WaitingForInstallation"});
+    int triggers = 0;
+    const json installer = installer_state(shoot);
+    for (const auto& h : installer["history"])
+        if (h["by"] == "client" && h["action"] == "install")
+            ++triggers;
+    EXPECT_EQ(triggers, 1) << installer["history"].dump(1);
+}
+
+// §4.3: Service Catalog instances of the selected brokers are deleted and every broker's
+// finalizers stripped before the uninstall.
+TEST_P(Kyma, DeprovisioningCleansUpServiceCatalog) {
+    const auto [file, shoot] = kyma_runtime_file();
+    const std::string id = provision(file);
+    knobs(shoot, {{"serviceCatalog",
+                   {{"brokers",
+                     {{{"name", "sm-broker"}, {"url", "https://service-manager.example.com/b"}},
+                      {{"name", "other-broker"}, {"url", "https://other.example.com"}}}},
+                    {"classes",
+                     {{{"name", "sm-class"}, {"broker", "sm-broker"}},
+                      {{"name", "other-class"}, {"broker", "other-broker"}}}},
+                    {"instances",
+                     {{{"namespace", "apps"}, {"name", "db"}, {"class", "sm-class"}},
+                      {{"namespace", "apps"}, {"name", "cache"}, {"class", "other-class"}}}}}}});
+    sim_post("/sim/stats/reset", json::object());
+    ASSERT_EQ(kprov({"deprovision", id, "--yes", "--wait"}).code, 0);
+    expect_succeeded(id, OperationType::Deprovision, {"TriggerKymaUninstall"});
+    std::set<std::string> deleted, stripped;
+    for (const auto& w : sim_get("/sim/writes")) {
+        const std::string path = w["path"];
+        if (w["verb"] == "DELETE")
+            deleted.insert(path);
+        if (w["verb"] == "PUT" && path.find("/clusterservicebrokers/") != std::string::npos &&
+            json::parse(w["body"].get<std::string>())["metadata"]
+                .value("finalizers", json::array({"x"}))
+                .empty())
+            stripped.insert(path.substr(path.rfind('/') + 1));
+    }
+    const std::string instances = "/clusters/" + cluster_of(shoot) +
+                                  "/apis/servicecatalog.k8s.io/v1beta1/namespaces/apps/"
+                                  "serviceinstances/";
+    EXPECT_TRUE(deleted.count(instances + "db")) << sim_get("/sim/writes").dump(1).substr(0, 3000);
+    EXPECT_FALSE(deleted.count(instances + "cache")) << "not a service-manager broker's";
+    EXPECT_EQ(stripped, (std::set<std::string>{"sm-broker", "other-broker"}));
+}
+
 TEST_P(Kyma, WithoutAnInstallerAKymaConfigIsRefusedAndNothingStored) {
     setenv("KPROV_KYMA_INSTALLER", "none", 1);
     const auto [file, shoot] = kyma_runtime_file();
