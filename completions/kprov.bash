@@ -165,7 +165,7 @@ _kprov() {
         ;;
     serve)
         if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W "--workers --address --metrics-address $globals" -- "$cur"))
+            COMPREPLY=($(compgen -W "--workers --address --metrics-address --insecure-no-auth $globals" -- "$cur"))
         fi
         ;;
     migrate)

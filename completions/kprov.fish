@@ -123,6 +123,7 @@ complete -c kprov -n '__fish_seen_subcommand_from watch' -l workers -x -d 'Worke
 complete -c kprov -n '__fish_seen_subcommand_from serve' -l workers -x -d 'Worker threads'
 complete -c kprov -n '__fish_seen_subcommand_from serve' -l address -x -d 'API listen address host:port'
 complete -c kprov -n '__fish_seen_subcommand_from serve' -l metrics-address -x -d 'Metrics listen address host:port'
+complete -c kprov -n '__fish_seen_subcommand_from serve' -l insecure-no-auth -d 'Listen without KPROV_API_TOKEN on an address other hosts can reach'
 
 # kprov config
 complete -c kprov -n '__fish_seen_subcommand_from config' -l reference -d 'Print every setting'

@@ -5,6 +5,7 @@
 #include "api/resolvers.hpp"
 #include "engine/error.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <httplib.h>
@@ -29,6 +30,22 @@ void transport_error(http::Response& res, int status, const std::string& message
         {"errors", json::array({{{"message", message}, {"extensions", {{"code", code}}}}})}};
     res.body = body.dump();
     res.content_type = k_json;
+}
+
+// Whether `host` (a Host header: name or address, then ":port" when given) names a loopback
+// listener on `listen_host`.
+bool names_this_listener(std::string_view host, const std::string& listen_host) {
+    if (!host.empty() && host.front() == '[') { // [v6]:port
+        const auto close = host.find(']');
+        host = close == std::string_view::npos ? host : host.substr(1, close - 1);
+    } else if (const auto colon = host.rfind(':'); colon != std::string_view::npos) {
+        host = host.substr(0, colon);
+    }
+    std::string lower(host);
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return lower == "localhost" || lower == "::1" || lower.rfind("127.", 0) == 0 ||
+           lower == listen_host;
 }
 
 // Compares in time independent of where the texts differ.
@@ -197,6 +214,16 @@ struct ApiServer::Impl {
     // (mutations, Gardener calls, the store's readiness) goes to a worker.
     http::Handled handle(const http::Request& req, http::Response& res, bool on_loop) const {
         const auto start = Clock::now();
+        if (options.check_host) {
+            const auto given = req.header("Host");
+            if (given && !names_this_listener(*given, host)) {
+                transport_error(res, 421,
+                                "the Host header does not name this server (kprov serve without "
+                                "a token answers only requests for its loopback address)",
+                                "MISDIRECTED_REQUEST");
+                return http::Handled::Answered;
+            }
+        }
         std::string_view route;
         if (req.path == options.api_endpoint && (req.method == "POST" || req.method == "GET")) {
             route = options.api_endpoint;

@@ -26,6 +26,10 @@ struct ServerOptions {
     std::string api_endpoint = "/graphql";
     std::string playground_endpoint = "/graphql"; ///< where the playground page posts
     std::optional<std::string> token;             ///< required as "Authorization: Bearer <token>"
+    /// Answer only requests whose Host header names this listener (localhost, a loopback
+    /// address, the listen host; any port), against DNS rebinding: serve sets it when it
+    /// listens without a token on loopback. Others get 421.
+    bool check_host = false;
     std::optional<std::string> tls_cert_file;     ///< PEM; both or neither
     std::optional<std::string> tls_key_file;
     /// Event-loop threads of the plain-HTTP listener; 0: one per core.

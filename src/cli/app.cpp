@@ -381,11 +381,17 @@ void build_app(CLI::App& app, Parsed& p) {
             cmd->add_option("--metrics-address", serve_args->metrics_address,
                             "Metrics listen address host:port (default APP_METRICS_ADDRESS, "
                             "127.0.0.1:9000)");
+            cmd->add_flag("--insecure-no-auth", serve_args->insecure_no_auth,
+                          "Listen without KPROV_API_TOKEN on an address other hosts can reach "
+                          "(KPROV_INSECURE_NO_AUTH); refused otherwise");
             cmd->footer("Prints the API and metrics URLs on stdout once listening; logs go to "
                         "stderr. Stops gracefully on SIGINT or SIGTERM.\n"
                         "On a SQLite store, a status query repeated with the same body and "
                         "headers gets the answer it got before until its runtime changes "
-                        "(KPROV_ANSWER_CACHE_MB, 0: off).");
+                        "(KPROV_ANSWER_CACHE_MB, 0: off).\n"
+                        "Without KPROV_API_TOKEN, serve listens only on a loopback address (and "
+                        "answers only requests whose Host names it), unless --insecure-no-auth "
+                        "says something in front of it authenticates.");
             cmd->callback([&, serve_args] {
                 action = [serve_args](Context& c) {
                     return cmd_serve(c, *serve_args);

@@ -96,6 +96,38 @@ private:
     std::atomic<std::size_t> m_next{0};
 };
 
+// Whether `host` (an address serve listens on) is reachable from this machine only.
+bool is_loopback(const std::string& host) {
+    return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+// Safe by default (the original had no authentication, and ran inside the cluster): without a
+// token, serve listens only on loopback, where the Host header is checked against the
+// listener's names, unless told that something in front of it authenticates.
+void check_exposure(const config::Settings& settings, const ServeArgs& args,
+                    api::ServerOptions& options) {
+    if (options.token)
+        return;
+    const std::string host = api::split_address(options.address).first;
+    if (is_loopback(host)) {
+        options.check_host = true;
+        spdlog::warn("serving without KPROV_API_TOKEN: every process on this machine can call "
+                     "the API, and so read any runtime's admin kubeconfig; set KPROV_API_TOKEN "
+                     "to require \"Authorization: Bearer <token>\"");
+        return;
+    }
+    if (!args.insecure_no_auth && !settings.insecure_no_auth)
+        throw ConfigError("refusing to serve without KPROV_API_TOKEN on " + options.address +
+                          ", which other hosts can reach: anyone there could read every "
+                          "runtime's admin kubeconfig. Set KPROV_API_TOKEN (clients then send "
+                          "\"Authorization: Bearer <token>\"), listen on 127.0.0.1, or pass "
+                          "--insecure-no-auth (KPROV_INSECURE_NO_AUTH=true) when something in "
+                          "front of kprov authenticates");
+    spdlog::warn("serving without KPROV_API_TOKEN on {} (--insecure-no-auth): anyone who "
+                 "reaches it can read every runtime's admin kubeconfig",
+                 options.address);
+}
+
 std::shared_ptr<const api::graphql::Schema> load_api_schema() {
     try {
         return api::graphql::load_schema(api::provisioner_schema_sdl());
@@ -136,6 +168,7 @@ int cmd_serve(Context& ctx, const ServeArgs& args) {
     };
     const auto resolvers = api::provisioner_resolvers(deps);
     auto options = server_options(settings, args);
+    check_exposure(settings, args, options);
     options.queries_on_loop = access.store().dialect() == "sqlite";
     options.store_version = [&readers]() -> std::optional<api::StoreVersion> {
         auto& reader = readers.next();

@@ -83,6 +83,7 @@ struct ServeArgs {
     std::optional<int> workers;                 ///< --workers N; default KPROV_WORKERS
     std::optional<std::string> address;         ///< --address; default APP_ADDRESS
     std::optional<std::string> metrics_address; ///< --metrics-address; APP_METRICS_ADDRESS
+    bool insecure_no_auth = false;              ///< --insecure-no-auth; KPROV_INSECURE_NO_AUTH
 };
 
 /// status, operation, history, kubeconfig: one id. list: the filters.

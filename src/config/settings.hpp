@@ -79,6 +79,8 @@ struct Settings {
     bool gardener_legacy_api = false;
     bool tenant_strict = false;
     std::optional<std::string> api_token;
+    /// Serve without a token on an address other hosts can reach (KPROV_INSECURE_NO_AUTH).
+    bool insecure_no_auth = false;
     std::optional<std::string> tls_cert_file;
     std::optional<std::string> tls_key_file;
     int answer_cache_mb = 64;

@@ -90,6 +90,17 @@ const std::vector<SettingSpec>& setting_specs() {
              [](Settings& s) {
                  return Field{&s.tls_cert_file};
              }},
+        {.key = "insecure_no_auth",
+         .env = "KPROV_INSECURE_NO_AUTH",
+         .kind = Kind::Bool,
+         .default_value = "false",
+         .description = "let serve listen without api_token on an address other hosts can reach "
+                        "(anyone who reaches it can read admin kubeconfigs)",
+         .flag = "--insecure-no-auth",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.insecure_no_auth};
+             }},
         {.key = "tls.key_file",
          .env = "KPROV_TLS_KEY",
          .kind = Kind::Path,

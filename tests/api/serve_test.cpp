@@ -566,9 +566,43 @@ TEST_F(Serve, RequiresTheBearerTokenWhenOneIsConfigured) {
     EXPECT_EQ(process->log().find("s3cret-token"), std::string::npos) << "tokens are not logged";
 }
 
-TEST_F(Serve, AcceptsRequestsWithoutTokenWhenNoneIsConfigured) {
+TEST_F(Serve, AcceptsRequestsWithoutTokenWhenNoneIsConfiguredOnLoopbackAndWarns) {
     start();
     const Answer a = process->graphql("{ __typename }", nullptr, {{"Authorization", "Bearer x"}});
+    EXPECT_EQ(a.status, 200) << a.body;
+    EXPECT_NE(process->log().find("serving without KPROV_API_TOKEN"), std::string::npos)
+        << process->log();
+}
+
+// Issue 17, finding 5: open by default. Without a token serve refuses an address other hosts
+// can reach, and on loopback answers only requests whose Host names it (DNS rebinding).
+TEST_F(Serve, RefusesToListenOpenOnEveryInterface) {
+    start(); // for the sim and the store
+    const auto r = kprov::testing::run_process(
+        process->argv({"serve", "--address", "0.0.0.0:0", "--metrics-address", ""}),
+        process->env(), process->dir.path());
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.err.find("refusing to serve without KPROV_API_TOKEN on 0.0.0.0:0"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("--insecure-no-auth"), std::string::npos) << r.err;
+}
+
+TEST_F(Serve, ChecksTheHostHeaderWithoutAToken) {
+    start();
+    Answer a = process->graphql("{ __typename }", nullptr,
+                                {{"Tenant", "t"}, {"Host", "attacker.example.com"}});
+    EXPECT_EQ(a.status, 421) << a.body;
+    EXPECT_EQ(a.extensions()["code"], "MISDIRECTED_REQUEST");
+    a = process->graphql("{ __typename }", nullptr, {{"Tenant", "t"}, {"Host", "localhost:3000"}});
+    EXPECT_EQ(a.status, 200) << a.body;
+    // With a token the Host is the client's business.
+    ServeOptions options;
+    options.token = "t0ken";
+    start(options);
+    a = process->graphql("{ __typename }", nullptr,
+                         {{"Tenant", "t"}, {"Host", "kprov.example.com"},
+                          {"Authorization", "Bearer t0ken"}});
     EXPECT_EQ(a.status, 200) << a.body;
 }
 
