@@ -185,14 +185,20 @@ private:
             throw NotFound("runtime \"" + runtime_id + "\" not found");
         if (*stored == request.tenant)
             return;
-        // A write may wait for the store's lock (SQLite's busy timeout): not on an event loop.
-        // The strict refusal writes nothing, so it needs no worker.
-        if (auto* state = std::any_cast<RequestState>(&ctx.request);
-            state && state->on_loop && !m_deps.options->tenant_strict) {
-            state->needs_worker = true;
-            throw std::runtime_error("the tenant must be rewritten off the event loop");
-        }
         not_reusable(ctx);
+        // A write may wait for the store's lock (SQLite's busy timeout): not on an event loop.
+        // There the strict refusal (which writes nothing) happens now and the rewrite after the
+        // answer, on a worker.
+        if (auto* state = std::any_cast<RequestState>(&ctx.request); state && state->on_loop) {
+            if (m_deps.options->tenant_strict)
+                m_deps.service->apply_tenant(runtime_id, *stored, shown, request, by);
+            state->writes.push_back([service = m_deps.service, runtime_id, stored = *stored,
+                                     shown = shown ? std::optional(*shown) : std::nullopt,
+                                     request, by = std::string(by)] {
+                service->apply_tenant(runtime_id, stored, shown ? &*shown : nullptr, request, by);
+            });
+            return;
+        }
         m_deps.service->apply_tenant(runtime_id, *stored, shown, request, by);
     }
 

@@ -25,10 +25,11 @@ struct RequestState {
     std::string tenant;
     std::string sub_account;
     /// Set by the server when the request runs on an event loop, where nothing may wait on a
-    /// store write. A resolver that must write then sets `needs_worker` and fails; the server
-    /// drops that answer and runs the request again on a worker thread.
+    /// store write. The only write a query makes, the original's tenant rewrite, is then left
+    /// in `writes` for the server to run on a worker once the answer is out (the answer does
+    /// not depend on it: RuntimeStatus and OperationStatus show no tenant).
     bool on_loop = false;
-    bool needs_worker = false;
+    std::vector<std::function<void()>> writes{};
     /// Cleared by every resolver that does more than read the store (mutations, Gardener
     /// calls, a tenant rewrite): the answer then must not be reused (answer_cache.hpp).
     bool reusable = true;
