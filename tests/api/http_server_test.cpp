@@ -110,7 +110,7 @@ std::string post(const std::string& path, const std::string& body) {
 }
 
 // Answers "<method> <path> <body>"; /block goes to a worker and waits there until released.
-class ServerTest : public ::testing::Test {
+class HttpServerTest : public ::testing::Test {
 protected:
     void start(ServerOptions options = {}) {
         options.loops = options.loops == 0 ? 1 : options.loops;
@@ -163,7 +163,7 @@ protected:
     bool released = false;
 };
 
-TEST_F(ServerTest, AnswersSeveralRequestsOnOneKeepAliveConnection) {
+TEST_F(HttpServerTest, AnswersSeveralRequestsOnOneKeepAliveConnection) {
     start();
     Client c(port);
     for (int i = 0; i < 3; ++i) {
@@ -181,7 +181,7 @@ TEST_F(ServerTest, AnswersSeveralRequestsOnOneKeepAliveConnection) {
     EXPECT_TRUE(c.closed_by_server());
 }
 
-TEST_F(ServerTest, AnswersPipelinedRequestsInOrder) {
+TEST_F(HttpServerTest, AnswersPipelinedRequestsInOrder) {
     start();
     Client c(port);
     c.send(get("/a") + post("/b", "x") + get("/c?name=a%20b+c", "Tenant: t-1\r\n"));
@@ -190,7 +190,7 @@ TEST_F(ServerTest, AnswersPipelinedRequestsInOrder) {
     EXPECT_EQ(c.next().body, "GET /c  name=a b c tenant=t-1");
 }
 
-TEST_F(ServerTest, RefusesMalformedRequestsAndClosesTheConnection) {
+TEST_F(HttpServerTest, RefusesMalformedRequestsAndClosesTheConnection) {
     start();
     for (const std::string bad :
          {"NOT A REQUEST LINE\r\n\r\n", "GET /x\r\n\r\n", "GET x HTTP/1.1\r\n\r\n",
@@ -208,7 +208,7 @@ TEST_F(ServerTest, RefusesMalformedRequestsAndClosesTheConnection) {
     EXPECT_EQ(calls, 0);
 }
 
-TEST_F(ServerTest, RefusesOversizedHeadersAndBodiesAndChunkedBodies) {
+TEST_F(HttpServerTest, RefusesOversizedHeadersAndBodiesAndChunkedBodies) {
     ServerOptions options;
     options.max_header_bytes = 1024;
     options.max_body_bytes = 100;
@@ -238,7 +238,7 @@ TEST_F(ServerTest, RefusesOversizedHeadersAndBodiesAndChunkedBodies) {
     EXPECT_EQ(c.next().status, 200);
 }
 
-TEST_F(ServerTest, ClosesASlowClientsConnectionAndAnIdleOne) {
+TEST_F(HttpServerTest, ClosesASlowClientsConnectionAndAnIdleOne) {
     ServerOptions options;
     options.io_timeout = 200ms;
     options.idle_timeout = 200ms;
@@ -253,7 +253,7 @@ TEST_F(ServerTest, ClosesASlowClientsConnectionAndAnIdleOne) {
     EXPECT_EQ(calls, 1);
 }
 
-TEST_F(ServerTest, ForgetsAConnectionClosedMidRequest) {
+TEST_F(HttpServerTest, ForgetsAConnectionClosedMidRequest) {
     start();
     {
         Client c(port);
@@ -265,7 +265,7 @@ TEST_F(ServerTest, ForgetsAConnectionClosedMidRequest) {
     EXPECT_EQ(calls, 1);
 }
 
-TEST_F(ServerTest, AnswersARequestTheClientHalfClosedAfter) {
+TEST_F(HttpServerTest, AnswersARequestTheClientHalfClosedAfter) {
     start();
     Client c(port);
     c.send(get("/half"));
@@ -274,7 +274,7 @@ TEST_F(ServerTest, AnswersARequestTheClientHalfClosedAfter) {
     EXPECT_TRUE(c.closed_by_server());
 }
 
-TEST_F(ServerTest, ServesOtherConnectionsWhileAWorkerBlocks) {
+TEST_F(HttpServerTest, ServesOtherConnectionsWhileAWorkerBlocks) {
     start(); // one loop
     Client blocking(port);
     blocking.send(get("/block"));
@@ -289,7 +289,7 @@ TEST_F(ServerTest, ServesOtherConnectionsWhileAWorkerBlocks) {
     EXPECT_EQ(blocking.next().body, "GET /next ");
 }
 
-TEST_F(ServerTest, AnswersAHandlersExceptionWith500) {
+TEST_F(HttpServerTest, AnswersAHandlersExceptionWith500) {
     start();
     Client c(port);
     c.send(get("/throw") + get("/x"));
@@ -297,7 +297,7 @@ TEST_F(ServerTest, AnswersAHandlersExceptionWith500) {
     EXPECT_EQ(c.next().status, 200);
 }
 
-TEST_F(ServerTest, StopAnswersTheRequestInFlightThenCloses) {
+TEST_F(HttpServerTest, StopAnswersTheRequestInFlightThenCloses) {
     start();
     Client idle(port);
     idle.send(get("/x"));
