@@ -6,6 +6,7 @@
 
 #include <boost/beast/http/basic_parser.hpp>
 #include <boost/beast/http/error.hpp>
+#include <limits>
 
 namespace kprov::api::http::detail {
 namespace {
@@ -22,6 +23,17 @@ void add(Head& head, std::string_view s) {
     head.text.append(s);
 }
 
+// Whether the request line ends in "HTTP/<digit>.<digit>": Beast refuses versions other than
+// 1.x as malformed, where they are only unsupported (505).
+bool well_formed_version(std::string_view in) {
+    const std::string_view line = in.substr(0, in.find("\r\n"));
+    if (line.size() < 8)
+        return false;
+    const std::string_view v = line.substr(line.size() - 8);
+    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    return v.substr(0, 5) == "HTTP/" && digit(v[5]) && v[6] == '.' && digit(v[7]);
+}
+
 } // namespace
 
 class HeadReader::Parser final : public beast::http::basic_parser<true> {
@@ -29,7 +41,9 @@ public:
     Parser(Head& head, std::size_t max_header_bytes)
         : m_head(head) {
         header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(max_header_bytes, 1U << 30)));
-        body_limit(boost::none); // 413 is decided from Content-Length, by the connection
+        // 413 is decided from Content-Length, by the connection. Not boost::none: Beast 1.74
+        // compares a Content-Length with an empty limit as greater.
+        body_limit(std::numeric_limits<std::uint64_t>::max());
         eager(false);
     }
 
@@ -119,6 +133,9 @@ HeadReader::Status HeadReader::put(std::string_view in, std::size_t& used) {
     if (ec == beast::http::error::header_limit) {
         m_head.refusal = 431;
         m_head.refusal_message = "request header fields too large";
+    } else if (ec == beast::http::error::bad_version && well_formed_version(in)) {
+        m_head.refusal = 505;
+        m_head.refusal_message = "HTTP version not supported";
     } else if (ec == beast::http::error::bad_transfer_encoding) {
         m_head.refusal = 411;
         m_head.refusal_message = "request bodies must be sent with Content-Length";

@@ -136,6 +136,8 @@ public:
     ~Session() override {
         m_loop.connections.erase(this);
         m_server.budget.give_back(m_buffer_charge + m_body_charge);
+        if (m_loop.stopping && m_loop.connections.empty())
+            m_loop.sweeper.cancel(); // the last one: the loop need not wait for its next tick
     }
 
     void start() {
