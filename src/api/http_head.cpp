@@ -30,7 +30,9 @@ bool well_formed_version(std::string_view in) {
     if (line.size() < 8)
         return false;
     const std::string_view v = line.substr(line.size() - 8);
-    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    const auto digit = [](char c) {
+        return c >= '0' && c <= '9';
+    };
     return v.substr(0, 5) == "HTTP/" && digit(v[5]) && v[6] == '.' && digit(v[7]);
 }
 
@@ -77,8 +79,7 @@ private:
     void on_body_init_impl(const boost::optional<std::uint64_t>&, error_code&) override {}
     std::size_t on_body_impl(beast::string_view body, error_code&) override { return body.size(); }
     void on_chunk_header_impl(std::uint64_t, beast::string_view, error_code&) override {}
-    std::size_t on_chunk_body_impl(std::uint64_t, beast::string_view body,
-                                   error_code&) override {
+    std::size_t on_chunk_body_impl(std::uint64_t, beast::string_view body, error_code&) override {
         return body.size();
     }
     void on_finish_impl(error_code&) override {}

@@ -7,11 +7,11 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <cstdint>
-#include <memory>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -26,8 +26,7 @@ bool iequals(std::string_view a, std::string_view b);
 /// Appends `res` as an HTTP/1.1 response to `out` (Content-Type, Content-Length, Date,
 /// Connection when it is not the version's default, the handler's headers); without the body
 /// for a HEAD request.
-void serialize(const Response& res, bool keep_alive, bool http10, bool head_only,
-               std::string& out);
+void serialize(const Response& res, bool keep_alive, bool http10, bool head_only, std::string& out);
 
 /// A plain-text response of `status` with `message` as its body.
 Response plain(int status, std::string message);

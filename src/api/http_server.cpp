@@ -166,8 +166,8 @@ private:
         m_reader.reset();
         m_started = m_in.size() > 0;
         if (m_started)
-            m_header_deadline = Clock::now() + std::min(m_options.header_timeout,
-                                                        m_options.io_timeout);
+            m_header_deadline =
+                Clock::now() + std::min(m_options.header_timeout, m_options.io_timeout);
         parse_head();
     }
 
@@ -187,10 +187,10 @@ private:
                 return refuse(503, "the server is busy, retry later");
             m_buffer_charge = m_in.capacity();
         }
-        m_stream.async_read_some(space, [self = this->shared_from_this()](error_code ec,
-                                                                          std::size_t n) {
-            self->on_read(ec, n);
-        });
+        m_stream.async_read_some(space,
+                                 [self = this->shared_from_this()](error_code ec, std::size_t n) {
+                                     self->on_read(ec, n);
+                                 });
     }
 
     void on_read(error_code ec, std::size_t n) {
@@ -208,8 +208,8 @@ private:
 
     void parse_head() {
         std::size_t used = 0;
-        const auto status = m_reader.put(
-            {static_cast<const char*>(m_in.data().data()), m_in.data().size()}, used);
+        const auto status =
+            m_reader.put({static_cast<const char*>(m_in.data().data()), m_in.data().size()}, used);
         m_in.consume(used);
         if (status == detail::HeadReader::Status::NeedMore)
             return m_out.empty() ? read_more() : flush_then(&Session::read_more);
@@ -411,9 +411,9 @@ namespace {
 
 std::chrono::milliseconds State::tick() const {
     const auto& o = options;
-    const auto shortest = std::min({std::chrono::milliseconds(250), o.idle_timeout / 4,
-                                    o.io_timeout / 4, o.header_timeout / 4,
-                                    o.handshake_timeout / 4});
+    const auto shortest =
+        std::min({std::chrono::milliseconds(250), o.idle_timeout / 4, o.io_timeout / 4,
+                  o.header_timeout / 4, o.handshake_timeout / 4});
     return std::max(shortest, std::chrono::milliseconds(1));
 }
 
@@ -448,7 +448,8 @@ void State::admit(tcp::socket socket, Loop& loop) {
     {
         const std::lock_guard lock(clients_mutex);
         auto& from_client = per_client[address];
-        admitted = open < options.max_connections && from_client < options.max_connections_per_client;
+        admitted =
+            open < options.max_connections && from_client < options.max_connections_per_client;
         if (admitted) {
             ++open;
             ++from_client;
@@ -458,9 +459,9 @@ void State::admit(tcp::socket socket, Loop& loop) {
     }
     if (!admitted) {
         // Over a cap: no state, no timer, one non-blocking write at most.
-        if (!tls)
-            [[maybe_unused]] const auto n = ::send(socket.native_handle(), k_busy.data(),
-                                                   k_busy.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (!tls) [[maybe_unused]]
+            const auto n = ::send(socket.native_handle(), k_busy.data(), k_busy.size(),
+                                  MSG_DONTWAIT | MSG_NOSIGNAL);
         socket.close(ec);
         return;
     }
@@ -475,8 +476,7 @@ void State::admit(tcp::socket socket, Loop& loop) {
                                                  std::move(slot))
                 ->start();
         else
-            std::make_shared<Session<tcp::socket>>(*this, loop, std::move(socket),
-                                                   std::move(slot))
+            std::make_shared<Session<tcp::socket>>(*this, loop, std::move(socket), std::move(slot))
                 ->start();
     });
 }

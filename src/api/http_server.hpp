@@ -66,8 +66,8 @@ using Handler = std::function<Handled(const Request&, Response&, bool on_loop)>;
 using Authorizer = std::function<std::optional<Response>(const Request& head)>;
 
 struct ServerOptions {
-    int loops = 0;   ///< event-loop threads; 0: one per core
-    int workers = 8; ///< threads for Blocking requests and post()
+    int loops = 0;                            ///< event-loop threads; 0: one per core
+    int workers = 8;                          ///< threads for Blocking requests and post()
     std::size_t max_header_bytes = 64 * 1024; ///< request line and headers
     std::size_t max_body_bytes = 1024 * 1024;
     /// A keep-alive connection with no request in progress is closed after this long.

@@ -5,6 +5,7 @@
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509.h>
 
 namespace kprov::api::http::detail {
 namespace {
@@ -36,7 +37,9 @@ void configure_tls(SSL_CTX* ctx, const std::string& cert_file, const std::string
     if (SSL_CTX_use_certificate_chain_file(ctx, cert_file.c_str()) != 1)
         throw fail("the certificate cannot be loaded, " + openssl_reason());
     if (SSL_CTX_use_PrivateKey_file(ctx, key_file.c_str(), SSL_FILETYPE_PEM) != 1)
-        throw fail("the private key cannot be loaded, " + openssl_reason());
+        throw fail(ERR_GET_REASON(ERR_peek_last_error()) == X509_R_KEY_VALUES_MISMATCH
+                       ? "the private key is not the certificate's, " + openssl_reason()
+                       : "the private key cannot be loaded, " + openssl_reason());
     if (SSL_CTX_check_private_key(ctx) != 1)
         throw fail("the private key is not the certificate's, " + openssl_reason());
     // A protocol floor (not SSL_OP_NO_TLSv1_1 alone) makes OpenSSL answer an older client's
