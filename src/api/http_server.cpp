@@ -14,6 +14,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/stream_traits.hpp>
 #include <cstring>
 #include <sys/socket.h>
 #include <system_error>
@@ -43,13 +44,6 @@ constexpr int k_max_batch = 16;
 constexpr std::string_view k_continue = "HTTP/1.1 100 Continue\r\n\r\n";
 constexpr std::string_view k_busy = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
                                     "Retry-After: 1\r\nConnection: close\r\n\r\n";
-
-tcp::socket& socket_of(tcp::socket& s) {
-    return s;
-}
-tcp::socket& socket_of(TlsStream& s) {
-    return s.next_layer();
-}
 
 /// What the loop knows of a connection.
 class Connection {
@@ -156,7 +150,7 @@ public:
 
     void abort() override {
         error_code ignored;
-        socket_of(m_stream).close(ignored);
+        beast::get_lowest_layer(m_stream).close(ignored);
     }
 
 private:

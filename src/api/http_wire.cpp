@@ -92,6 +92,18 @@ Response plain(int status, std::string message) {
     return res;
 }
 
+namespace {
+
+void run_task(const std::function<void()>& task) {
+    try {
+        task();
+    } catch (...) {
+        // A task's own failure is its business: the thread serves the next one.
+    }
+}
+
+} // namespace
+
 void WorkerPool::start(int threads) {
     const std::lock_guard lock(m_mutex);
     for (int i = 0; i < threads; ++i)
@@ -107,10 +119,7 @@ void WorkerPool::post(std::function<void()> task) {
             return;
         }
     }
-    try {
-        task();
-    } catch (...) {
-    }
+    run_task(task);
 }
 
 void WorkerPool::stop() {
@@ -120,24 +129,12 @@ void WorkerPool::stop() {
         m_stopped = true;
         threads.swap(m_threads);
     }
+    // Never started: one thread still runs what was queued before stop.
+    if (threads.empty())
+        threads.emplace_back([this] { run(); });
     m_ready.notify_all();
     for (auto& t : threads)
         t.join();
-    // Queued before start() and never run: run here, as post() now would.
-    for (;;) {
-        std::function<void()> task;
-        {
-            const std::lock_guard lock(m_mutex);
-            if (m_tasks.empty())
-                return;
-            task = std::move(m_tasks.front());
-            m_tasks.pop_front();
-        }
-        try {
-            task();
-        } catch (...) {
-        }
-    }
 }
 
 void WorkerPool::run() {
@@ -151,10 +148,7 @@ void WorkerPool::run() {
             task = std::move(m_tasks.front());
             m_tasks.pop_front();
         }
-        try {
-            task();
-        } catch (...) {
-        }
+        run_task(task);
     }
 }
 
