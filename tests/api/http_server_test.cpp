@@ -3,114 +3,27 @@
 // threads, graceful stop.
 
 #include "api/http_server.hpp"
+#include "api/http_test_client.hpp"
 
-#include <arpa/inet.h>
 #include <atomic>
 #include <condition_variable>
 #include <future>
 #include <gtest/gtest.h>
 #include <mutex>
-#include <netinet/in.h>
 #include <string>
-#include <sys/socket.h>
-#include <unistd.h>
 #include <vector>
 
 namespace kprov::api::http {
 namespace {
 
 using namespace std::chrono_literals;
-
-struct Answer {
-    int status = 0;
-    std::string head;
-    std::string body;
-};
-
-// A client socket with a receive timeout, so that a broken server fails the test instead of
-// hanging it.
-class Client {
-public:
-    explicit Client(int port) {
-        m_fd = ::socket(AF_INET, SOCK_STREAM, 0);
-        timeval timeout{10, 0};
-        setsockopt(m_fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-        sockaddr_in address{};
-        address.sin_family = AF_INET;
-        address.sin_port = htons(static_cast<std::uint16_t>(port));
-        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        EXPECT_EQ(::connect(m_fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
-    }
-    ~Client() { close(); }
-    Client(const Client&) = delete;
-    Client& operator=(const Client&) = delete;
-
-    void send(const std::string& bytes) {
-        ASSERT_EQ(::send(m_fd, bytes.data(), bytes.size(), MSG_NOSIGNAL),
-                  static_cast<ssize_t>(bytes.size()));
-    }
-    void shutdown_write() { ::shutdown(m_fd, SHUT_WR); }
-    void close() {
-        if (m_fd >= 0)
-            ::close(m_fd);
-        m_fd = -1;
-    }
-
-    /// The next answer; status 0 when the connection ends (or times out) first.
-    Answer next() {
-        Answer a;
-        std::size_t end;
-        while ((end = m_buffer.find("\r\n\r\n")) == std::string::npos)
-            if (!fill())
-                return a;
-        a.head = m_buffer.substr(0, end + 4);
-        a.status = std::stoi(a.head.substr(9, 3));
-        const auto at = a.head.find("Content-Length: ");
-        const std::size_t length = at == std::string::npos ? 0 : std::stoul(a.head.substr(at + 16));
-        while (m_buffer.size() < end + 4 + length)
-            if (!fill())
-                return Answer{};
-        a.body = m_buffer.substr(end + 4, length);
-        m_buffer.erase(0, end + 4 + length);
-        return a;
-    }
-
-    /// Whether the server closes the connection (reading discards what comes before).
-    bool closed_by_server() {
-        while (fill())
-            m_buffer.clear();
-        return m_eof;
-    }
-
-private:
-    bool fill() {
-        char chunk[4096];
-        const ssize_t n = ::recv(m_fd, chunk, sizeof chunk, 0);
-        if (n <= 0) {
-            m_eof = n == 0;
-            return false;
-        }
-        m_buffer.append(chunk, static_cast<std::size_t>(n));
-        return true;
-    }
-
-    int m_fd = -1;
-    std::string m_buffer;
-    bool m_eof = false;
-};
-
-std::string get(const std::string& path, const std::string& extra = {}) {
-    return "GET " + path + " HTTP/1.1\r\nHost: x\r\n" + extra + "\r\n";
-}
-
-std::string post(const std::string& path, const std::string& body) {
-    return "POST " + path +
-           " HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" +
-           body;
-}
+using testing::Answer;
+using testing::Client;
+using testing::get;
+using testing::post;
 
 // Answers "<method> <path> <body>"; /block goes to a worker and waits there until released.
-class ServerTest : public ::testing::Test {
+class HttpServerTest : public ::testing::Test {
 protected:
     void start(ServerOptions options = {}) {
         options.loops = options.loops == 0 ? 1 : options.loops;
@@ -163,7 +76,7 @@ protected:
     bool released = false;
 };
 
-TEST_F(ServerTest, AnswersSeveralRequestsOnOneKeepAliveConnection) {
+TEST_F(HttpServerTest, AnswersSeveralRequestsOnOneKeepAliveConnection) {
     start();
     Client c(port);
     for (int i = 0; i < 3; ++i) {
@@ -181,7 +94,7 @@ TEST_F(ServerTest, AnswersSeveralRequestsOnOneKeepAliveConnection) {
     EXPECT_TRUE(c.closed_by_server());
 }
 
-TEST_F(ServerTest, AnswersPipelinedRequestsInOrder) {
+TEST_F(HttpServerTest, AnswersPipelinedRequestsInOrder) {
     start();
     Client c(port);
     c.send(get("/a") + post("/b", "x") + get("/c?name=a%20b+c", "Tenant: t-1\r\n"));
@@ -190,7 +103,7 @@ TEST_F(ServerTest, AnswersPipelinedRequestsInOrder) {
     EXPECT_EQ(c.next().body, "GET /c  name=a b c tenant=t-1");
 }
 
-TEST_F(ServerTest, RefusesMalformedRequestsAndClosesTheConnection) {
+TEST_F(HttpServerTest, RefusesMalformedRequestsAndClosesTheConnection) {
     start();
     for (const std::string bad :
          {"NOT A REQUEST LINE\r\n\r\n", "GET /x\r\n\r\n", "GET x HTTP/1.1\r\n\r\n",
@@ -208,7 +121,7 @@ TEST_F(ServerTest, RefusesMalformedRequestsAndClosesTheConnection) {
     EXPECT_EQ(calls, 0);
 }
 
-TEST_F(ServerTest, RefusesOversizedHeadersAndBodiesAndChunkedBodies) {
+TEST_F(HttpServerTest, RefusesOversizedHeadersAndBodiesAndChunkedBodies) {
     ServerOptions options;
     options.max_header_bytes = 1024;
     options.max_body_bytes = 100;
@@ -238,7 +151,7 @@ TEST_F(ServerTest, RefusesOversizedHeadersAndBodiesAndChunkedBodies) {
     EXPECT_EQ(c.next().status, 200);
 }
 
-TEST_F(ServerTest, ClosesASlowClientsConnectionAndAnIdleOne) {
+TEST_F(HttpServerTest, ClosesASlowClientsConnectionAndAnIdleOne) {
     ServerOptions options;
     options.io_timeout = 200ms;
     options.idle_timeout = 200ms;
@@ -253,7 +166,7 @@ TEST_F(ServerTest, ClosesASlowClientsConnectionAndAnIdleOne) {
     EXPECT_EQ(calls, 1);
 }
 
-TEST_F(ServerTest, ForgetsAConnectionClosedMidRequest) {
+TEST_F(HttpServerTest, ForgetsAConnectionClosedMidRequest) {
     start();
     {
         Client c(port);
@@ -265,7 +178,7 @@ TEST_F(ServerTest, ForgetsAConnectionClosedMidRequest) {
     EXPECT_EQ(calls, 1);
 }
 
-TEST_F(ServerTest, AnswersARequestTheClientHalfClosedAfter) {
+TEST_F(HttpServerTest, AnswersARequestTheClientHalfClosedAfter) {
     start();
     Client c(port);
     c.send(get("/half"));
@@ -274,7 +187,7 @@ TEST_F(ServerTest, AnswersARequestTheClientHalfClosedAfter) {
     EXPECT_TRUE(c.closed_by_server());
 }
 
-TEST_F(ServerTest, ServesOtherConnectionsWhileAWorkerBlocks) {
+TEST_F(HttpServerTest, ServesOtherConnectionsWhileAWorkerBlocks) {
     start(); // one loop
     Client blocking(port);
     blocking.send(get("/block"));
@@ -289,7 +202,7 @@ TEST_F(ServerTest, ServesOtherConnectionsWhileAWorkerBlocks) {
     EXPECT_EQ(blocking.next().body, "GET /next ");
 }
 
-TEST_F(ServerTest, AnswersAHandlersExceptionWith500) {
+TEST_F(HttpServerTest, AnswersAHandlersExceptionWith500) {
     start();
     Client c(port);
     c.send(get("/throw") + get("/x"));
@@ -297,7 +210,7 @@ TEST_F(ServerTest, AnswersAHandlersExceptionWith500) {
     EXPECT_EQ(c.next().status, 200);
 }
 
-TEST_F(ServerTest, StopAnswersTheRequestInFlightThenCloses) {
+TEST_F(HttpServerTest, StopAnswersTheRequestInFlightThenCloses) {
     start();
     Client idle(port);
     idle.send(get("/x"));
