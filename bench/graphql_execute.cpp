@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
         api::graphql::Request request;
         request.query = mode == "operation" ? k_operation_query : k_status_query;
         request.variables = {{"id", t.id}};
-        std::any state = api::RequestState{t.tenant, "", true, false};
+        std::any state = api::RequestState{t.tenant, "", true};
         const auto response =
             api::graphql::execute(*schema, resolvers, request, state, {}, &documents);
         bytes += response.text.size();

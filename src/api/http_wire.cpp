@@ -208,6 +208,8 @@ std::string_view reason_phrase(int status) {
         return "Length Required";
     case 413:
         return "Payload Too Large";
+    case 421:
+        return "Misdirected Request";
     case 422:
         return "Unprocessable Entity";
     case 429:

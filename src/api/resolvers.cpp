@@ -242,10 +242,13 @@ graphql::Resolvers provisioner_resolvers(const ResolverDeps& deps) {
     const auto add = [&](std::string field,
                          Value (ProvisionerResolvers::*method)(const graphql::FieldContext&) const,
                          Reads reads = Reads::Beyond) {
+        // What asks beyond the store (Gardener, a write) may block: the server runs a request
+        // that selects it off the event loops (graphql::OperationPlan).
         resolvers.add(
             std::move(field),
             guarded([r, method](const graphql::FieldContext& ctx) { return ((*r).*method)(ctx); },
-                    reads));
+                    reads),
+            reads == Reads::Beyond ? graphql::Blocking::Yes : graphql::Blocking::No);
     };
     add("Mutation.provisionRuntime", &ProvisionerResolvers::provision);
     add("Mutation.deprovisionRuntime", &ProvisionerResolvers::deprovision);

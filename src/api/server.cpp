@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <httplib.h>
 #include <openssl/crypto.h>
+#include <spdlog/spdlog.h>
 #include <system_error>
 #include <thread>
 
@@ -54,24 +54,6 @@ bool same_secret(std::string_view given, const std::string& expected) {
            CRYPTO_memcmp(given.data(), expected.data(), given.size()) == 0;
 }
 
-std::string read_file_error(const std::optional<std::string>& cert,
-                            const std::optional<std::string>& key) {
-    return "cannot serve TLS with certificate \"" + cert.value_or("") + "\" and key \"" +
-           key.value_or("") +
-           "\" (KPROV_TLS_CERT, KPROV_TLS_KEY): expected readable PEM files of a certificate "
-           "and its private key";
-}
-
-// Whether a GraphQL document may block the thread that runs it: mutations write to the store,
-// RuntimeConfig.kubeconfig and RuntimeStatus.hibernationStatus ask Gardener. Decided on the
-// text, so a word in a string or comment only costs the request a trip to a worker thread.
-bool may_block(std::string_view query) {
-    for (const std::string_view word : {"mutation", "kubeconfig", "hibernationStatus"})
-        if (query.find(word) != std::string_view::npos)
-            return true;
-    return false;
-}
-
 // What identifies a GraphQL request for the answer cache: everything of it that reaches the
 // resolvers. Header values hold no line feed, so the parts cannot run into each other.
 std::string answer_key(const http::Request& req) {
@@ -111,58 +93,6 @@ bool quick_read(std::string_view body, graphql::Request& request) {
         request.operation_name = read->operation_name.get<std::string>();
     return true;
 }
-
-// The TLS listener: cpp-httplib's SSLServer on its own threads, every request passed to the
-// same handler as the plain listener's (called off the event loops, so it may block).
-struct TlsListener {
-    std::unique_ptr<httplib::SSLServer> server;
-    std::thread thread;
-    std::atomic<bool> ended{false};
-
-    void serve(http::Handler handler) {
-        const auto adapter = [handler = std::move(handler)](const httplib::Request& in,
-                                                            httplib::Response& out) {
-            http::Request req;
-            req.method = in.method;
-            req.target = in.target;
-            const auto question = req.target.find('?');
-            req.path = req.target.substr(0, question);
-            if (question != std::string_view::npos)
-                req.query = req.target.substr(question + 1);
-            for (const auto& [name, value] : in.headers)
-                req.headers.emplace_back(name, value);
-            req.body = in.body;
-            http::Response res;
-            handler(req, res, false);
-            out.status = res.status;
-            for (const auto& [name, value] : res.headers)
-                out.set_header(name, value);
-            out.set_content(std::move(res.body), res.content_type);
-        };
-        server->Get(".*", adapter);
-        server->Post(".*", adapter);
-        server->set_exception_handler(
-            [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-                res.status = 500;
-                res.set_content("internal server error", "text/plain");
-            });
-    }
-    void start() {
-        thread = std::thread([this] {
-            server->listen_after_bind();
-            ended = true;
-        });
-        // stop() does nothing before listen has begun: wait for it.
-        while (!server->is_running() && !ended)
-            std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    void stop() {
-        if (thread.joinable()) {
-            server->stop();
-            thread.join();
-        }
-    }
-};
 
 } // namespace
 
@@ -270,29 +200,30 @@ struct ApiServer::Impl {
         return http::Handled::Answered;
     }
 
-    bool authorized(const http::Request& req, http::Response& res) const {
-        if (!options.token)
-            return true;
-        const std::string_view header = req.header("Authorization").value_or("");
+    // The bearer token of a GraphQL request, on its head (http::ServerOptions::authorize): a
+    // refusal is written before any body byte is read. Probes and the playground need none.
+    std::optional<http::Response> authorize(const http::Request& head) const {
+        if (!options.token || head.path != options.api_endpoint)
+            return std::nullopt;
+        const std::string_view header = head.header("Authorization").value_or("");
         constexpr std::string_view bearer = "Bearer ";
         if (header.size() > bearer.size() &&
             std::equal(bearer.begin(), bearer.end(), header.begin(),
                        [](char a, char b) { return std::tolower(a) == std::tolower(b); }) &&
             same_secret(header.substr(bearer.size()), *options.token))
-            return true;
+            return std::nullopt;
+        http::Response res;
         res.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"kprov\"");
         transport_error(res, 401,
                         header.empty() ? "authentication required: send Authorization: Bearer "
                                          "<token>"
                                        : "the bearer token is not valid",
                         "UNAUTHENTICATED");
-        return false;
+        return res;
     }
 
     http::Handled graphql_request(const http::Request& req, http::Response& res,
                                   bool on_loop) const {
-        if (!authorized(req, res))
-            return http::Handled::Answered;
         // A client polling with the same request while what it asks about stands still gets
         // the answer it got before, without the request being parsed or run again.
         const auto generation = answers.generation();
@@ -361,17 +292,29 @@ struct ApiServer::Impl {
             }
             request.operation_name = req.query_param("operationName").value_or("");
         }
-        if (on_loop && (!options.queries_on_loop || may_block(request.query)))
-            return http::Handled::Blocking;
-
         std::any state =
             RequestState{std::string(req.header("Tenant").value_or("")),
-                         std::string(req.header("Sub-Account").value_or("")), on_loop, false};
-        auto response =
-            graphql::execute(schema, resolvers, request, state, options.limits, &documents);
-        const auto& done = std::any_cast<RequestState&>(state);
-        if (done.needs_worker)
-            return http::Handled::Blocking; // a resolver must write: again, on a worker thread
+                         std::string(req.header("Sub-Account").value_or("")), on_loop};
+        // Decided once, from the validated document and what its resolvers declare: a
+        // mutation, or a field that asks Gardener, runs on a worker; on PostgreSQL every query
+        // does (a read is a network round trip). The worker's run finds the document parsed.
+        const graphql::Gate stay_on_loop = [this](const graphql::OperationPlan& plan) {
+            return options.queries_on_loop && !plan.mutation && !plan.blocking;
+        };
+        auto response = graphql::execute(schema, resolvers, request, state, options.limits,
+                                         &documents, on_loop ? stay_on_loop : graphql::Gate());
+        if (response.outcome == graphql::Response::Outcome::Deferred)
+            return http::Handled::Blocking;
+        auto& done = std::any_cast<RequestState&>(state);
+        // A tenant rewrite a query found on the loop, written once the answer is out.
+        for (auto& write : done.writes)
+            api->post([write = std::move(write)] {
+                try {
+                    write();
+                } catch (const std::exception& e) {
+                    spdlog::warn("the tenant rewrite of an answered query failed: {}", e.what());
+                }
+            });
         const bool executed = response.outcome == graphql::Response::Outcome::Executed;
         if (generation && executed && response.query && !response.field_errors && done.reusable) {
             answers.insert(key, *generation, response.text, shown_runtime(done));
@@ -391,8 +334,7 @@ struct ApiServer::Impl {
     std::string playground;
     mutable graphql::DocumentCache documents;
     mutable AnswerCache answers;
-    std::unique_ptr<http::Server> api; // plain HTTP
-    TlsListener tls;                   // or TLS
+    std::unique_ptr<http::Server> api; // HTTP or HTTPS
     std::unique_ptr<http::Server> metrics_server;
     int api_port = 0;
     int metrics_port = 0;
@@ -435,36 +377,17 @@ void ApiServer::bind() {
         return impl.handle(req, res, on_loop);
     };
     impl.host = split_address(options.address).first;
-    if (options.tls_cert_file) {
-        auto server = std::make_unique<httplib::SSLServer>(options.tls_cert_file->c_str(),
-                                                           options.tls_key_file->c_str());
-        if (!server->is_valid())
-            throw ConfigError(read_file_error(options.tls_cert_file, options.tls_key_file));
-        server->set_tcp_nodelay(true); // else Nagle + delayed ACK: ~40 ms per request
-        server->set_keep_alive_max_count(10'000);
-        server->set_keep_alive_timeout(5);
-        server->set_read_timeout(30);
-        server->set_write_timeout(30);
-        server->set_payload_max_length(options.max_body_bytes);
-        const int threads = options.threads;
-        server->new_task_queue = [threads] {
-            return new httplib::ThreadPool(threads);
-        };
-        impl.tls.server = std::move(server);
-        impl.tls.serve(handler);
-        const auto [host, port] = split_address(options.address);
-        impl.api_port = port == 0 ? impl.tls.server->bind_to_any_port(host)
-                                  : (impl.tls.server->bind_to_port(host, port) ? port : -1);
-        if (impl.api_port <= 0)
-            throw ConfigError("cannot listen on \"" + options.address +
-                              "\": the port is in use or the host is not an address of this "
-                              "machine");
+    auto http_options = impl.http_options(options.loops, options.threads);
+    http_options.tls_cert_file = options.tls_cert_file;
+    http_options.tls_key_file = options.tls_key_file;
+    // The token is checked on the request's head, before any of its body is read.
+    http_options.authorize = [&impl](const http::Request& head) {
+        return impl.authorize(head);
+    };
+    impl.api = std::make_unique<http::Server>(handler, std::move(http_options));
+    impl.api_port = bind_http(*impl.api, options.address);
+    if (options.tls_cert_file)
         impl.scheme = "https";
-    } else {
-        impl.api = std::make_unique<http::Server>(
-            handler, impl.http_options(options.loops, options.threads));
-        impl.api_port = bind_http(*impl.api, options.address);
-    }
 
     if (!options.metrics_address.empty()) {
         impl.metrics_server = std::make_unique<http::Server>(
@@ -501,15 +424,12 @@ void ApiServer::start() {
         impl.metrics_server->start();
     if (impl.api)
         impl.api->start();
-    else if (impl.tls.server)
-        impl.tls.start();
 }
 
 void ApiServer::stop() {
     auto& impl = *m_impl;
     if (impl.api)
         impl.api->stop();
-    impl.tls.stop();
     if (impl.metrics_server)
         impl.metrics_server->stop();
 }

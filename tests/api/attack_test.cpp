@@ -34,11 +34,16 @@ int port_of(const std::string& url) {
     return std::stoi(url.substr(colon + 1));
 }
 
-// A TCP connection to 127.0.0.1:port that sends `bytes` and then nothing; closed at the end.
+// A TCP connection to 127.0.0.1:port from 127.0.0.<source> (an attacker of its own: serve caps
+// connections per client address) that sends `bytes` and then nothing; closed at the end.
 class RawConnection {
 public:
-    explicit RawConnection(int port, const std::string& bytes = {}) {
+    explicit RawConnection(int port, const std::string& bytes = {}, int source = 1) {
         m_fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in from{};
+        from.sin_family = AF_INET;
+        from.sin_addr.s_addr = htonl(INADDR_LOOPBACK - 1 + static_cast<std::uint32_t>(source));
+        ::bind(m_fd, reinterpret_cast<sockaddr*>(&from), sizeof from);
         sockaddr_in addr{};
         addr.sin_family = AF_INET;
         addr.sin_port = htons(static_cast<std::uint16_t>(port));
@@ -118,9 +123,10 @@ TEST_F(Attacks, IdleConnectionsAndExpensiveDocumentsDoNotBlockANormalRequest) {
     start();
     std::vector<std::unique_ptr<RawConnection>> idle;
     const int port = port_of(process->api_url);
-    for (int i = 0; i < 200; ++i)
+    for (int i = 0; i < 200; ++i) // from five other addresses, 40 each
         idle.push_back(std::make_unique<RawConnection>(
-            port, i % 2 ? std::string() : std::string("POST /graphql HTTP/1.1\r\nHost: x")));
+            port, i % 2 ? std::string() : std::string("POST /graphql HTTP/1.1\r\nHost: x"),
+            2 + i % 5));
     std::string expensive = "{";
     for (int i = 0; i < 4000; ++i)
         expensive += " __typename";
@@ -149,7 +155,7 @@ TEST_F(Attacks, SilentTlsConnectionsDoNotBlockHttps) {
     process->ca_file = certs->ca.string();
     std::vector<std::unique_ptr<RawConnection>> silent;
     for (int i = 0; i < 64; ++i)
-        silent.push_back(std::make_unique<RawConnection>(port_of(process->api_url)));
+        silent.push_back(std::make_unique<RawConnection>(port_of(process->api_url), "", 2 + i % 2));
     const double ms = typename_ms();
     std::cout << "[ LATENCY  ] HTTPS { __typename } with 64 silent connections: " << ms << " ms\n";
     EXPECT_LT(ms, 5000);
@@ -173,7 +179,7 @@ TEST_F(Attacks, TheTokenIsCheckedBeforeTheBodyIsRead) {
                              "1000000\r\nAuthorization: Bearer wrong\r\n\r\n" +
                              std::string(60000, '{');
     for (int i = 0; i < 200; ++i)
-        held.push_back(std::make_unique<RawConnection>(port_of(process->api_url), head));
+        held.push_back(std::make_unique<RawConnection>(port_of(process->api_url), head, 2 + i % 5));
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     const double after = rss_mib(pid());
     std::cout << "[ RSS      ] before " << before << " MiB, with 200 unauthenticated uploads "

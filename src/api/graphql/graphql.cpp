@@ -22,7 +22,9 @@ FieldError::FieldError(const std::string& message, json extensions_)
     : std::runtime_error(message)
     , extensions(std::move(extensions_)) {}
 
-void Resolvers::add(std::string type_dot_field, Resolver resolver) {
+void Resolvers::add(std::string type_dot_field, Resolver resolver, Blocking blocking) {
+    if (blocking == Blocking::Yes)
+        blocking_fields_.push_back(type_dot_field.substr(type_dot_field.find('.') + 1));
     for (auto& [key, existing] : entries_)
         if (key == type_dot_field) {
             existing = std::move(resolver);
@@ -42,6 +44,11 @@ const Resolver* Resolvers::find(std::string_view type_name, std::string_view fie
             return &resolver;
     }
     return nullptr;
+}
+
+bool Resolvers::may_block(std::string_view field_name) const {
+    return std::find(blocking_fields_.begin(), blocking_fields_.end(), field_name) !=
+           blocking_fields_.end();
 }
 
 json Response::body() const {
@@ -117,8 +124,36 @@ std::shared_ptr<const Checked> parse_and_validate(const Schema& schema, std::str
     return checked;
 }
 
+// Whether `selections` reach (through fragments, each visited once) a field whose resolver may
+// block. By field name: a validated document names only fields the schema has.
+bool reaches_blocking(const ast::Document& doc, const std::vector<ast::Selection>& selections,
+                      const Resolvers& resolvers, std::vector<std::string_view>& seen) {
+    for (const auto& s : selections) {
+        switch (s.kind) {
+        case ast::Selection::Kind::Field:
+            if (resolvers.may_block(s.name) || reaches_blocking(doc, s.selections, resolvers, seen))
+                return true;
+            break;
+        case ast::Selection::Kind::InlineFragment:
+            if (reaches_blocking(doc, s.selections, resolvers, seen))
+                return true;
+            break;
+        case ast::Selection::Kind::FragmentSpread:
+            if (std::find(seen.begin(), seen.end(), s.name) != seen.end())
+                break;
+            seen.push_back(s.name);
+            if (const auto* f = doc.fragment(s.name);
+                f && reaches_blocking(doc, f->selections, resolvers, seen))
+                return true;
+            break;
+        }
+    }
+    return false;
+}
+
 Response run(const Schema& schema, const Resolvers& resolvers, const Request& request,
-             std::any& request_state, const Limits& limits, const Checked& checked) {
+             std::any& request_state, const Limits& limits, const Checked& checked,
+             const Gate& gate) {
     using Outcome = Response::Outcome;
     if (checked.refusal)
         return *checked.refusal;
@@ -144,6 +179,17 @@ Response run(const Schema& schema, const Resolvers& resolvers, const Request& re
     json errors = json::array();
     if (!coerce_variables(schema, *op, request.variables, variables, errors))
         return refuse(Outcome::ValidationFailed, std::move(errors));
+    if (gate) {
+        OperationPlan plan;
+        plan.mutation = op->kind == ast::OperationKind::Mutation;
+        std::vector<std::string_view> seen;
+        plan.blocking = reaches_blocking(doc, op->selections, resolvers, seen);
+        if (!gate(plan)) {
+            Response deferred;
+            deferred.outcome = Outcome::Deferred;
+            return deferred;
+        }
+    }
 
     Response r;
     r.outcome = Outcome::Executed;
@@ -231,7 +277,8 @@ Response check_document(const Schema& schema, std::string_view query, const Limi
 }
 
 Response execute(const Schema& schema, const Resolvers& resolvers, const Request& request,
-                 std::any& request_state, const Limits& limits, DocumentCache* cache) {
+                 std::any& request_state, const Limits& limits, DocumentCache* cache,
+                 const Gate& gate) {
     try {
         std::shared_ptr<const Checked> checked;
         // An oversized document is refused before it is hashed or kept.
@@ -243,7 +290,7 @@ Response execute(const Schema& schema, const Resolvers& resolvers, const Request
             if (cacheable)
                 cache->m_impl->insert(request.query, checked);
         }
-        return run(schema, resolvers, request, request_state, limits, *checked);
+        return run(schema, resolvers, request, request_state, limits, *checked, gate);
     } catch (const std::exception&) {
         // Only a bug or exhaustion gets here; the client still gets the response shape.
         return internal_error();

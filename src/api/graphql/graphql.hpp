@@ -75,14 +75,21 @@ struct FieldContext {
 
 using Resolver = std::function<Value(const FieldContext&)>;
 
+/// Whether a resolver may block the thread that runs it (a remote call, a store write): a
+/// caller decides from it where a request runs (OperationPlan).
+enum class Blocking { No, Yes };
+
 /// Resolvers by "Type.field"; a field without one reads parent[field] (null when absent).
 class Resolvers {
 public:
-    void add(std::string type_dot_field, Resolver resolver);
+    void add(std::string type_dot_field, Resolver resolver, Blocking blocking = Blocking::No);
     const Resolver* find(std::string_view type_name, std::string_view field_name) const;
+    /// Whether a resolver of a field of that name (on any type) was added as blocking.
+    bool may_block(std::string_view field_name) const;
 
 private:
     std::vector<std::pair<std::string, Resolver>> entries_;
+    std::vector<std::string> blocking_fields_;
 };
 
 struct Request {
@@ -92,11 +99,24 @@ struct Request {
     bool allow_mutations = true; // false for GET requests
 };
 
+/// What a caller may decide from before an operation runs (execute()'s `gate`): read from the
+/// validated document and the resolvers' declared needs, never from the query's text.
+struct OperationPlan {
+    bool mutation = false;
+    /// It selects (through any fragment) a field whose resolver may block (Blocking::Yes).
+    bool blocking = false;
+};
+
+/// Called once, after parsing, validation and the choice of the operation, before anything
+/// runs; false: execute() runs nothing and answers Outcome::Deferred.
+using Gate = std::function<bool(const OperationPlan&)>;
+
 struct Response {
     enum class Outcome {
         Executed,         // the operation ran (errors may still hold field errors)
         ParseFailed,      // syntax, or a limit exceeded: no "data"
         ValidationFailed, // the document does not fit the schema (or variables do not): no "data"
+        Deferred,         // the gate said no: nothing ran, `text` is empty
     };
     Outcome outcome = Outcome::Executed;
     /// Executed: whether the operation was a query (not a mutation) and whether any field
@@ -120,9 +140,11 @@ class DocumentCache;
 /// Reentrant; resolvers run on the calling thread, root mutation fields one after another.
 /// With a `cache`, the document is parsed and validated only when the cache does not hold it;
 /// variables are coerced per request.
+/// With a `gate`, the operation runs only when the gate agrees (a caller then runs the request
+/// again where it may block; with the same `cache`, its document is not parsed twice).
 Response execute(const Schema& schema, const Resolvers& resolvers, const Request& request,
                  std::any& request_state, const Limits& limits = {},
-                 DocumentCache* cache = nullptr);
+                 DocumentCache* cache = nullptr, const Gate& gate = {});
 
 /// Parsed and validated documents by their text, so that a repeated query costs a hash lookup
 /// instead of parsing and validation; a document that fails is kept with its errors. Bounded:
@@ -142,7 +164,7 @@ private:
     struct Impl;
     std::unique_ptr<Impl> m_impl;
     friend Response execute(const Schema&, const Resolvers&, const Request&, std::any&,
-                            const Limits&, DocumentCache*);
+                            const Limits&, DocumentCache*, const Gate&);
 };
 
 /// Parses and validates a document without choosing or running an operation: ParseFailed or
