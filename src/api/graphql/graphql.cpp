@@ -253,20 +253,24 @@ struct DocumentCache::Impl {
     // A rejected document keeps only its answer, never its tree.
     LruMap<std::shared_ptr<const Checked>> rejected;
     LruMap<std::shared_ptr<const Checked>> accepted;
+    std::size_t hits = 0;
+    std::size_t misses = 0;
 
     std::shared_ptr<const Checked> find(std::string_view query) {
         const std::lock_guard lock(mutex);
-        if (const auto* found = accepted.find(query))
-            return *found;
-        const auto* found = rejected.find(query);
+        auto* found = accepted.find(query);
+        if (!found)
+            found = rejected.find(query);
+        ++(found ? hits : misses);
         return found ? *found : nullptr;
     }
 
     void insert(std::string_view query, std::shared_ptr<const Checked> checked) {
         // Costed outside the lock: the tree walk is the caller's own work.
         const bool refused = checked->refusal.has_value();
-        const std::size_t cost = k_entry_overhead + 2 * query.size() +
-                                 (refused ? checked->refusal->text.size() : tree_bytes(checked->doc));
+        const std::size_t cost =
+            k_entry_overhead + 2 * query.size() +
+            (refused ? checked->refusal->text.size() : tree_bytes(checked->doc));
         const std::lock_guard lock(mutex);
         auto& documents = refused ? rejected : accepted;
         if (!documents.find(query))
@@ -292,6 +296,16 @@ std::size_t DocumentCache::bytes() const {
 std::size_t DocumentCache::rejected_bytes() const {
     const std::lock_guard lock(m_impl->mutex);
     return m_impl->rejected.used();
+}
+
+std::size_t DocumentCache::hits() const {
+    const std::lock_guard lock(m_impl->mutex);
+    return m_impl->hits;
+}
+
+std::size_t DocumentCache::misses() const {
+    const std::lock_guard lock(m_impl->mutex);
+    return m_impl->misses;
 }
 
 std::size_t json_nesting(const json& value, std::size_t stop_after) {

@@ -155,6 +155,9 @@ public:
     std::size_t bytes() const;
     /// What the rejected documents held now cost (at most max_rejected_bytes).
     std::size_t rejected_bytes() const;
+    /// Requests answered from the cache, and requests it did not hold the document of.
+    std::size_t hits() const;
+    std::size_t misses() const;
 
 private:
     struct Impl;

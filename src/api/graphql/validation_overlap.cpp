@@ -283,19 +283,19 @@ private:
                 std::vector<Conflict>& conflicts) {
         const FieldsAndFragments& ff = fields_of(parent, sets);
         for (const auto& group : ff.groups)
-            for (std::size_t i = 0; i < group.classes.size(); ++i) {
+            for (std::size_t i = 0; i < group.classes.size() && !stopped(); ++i) {
                 const auto& units = group.classes[i].units;
                 for (std::size_t a = 0; a < units.size(); ++a)
                     for (std::size_t b = a + 1; b < units.size(); ++b)
                         find_conflict(false, group.key, units[a], units[b], conflicts);
-                for (std::size_t j = i + 1; j < group.classes.size(); ++j)
+                for (std::size_t j = i + 1; j < group.classes.size() && !stopped(); ++j)
                     between_classes(false, group.key, group.classes[i], group.classes[j],
                                     conflicts);
             }
-        for (std::size_t i = 0; i < ff.fragments.size(); ++i) {
+        for (std::size_t i = 0; i < ff.fragments.size() && !stopped(); ++i) {
             std::set<std::string_view> compared;
             fields_and_fragment(conflicts, compared, false, ff, ff.fragments[i]);
-            for (std::size_t j = i + 1; j < ff.fragments.size(); ++j)
+            for (std::size_t j = i + 1; j < ff.fragments.size() && !stopped(); ++j)
                 between_fragments(conflicts, false, ff.fragments[i], ff.fragments[j]);
         }
     }
@@ -303,8 +303,11 @@ private:
     void between_classes(bool exclusive, std::string_view key, const FieldClass& a,
                          const FieldClass& b, std::vector<Conflict>& conflicts) {
         for (const auto& ua : a.units)
-            for (const auto& ub : b.units)
+            for (const auto& ub : b.units) {
+                if (stopped())
+                    return;
                 find_conflict(exclusive, key, ua, ub, conflicts);
+            }
     }
 
     /// Whether the comparison `key` was made before in a way that covers this one (one that
@@ -337,8 +340,7 @@ private:
                            std::string_view b) {
         if (a == b || stopped())
             return;
-        if (compared_before(m_compared_pairs, a < b ? std::pair(a, b) : std::pair(b, a),
-                            exclusive))
+        if (compared_before(m_compared_pairs, a < b ? std::pair(a, b) : std::pair(b, a), exclusive))
             return;
         const FieldsAndFragments* fa = fragment_fields(a);
         const FieldsAndFragments* fb = fragment_fields(b);
@@ -358,8 +360,11 @@ private:
             if (!group_b)
                 continue;
             for (const auto& ca : group_a.classes)
-                for (const auto& cb : group_b->classes)
+                for (const auto& cb : group_b->classes) {
+                    if (stopped())
+                        return;
                     between_classes(exclusive, group_a.key, ca, cb, conflicts);
+                }
         }
     }
 
@@ -384,8 +389,8 @@ private:
         conflicts.push_back(std::move(c));
     }
 
-    void find_conflict(bool parents_exclusive, std::string_view key, const Unit& f1,
-                       const Unit& f2, std::vector<Conflict>& conflicts) {
+    void find_conflict(bool parents_exclusive, std::string_view key, const Unit& f1, const Unit& f2,
+                       std::vector<Conflict>& conflicts) {
         if (stopped())
             return;
         ++m_stats.field_comparisons;
@@ -447,8 +452,11 @@ private:
             fields_and_fragment(conflicts, compared, exclusive, b, name);
         }
         for (const auto& x : a.fragments)
-            for (const auto& y : b.fragments)
+            for (const auto& y : b.fragments) {
+                if (stopped())
+                    return;
                 between_fragments(conflicts, exclusive, x, y);
+            }
     }
 };
 

@@ -201,7 +201,7 @@ std::string did_you_mean(std::string_view input, const std::vector<std::string_v
 
 void check_value(const Schema& schema, const ast::Value& value, TypeView type,
                  bool location_has_default, std::vector<VariableUsage>& usages,
-           ValidationErrors& errors) {
+                 ValidationErrors& errors) {
     check(schema, value, type, type.print(), location_has_default, usages, errors);
 }
 
