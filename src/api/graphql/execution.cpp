@@ -83,17 +83,22 @@ struct Fields {
 };
 using Groups = std::vector<std::pair<std::string_view, Fields>>;
 
+/// Thrown when the answer outgrows its limit; execute_operation() catches it.
+struct TooLarge {};
+
 class Executor {
 public:
     Executor(const Schema& schema, const Resolvers& resolvers, const ast::Document& document,
-             const json& variables, std::any& state, json& errors, std::string& out)
+             const json& variables, std::any& state, json& errors, std::string& out,
+             std::size_t max_bytes)
         : m_schema(schema)
         , m_resolvers(resolvers)
         , m_doc(document)
         , m_vars(variables)
         , m_state(state)
         , m_errors(errors)
-        , m_out(out) {}
+        , m_out(out)
+        , m_max_bytes(max_bytes) {}
 
     void run(const ast::Operation& op) {
         const TypeDef* root = m_schema.root(op.kind);
@@ -127,6 +132,15 @@ private:
     json& m_errors;
     std::string& m_out; // the response text so far; a failed value is cut back to null
     std::vector<PathItem> m_path;
+    std::size_t m_max_bytes;
+    std::size_t m_error_bytes = 0; // about what m_errors will take as text
+
+    // Checked before each field and list item, so an answer too large stops growing (and stops
+    // calling resolvers) soon after it crosses the limit.
+    void check_size() const {
+        if (m_out.size() + m_error_bytes > m_max_bytes)
+            throw TooLarge{};
+    }
 
     // A leaf value that serialize_leaf would return unchanged, written without copying it:
     // false when it needs serialize_leaf's conversion (or its error).
@@ -165,9 +179,12 @@ private:
             else
                 path.push_back(p.key);
         }
+        m_error_bytes += message.size() + 64 + 16 * m_path.size();
         e["path"] = std::move(path);
-        if (extensions.is_object())
+        if (extensions.is_object()) {
+            m_error_bytes += extensions.dump().size();
             e["extensions"] = std::move(extensions);
+        }
         m_errors.push_back(std::move(e));
     }
 
@@ -242,6 +259,7 @@ private:
             if (!first)
                 m_out += ',';
             first = false;
+            check_size();
             append_json_string(m_out, key);
             m_out += ':';
             m_path.push_back({key, 0, false});
@@ -384,6 +402,7 @@ private:
             for (std::size_t i = 0; i < value.size(); ++i) {
                 if (i > 0)
                     m_out += ',';
+                check_size();
                 m_path.push_back({{}, i, true});
                 const std::size_t mark = m_out.size();
                 const bool ok = complete(parent_type, def, item_type, fields, value.item(i));
@@ -438,11 +457,17 @@ private:
 
 } // namespace
 
-void execute_operation(const Schema& schema, const Resolvers& resolvers,
+bool execute_operation(const Schema& schema, const Resolvers& resolvers,
                        const ast::Document& document, const ast::Operation& operation,
                        const json& variables, std::any& request_state, json& errors,
-                       std::string& out) {
-    Executor(schema, resolvers, document, variables, request_state, errors, out).run(operation);
+                       std::string& out, std::size_t max_bytes) {
+    try {
+        Executor(schema, resolvers, document, variables, request_state, errors, out, max_bytes)
+            .run(operation);
+        return true;
+    } catch (const TooLarge&) {
+        return false;
+    }
 }
 
 } // namespace kprov::api::graphql

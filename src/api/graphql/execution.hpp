@@ -7,6 +7,7 @@
 #include "api/graphql/schema.hpp"
 
 #include <any>
+#include <cstddef>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -23,9 +24,12 @@ bool coerce_variables(const Schema& schema, const ast::Operation& operation,
 
 /// Appends the operation's "data" to `out` as JSON text, fields in the order the operation
 /// selects them ("null" when a non-null root field failed); field errors appended to `errors`.
-void execute_operation(const Schema& schema, const Resolvers& resolvers,
+/// False, with `out` and `errors` incomplete, when the text and the errors grew beyond
+/// `max_bytes`: execution stops at the first field that finds them too large (no further
+/// resolver runs).
+bool execute_operation(const Schema& schema, const Resolvers& resolvers,
                        const ast::Document& document, const ast::Operation& operation,
                        const nlohmann::json& variables, std::any& request_state,
-                       nlohmann::json& errors, std::string& out);
+                       nlohmann::json& errors, std::string& out, std::size_t max_bytes);
 
 } // namespace kprov::api::graphql

@@ -119,8 +119,10 @@ std::shared_ptr<const Checked> parse_and_validate(const Schema& schema, std::str
         return checked;
     }
     json problems = validate(schema, checked->doc);
-    if (!problems.empty())
+    if (!problems.empty()) {
         checked->refusal = refuse(Outcome::ValidationFailed, std::move(problems));
+        checked->doc = {}; // only the answer is kept of a refused document
+    }
     return checked;
 }
 
@@ -149,6 +151,20 @@ bool reaches_blocking(const ast::Document& doc, const std::vector<ast::Selection
         }
     }
     return false;
+}
+
+Response too_large(bool query, const Limits& limits) {
+    Response r;
+    r.query = query;
+    r.field_errors = true;
+    json e = error_json("The response exceeds the limit of " +
+                            std::to_string(limits.max_response_bytes) + " bytes.",
+                        {});
+    e["extensions"]["code"] = "RESPONSE_TOO_LARGE";
+    r.text = "{\"data\":null,\"errors\":";
+    append_json(r.text, json::array({std::move(e)}));
+    r.text += '}';
+    return r;
 }
 
 Response run(const Schema& schema, const Resolvers& resolvers, const Request& request,
@@ -196,13 +212,17 @@ Response run(const Schema& schema, const Resolvers& resolvers, const Request& re
     r.query = op->kind == ast::OperationKind::Query;
     r.text.reserve(1024);
     r.text = "{\"data\":";
-    execute_operation(schema, resolvers, doc, *op, variables, request_state, errors, r.text);
+    if (!execute_operation(schema, resolvers, doc, *op, variables, request_state, errors, r.text,
+                           limits.max_response_bytes))
+        return too_large(r.query, limits);
     r.field_errors = !errors.empty();
     if (r.field_errors) {
         r.text += ",\"errors\":";
         append_json(r.text, errors);
     }
     r.text += '}';
+    if (r.text.size() > limits.max_response_bytes)
+        return too_large(r.query, limits);
     return r;
 }
 
@@ -216,34 +236,122 @@ Response internal_error() {
 
 } // namespace
 
+namespace {
+
+// What the cache's bookkeeping of one entry costs beyond its key and value: list and hash nodes,
+// the Checked and its shared_ptr control block.
+constexpr std::size_t k_entry_overhead = 256;
+
+std::size_t tree_bytes(const ast::Value& v) {
+    std::size_t n = sizeof(v) + v.text.size() + v.key_locs.size() * sizeof(SourceLocation);
+    for (const auto& k : v.keys)
+        n += sizeof(k) + k.size();
+    for (const auto& item : v.items)
+        n += tree_bytes(item);
+    return n;
+}
+
+std::size_t tree_bytes(const std::vector<ast::Argument>& arguments) {
+    std::size_t n = 0;
+    for (const auto& a : arguments)
+        n += sizeof(a) - sizeof(a.value) + a.name.size() + tree_bytes(a.value);
+    return n;
+}
+
+std::size_t tree_bytes(const std::vector<ast::Directive>& directives) {
+    std::size_t n = 0;
+    for (const auto& d : directives)
+        n += sizeof(d) + d.name.size() + tree_bytes(d.arguments);
+    return n;
+}
+
+std::size_t tree_bytes(const std::vector<ast::Selection>& selections) {
+    std::size_t n = 0;
+    for (const auto& s : selections)
+        n += sizeof(s) + s.alias.size() + s.name.size() + s.type_condition.size() +
+             tree_bytes(s.arguments) + tree_bytes(s.directives) + tree_bytes(s.selections);
+    return n;
+}
+
+/// About what a parsed document takes in memory (strings' and vectors' slack not counted).
+std::size_t tree_bytes(const ast::Document& doc) {
+    std::size_t n = sizeof(doc);
+    for (const auto& op : doc.operations) {
+        n += sizeof(op) + op.name.size() + tree_bytes(op.directives) + tree_bytes(op.selections);
+        for (const auto& v : op.variables)
+            n += sizeof(v) + v.name.size() + v.type.name.size() + v.type.mods.size() +
+                 (v.default_value ? tree_bytes(*v.default_value) : 0) + tree_bytes(v.directives);
+    }
+    for (const auto& f : doc.fragments)
+        n += sizeof(f) + f.name.size() + f.type_condition.size() + tree_bytes(f.directives) +
+             tree_bytes(f.selections);
+    return n;
+}
+
+} // namespace
+
 struct DocumentCache::Impl {
-    explicit Impl(std::size_t capacity)
-        : documents(capacity) {}
+    Impl(std::size_t max_bytes, std::size_t max_rejected_bytes)
+        : rejected(std::min(max_rejected_bytes, max_bytes))
+        , accepted(max_bytes - std::min(max_rejected_bytes, max_bytes)) {}
 
     mutable std::mutex mutex;
-    LruMap<std::shared_ptr<const Checked>> documents; // each costs 1: capacity counts them
+    // A rejected document keeps only its answer, never its tree.
+    LruMap<std::shared_ptr<const Checked>> rejected;
+    LruMap<std::shared_ptr<const Checked>> accepted;
+    std::size_t hits = 0;
+    std::size_t misses = 0;
 
     std::shared_ptr<const Checked> find(std::string_view query) {
         const std::lock_guard lock(mutex);
-        const auto* found = documents.find(query);
+        auto* found = accepted.find(query);
+        if (!found)
+            found = rejected.find(query);
+        ++(found ? hits : misses);
         return found ? *found : nullptr;
     }
 
     void insert(std::string_view query, std::shared_ptr<const Checked> checked) {
+        // Costed outside the lock: the tree walk is the caller's own work.
+        const bool refused = checked->refusal.has_value();
+        const std::size_t cost =
+            k_entry_overhead + 2 * query.size() +
+            (refused ? checked->refusal->text.size() : tree_bytes(checked->doc));
         const std::lock_guard lock(mutex);
+        auto& documents = refused ? rejected : accepted;
         if (!documents.find(query))
-            documents.put(query, std::move(checked), 1);
+            documents.put(query, std::move(checked), cost);
     }
 };
 
-DocumentCache::DocumentCache(std::size_t capacity)
-    : m_impl(std::make_unique<Impl>(capacity)) {}
+DocumentCache::DocumentCache(std::size_t max_bytes, std::size_t max_rejected_bytes)
+    : m_impl(std::make_unique<Impl>(max_bytes, max_rejected_bytes)) {}
 
 DocumentCache::~DocumentCache() = default;
 
 std::size_t DocumentCache::size() const {
     const std::lock_guard lock(m_impl->mutex);
-    return m_impl->documents.size();
+    return m_impl->accepted.size() + m_impl->rejected.size();
+}
+
+std::size_t DocumentCache::bytes() const {
+    const std::lock_guard lock(m_impl->mutex);
+    return m_impl->accepted.used() + m_impl->rejected.used();
+}
+
+std::size_t DocumentCache::rejected_bytes() const {
+    const std::lock_guard lock(m_impl->mutex);
+    return m_impl->rejected.used();
+}
+
+std::size_t DocumentCache::hits() const {
+    const std::lock_guard lock(m_impl->mutex);
+    return m_impl->hits;
+}
+
+std::size_t DocumentCache::misses() const {
+    const std::lock_guard lock(m_impl->mutex);
+    return m_impl->misses;
 }
 
 std::size_t json_nesting(const json& value, std::size_t stop_after) {

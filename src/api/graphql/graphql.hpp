@@ -49,6 +49,11 @@ struct Limits {
     int max_depth = 15;                    // nesting of selection sets (fragments expanded)
     int max_aliases = 30;                  // aliased fields in the whole document
     std::size_t max_variable_nesting = 64; // arrays and objects in the variables
+    /// An executed answer ("data" and "errors" as text) larger than this is replaced by
+    /// {"data": null, "errors": [{"message": "The response exceeds the limit of N bytes.",
+    /// "extensions": {"code": "RESPONSE_TOO_LARGE"}}]}; execution stops soon after the answer
+    /// crosses the limit, so later fields (root mutation fields too) do not run.
+    std::size_t max_response_bytes = 16 * 1024 * 1024;
 };
 
 /// How deeply arrays and objects nest in `value` (a scalar: 0), computed without recursion and
@@ -147,18 +152,34 @@ Response execute(const Schema& schema, const Resolvers& resolvers, const Request
                  DocumentCache* cache = nullptr, const Gate& gate = {});
 
 /// Parsed and validated documents by their text, so that a repeated query costs a hash lookup
-/// instead of parsing and validation; a document that fails is kept with its errors. Bounded:
-/// the least recently used document goes first. One cache serves one schema and one Limits.
-/// Thread-safe.
+/// instead of parsing and validation. Bounded in bytes: what a document costs is its text, an
+/// estimate of its syntax tree and, for a document that fails, the text of its answer (which
+/// is all that is kept of it). Documents that fail have their own, smaller budget, so a client
+/// sending broken documents cannot push out the good ones; in each budget the least recently
+/// used document goes first, and a document that alone exceeds its budget is not kept. One
+/// cache serves one schema and one Limits. Thread-safe.
 class DocumentCache {
 public:
-    explicit DocumentCache(std::size_t capacity = 512);
+    static constexpr std::size_t k_default_max_bytes = 32 * 1024 * 1024;
+    static constexpr std::size_t k_default_max_rejected_bytes = 1024 * 1024;
+
+    /// Holds at most `max_bytes` in all; of that, at most `max_rejected_bytes` (capped at
+    /// `max_bytes`) for documents that fail.
+    explicit DocumentCache(std::size_t max_bytes = k_default_max_bytes,
+                           std::size_t max_rejected_bytes = k_default_max_rejected_bytes);
     ~DocumentCache();
     DocumentCache(const DocumentCache&) = delete;
     DocumentCache& operator=(const DocumentCache&) = delete;
 
-    /// Documents held now (at most the capacity).
+    /// Documents held now, accepted and rejected.
     std::size_t size() const;
+    /// What the documents held now cost, all of them (at most max_bytes).
+    std::size_t bytes() const;
+    /// What the rejected documents held now cost (at most max_rejected_bytes).
+    std::size_t rejected_bytes() const;
+    /// Requests answered from the cache, and requests it did not hold the document of.
+    std::size_t hits() const;
+    std::size_t misses() const;
 
 private:
     struct Impl;

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace kprov::api::graphql {
 namespace {
@@ -46,31 +48,37 @@ const char* operation_word(ast::OperationKind kind) {
 
 class Validator {
 public:
-    Validator(const Schema& schema, const ast::Document& doc)
+    Validator(const Schema& schema, const ast::Document& doc, ValidationStats* stats)
         : m_schema(schema)
-        , m_doc(doc) {}
+        , m_doc(doc)
+        , m_stats(stats) {}
 
     json run() {
-        operations();
-        fragments();
-        for (const auto& op : m_doc.operations)
-            operation_variables(op);
-        fragment_use();
-        fragment_cycles();
-        if (m_errors.empty())
-            check_overlapping_fields(m_schema, m_doc, m_errors);
-        return std::move(m_errors);
+        try {
+            operations();
+            fragments();
+            for (const auto& op : m_doc.operations)
+                operation_variables(op);
+            fragment_use();
+            fragment_cycles();
+            if (m_errors.empty())
+                check_overlapping_fields(m_schema, m_doc, m_errors, m_stats);
+        } catch (const ValidationAborted&) {
+            // The cap was hit: the errors end with the one that says so.
+        }
+        return m_errors.take();
     }
 
 private:
     const Schema& m_schema;
     const ast::Document& m_doc;
-    json m_errors = json::array();
+    ValidationStats* m_stats;
+    ValidationErrors m_errors;
     std::vector<Definition> m_operation_info;
     std::map<std::string_view, Definition> m_fragment_info;
 
-    void error(const std::string& message, std::vector<SourceLocation> locations) {
-        report(m_errors, message, std::move(locations));
+    void error(const std::string& message, const std::vector<SourceLocation>& locations) {
+        m_errors.add(message, locations);
     }
 
     // --- Operations and fragments -------------------------------------------------------
@@ -78,16 +86,15 @@ private:
     void operations() {
         const auto anonymous = std::count_if(m_doc.operations.begin(), m_doc.operations.end(),
                                              [](const auto& op) { return op.name.empty(); });
+        std::unordered_map<std::string_view, const ast::Operation*> named;
         for (std::size_t i = 0; i < m_doc.operations.size(); ++i) {
             const ast::Operation& op = m_doc.operations[i];
             if (op.name.empty() && anonymous > 0 && m_doc.operations.size() > 1)
                 error("This anonymous operation must be the only defined operation.", {op.loc});
-            for (std::size_t j = 0; !op.name.empty() && j < i; ++j)
-                if (m_doc.operations[j].name == op.name) {
+            if (!op.name.empty())
+                if (const auto [it, fresh] = named.try_emplace(op.name, &op); !fresh)
                     error("There can be only one operation named \"" + op.name + "\".",
-                          {m_doc.operations[j].loc, op.loc});
-                    break;
-                }
+                          {it->second->loc, op.loc});
             Definition info;
             const TypeDef* root = m_schema.root(op.kind);
             if (!root)
@@ -115,14 +122,11 @@ private:
     }
 
     void variable_definitions(const ast::Operation& op, Definition& info) {
-        for (std::size_t i = 0; i < op.variables.size(); ++i) {
-            const ast::VariableDefinition& v = op.variables[i];
-            for (std::size_t j = 0; j < i; ++j)
-                if (op.variables[j].name == v.name) {
-                    error("There can be only one variable named \"$" + v.name + "\".",
-                          {op.variables[j].loc, v.loc});
-                    break;
-                }
+        std::unordered_map<std::string_view, SourceLocation> first;
+        for (const ast::VariableDefinition& v : op.variables) {
+            if (const auto [it, fresh] = first.try_emplace(v.name, v.loc); !fresh)
+                error("There can be only one variable named \"$" + v.name + "\".",
+                      {it->second, v.loc});
             const TypeDef* t = m_schema.type(v.type.name);
             if (!t) {
                 unknown_type(v.type.name, v.type.loc);
@@ -164,14 +168,11 @@ private:
     }
 
     void fragments() {
-        for (std::size_t i = 0; i < m_doc.fragments.size(); ++i) {
-            const ast::Fragment& f = m_doc.fragments[i];
-            for (std::size_t j = 0; j < i; ++j)
-                if (m_doc.fragments[j].name == f.name) {
-                    error("There can be only one fragment named \"" + f.name + "\".",
-                          {m_doc.fragments[j].loc, f.loc});
-                    break;
-                }
+        std::unordered_map<std::string_view, SourceLocation> first;
+        for (const ast::Fragment& f : m_doc.fragments) {
+            if (const auto [it, fresh] = first.try_emplace(f.name, f.loc); !fresh)
+                error("There can be only one fragment named \"" + f.name + "\".",
+                      {it->second, f.loc});
             Definition info;
             const TypeDef* t = condition(f.type_condition, f.type_condition_loc, f.name);
             directives(f.directives, "FRAGMENT_DEFINITION", info);
@@ -255,14 +256,11 @@ private:
     /// KnownArgumentNames, UniqueArgumentNames and the arguments' values.
     void arguments(const std::vector<ast::Argument>& given, const std::vector<InputValueDef>* defs,
                    const std::string& owner, Definition& info) {
-        for (std::size_t i = 0; i < given.size(); ++i) {
-            const ast::Argument& a = given[i];
-            for (std::size_t j = 0; j < i; ++j)
-                if (given[j].name == a.name) {
-                    error("There can be only one argument named \"" + a.name + "\".",
-                          {given[j].loc, a.loc});
-                    break;
-                }
+        std::unordered_map<std::string_view, SourceLocation> first;
+        for (const ast::Argument& a : given) {
+            if (const auto [it, fresh] = first.try_emplace(a.name, a.loc); !fresh)
+                error("There can be only one argument named \"" + a.name + "\".",
+                      {it->second, a.loc});
             const InputValueDef* def = nullptr;
             if (defs)
                 for (const auto& d : *defs)
@@ -301,8 +299,8 @@ private:
 
     void directives(const std::vector<ast::Directive>& given, const char* location,
                     Definition& info) {
-        for (std::size_t i = 0; i < given.size(); ++i) {
-            const ast::Directive& d = given[i];
+        std::unordered_map<std::string_view, SourceLocation> first;
+        for (const ast::Directive& d : given) {
             const DirectiveDef* def = m_schema.directive(d.name);
             if (!def) {
                 error("Unknown directive \"@" + d.name + "\".", {d.loc});
@@ -313,13 +311,10 @@ private:
                 error("Directive \"@" + d.name + "\" may not be used on " + location + ".",
                       {d.loc});
             if (!def->repeatable)
-                for (std::size_t j = 0; j < i; ++j)
-                    if (given[j].name == d.name) {
-                        error("The directive \"@" + d.name +
-                                  "\" can only be used once at this location.",
-                              {given[j].loc, d.loc});
-                        break;
-                    }
+                if (const auto [it, fresh] = first.try_emplace(d.name, d.loc); !fresh)
+                    error("The directive \"@" + d.name +
+                              "\" can only be used once at this location.",
+                          {it->second, d.loc});
             arguments(d.arguments, &def->arguments, "directive \"@" + d.name + "\"", info);
             required_arguments(d.arguments, def->arguments,
                                "Directive \"@" + d.name + "\" argument", d.loc);
@@ -331,12 +326,13 @@ private:
     /// The fragments an operation reaches, each once.
     std::vector<std::string_view> reachable(const Definition& start) const {
         std::vector<std::string_view> out;
+        std::unordered_set<std::string_view> seen;
         std::vector<const Definition*> todo = {&start};
         while (!todo.empty()) {
             const Definition* d = todo.back();
             todo.pop_back();
             for (const auto* spread : d->spreads) {
-                if (std::find(out.begin(), out.end(), spread->name) != out.end())
+                if (!seen.insert(spread->name).second)
                     continue;
                 out.push_back(spread->name);
                 const auto it = m_fragment_info.find(spread->name);
@@ -360,16 +356,21 @@ private:
                     usages.push_back(&u);
         }
         const std::string in_op = op.name.empty() ? "" : " by operation \"" + op.name + "\"";
+        std::unordered_map<std::string_view, const ast::VariableDefinition*> defined;
+        for (const auto& v : op.variables)
+            defined.try_emplace(v.name, &v);
         std::set<std::string_view> reported;
+        std::unordered_set<std::string_view> used;
         for (const auto* u : usages) {
-            const auto def = std::find_if(op.variables.begin(), op.variables.end(),
-                                          [&](const auto& v) { return v.name == u->name; });
-            if (def == op.variables.end()) {
+            used.insert(u->name);
+            const auto found = defined.find(u->name);
+            if (found == defined.end()) {
                 if (reported.insert(u->name).second)
                     error("Variable \"$" + std::string(u->name) + "\" is not defined" + in_op + ".",
                           {u->loc, op.loc});
                 continue;
             }
+            const ast::VariableDefinition* def = found->second;
             if (u->type_name.empty() || !m_schema.type(def->type.name))
                 continue;
             TypeView var_type(def->type);
@@ -389,9 +390,7 @@ private:
                 position_error(*def, *u);
         }
         for (const auto& v : op.variables) {
-            const bool used = std::any_of(usages.begin(), usages.end(),
-                                          [&](const auto* u) { return u->name == v.name; });
-            if (!used)
+            if (!used.count(v.name))
                 error("Variable \"$" + v.name + "\" is never used" +
                           (op.name.empty() ? "" : " in operation \"" + op.name + "\"") + ".",
                       {v.loc});
@@ -458,8 +457,8 @@ private:
 
 } // namespace
 
-json validate(const Schema& schema, const ast::Document& document) {
-    return Validator(schema, document).run();
+json validate(const Schema& schema, const ast::Document& document, ValidationStats* stats) {
+    return Validator(schema, document, stats).run();
 }
 
 } // namespace kprov::api::graphql

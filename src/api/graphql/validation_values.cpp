@@ -5,13 +5,28 @@
 
 #include <algorithm>
 #include <cctype>
+#include <unordered_map>
 
 namespace kprov::api::graphql {
 
 using json = nlohmann::json;
 
-void report(json& errors, const std::string& message, std::vector<SourceLocation> locations) {
-    errors.push_back(error_json(message, locations));
+void ValidationErrors::add(const std::string& message,
+                           const std::vector<SourceLocation>& locations) {
+    if (m_errors.size() >= k_max)
+        abort();
+    m_errors.push_back(error_json(message, locations));
+}
+
+void ValidationErrors::abort() {
+    m_errors.push_back(
+        error_json("Too many validation errors, error limit reached. Validation aborted.", {}));
+    throw ValidationAborted{};
+}
+
+void report(ValidationErrors& errors, const std::string& message,
+            const std::vector<SourceLocation>& locations) {
+    errors.add(message, locations);
 }
 
 namespace {
@@ -56,7 +71,8 @@ void collect_into(const ast::Value& value, std::vector<VariableUsage>& usages) {
 }
 
 void check(const Schema& schema, const ast::Value& value, TypeView type, const std::string& shown,
-           bool location_has_default, std::vector<VariableUsage>& usages, json& errors) {
+           bool location_has_default, std::vector<VariableUsage>& usages,
+           ValidationErrors& errors) {
     using K = ast::ValueKind;
     if (value.kind == K::Variable) {
         usages.push_back({value.text, value.loc, std::string(type.name), std::string(type.mods),
@@ -100,14 +116,12 @@ void check(const Schema& schema, const ast::Value& value, TypeView type, const s
             wrong_shape();
             return;
         }
+        std::unordered_map<std::string_view, std::size_t> first; // a key's first index
         for (std::size_t i = 0; i < value.keys.size(); ++i) {
             const std::string& key = value.keys[i];
-            for (std::size_t j = 0; j < i; ++j)
-                if (value.keys[j] == key) {
-                    report(errors, "There can be only one input field named \"" + key + "\".",
-                           {value.key_locs[j], value.key_locs[i]});
-                    break;
-                }
+            if (const auto [it, fresh] = first.try_emplace(key, i); !fresh)
+                report(errors, "There can be only one input field named \"" + key + "\".",
+                       {value.key_locs[it->second], value.key_locs[i]});
             const InputValueDef* field = t->input_field(key);
             if (!field) {
                 std::vector<std::string_view> names;
@@ -186,7 +200,8 @@ std::string did_you_mean(std::string_view input, const std::vector<std::string_v
 }
 
 void check_value(const Schema& schema, const ast::Value& value, TypeView type,
-                 bool location_has_default, std::vector<VariableUsage>& usages, json& errors) {
+                 bool location_has_default, std::vector<VariableUsage>& usages,
+                 ValidationErrors& errors) {
     check(schema, value, type, type.print(), location_has_default, usages, errors);
 }
 
