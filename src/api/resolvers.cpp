@@ -193,8 +193,8 @@ private:
             if (m_deps.options->tenant_strict)
                 m_deps.service->apply_tenant(runtime_id, *stored, shown, request, by);
             state->writes.push_back([service = m_deps.service, runtime_id, stored = *stored,
-                                     shown = shown ? std::optional(*shown) : std::nullopt,
-                                     request, by = std::string(by)] {
+                                     shown = shown ? std::optional(*shown) : std::nullopt, request,
+                                     by = std::string(by)] {
                 service->apply_tenant(runtime_id, stored, shown ? &*shown : nullptr, request, by);
             });
             return;

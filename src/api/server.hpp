@@ -3,9 +3,11 @@
 // (POST and GET on APP_API_ENDPOINT), the playground page on "/", /healthz and /readyz; and
 // /metrics on APP_METRICS_ADDRESS. Optional bearer-token authentication (KPROV_API_TOKEN, for
 // the GraphQL endpoint) and TLS (KPROV_TLS_CERT + KPROV_TLS_KEY, for the API listener).
-// Plain HTTP is served by kprov's own event-loop server (http_server.hpp): what cannot block
-// runs on the loops, the rest (mutations, Gardener calls, store checks) on worker threads. The
-// TLS listener is cpp-httplib's SSLServer, calling the same handler on its own threads.
+// One HTTP stack serves HTTP and HTTPS with the same limits (http_server.hpp, Boost.Beast and
+// Asio): what cannot block runs on its event loops, the rest (mutations, Gardener calls, store
+// checks) on worker threads. This file routes (API, playground, probes, metrics), checks the
+// bearer token on the request's head and the Host header; the GraphQL endpoint's pipeline is
+// graphql_endpoint.hpp.
 
 #include "api/answer_cache.hpp"
 #include "api/graphql/graphql.hpp"
@@ -30,12 +32,11 @@ struct ServerOptions {
     /// address, the listen host; any port), against DNS rebinding: serve sets it when it
     /// listens without a token on loopback. Others get 421.
     bool check_host = false;
-    std::optional<std::string> tls_cert_file;     ///< PEM; both or neither
+    std::optional<std::string> tls_cert_file; ///< PEM; both or neither
     std::optional<std::string> tls_key_file;
     /// Event-loop threads of the plain-HTTP listener; 0: one per core.
     int loops = 0;
-    /// Threads for requests that may block (mutations, Gardener calls, /readyz); with TLS, the
-    /// listener's threads, each holding one keep-alive connection while it is open.
+    /// Threads for requests that may block (mutations, Gardener calls, /readyz).
     int threads = 32;
     /// Whether queries that only read the store run on the event loops. Right for a local
     /// SQLite file; a store across the network (PostgreSQL) would stall a loop per round trip.

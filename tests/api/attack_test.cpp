@@ -169,9 +169,10 @@ TEST_F(Attacks, TheTokenIsCheckedBeforeTheBodyIsRead) {
     ServeOptions options;
     options.token = "t0ken";
     start(options);
-    RawConnection c(port_of(process->api_url),
-                    "POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                    "Content-Length: 1000000\r\n\r\n");
+    RawConnection c(
+        port_of(process->api_url),
+        "POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        "Content-Length: 1000000\r\n\r\n");
     ASSERT_TRUE(c.connected);
     const std::string answer = c.read_for(std::chrono::seconds(5)); // no body byte was sent
     EXPECT_EQ(answer.rfind("HTTP/1.1 401", 0), 0U) << answer.substr(0, 200);
@@ -225,11 +226,13 @@ TEST_F(Attacks, OldTlsAndCbcSuitesAreRefused) {
     start(options);
     const int port = port_of(process->api_url);
     EXPECT_FALSE(handshake(port, TLS1_1_VERSION, nullptr)) << "TLS 1.1";
-    EXPECT_FALSE(handshake(port, TLS1_2_VERSION, "ECDHE-RSA-AES128-SHA:ECDHE-ECDSA-AES128-SHA:"
-                                                 "AES128-SHA:AES256-SHA"))
+    EXPECT_FALSE(handshake(port, TLS1_2_VERSION,
+                           "ECDHE-RSA-AES128-SHA:ECDHE-ECDSA-AES128-SHA:"
+                           "AES128-SHA:AES256-SHA"))
         << "CBC-SHA1 suites";
-    EXPECT_TRUE(handshake(port, TLS1_2_VERSION, "ECDHE-ECDSA-AES128-GCM-SHA256:"
-                                                "ECDHE-RSA-AES128-GCM-SHA256"))
+    EXPECT_TRUE(handshake(port, TLS1_2_VERSION,
+                          "ECDHE-ECDSA-AES128-GCM-SHA256:"
+                          "ECDHE-RSA-AES128-GCM-SHA256"))
         << "TLS 1.2 with AEAD";
     EXPECT_TRUE(handshake(port, TLS1_3_VERSION, nullptr)) << "TLS 1.3";
 }

@@ -586,8 +586,8 @@ TEST_F(Serve, AcceptsRequestsWithoutTokenWhenNoneIsConfiguredOnLoopbackAndWarns)
 TEST_F(Serve, RefusesToListenOpenOnEveryInterface) {
     start(); // for the sim and the store
     const auto r = kprov::testing::run_process(
-        process->argv({"serve", "--address", "0.0.0.0:0", "--metrics-address", ""}),
-        process->env(), process->dir.path());
+        process->argv({"serve", "--address", "0.0.0.0:0", "--metrics-address", ""}), process->env(),
+        process->dir.path());
     EXPECT_NE(r.exit_code, 0);
     EXPECT_NE(r.err.find("refusing to serve without KPROV_API_TOKEN on 0.0.0.0:0"),
               std::string::npos)
@@ -607,9 +607,9 @@ TEST_F(Serve, ChecksTheHostHeaderWithoutAToken) {
     ServeOptions options;
     options.token = "t0ken";
     start(options);
-    a = process->graphql("{ __typename }", nullptr,
-                         {{"Tenant", "t"}, {"Host", "kprov.example.com"},
-                          {"Authorization", "Bearer t0ken"}});
+    a = process->graphql(
+        "{ __typename }", nullptr,
+        {{"Tenant", "t"}, {"Host", "kprov.example.com"}, {"Authorization", "Bearer t0ken"}});
     EXPECT_EQ(a.status, 200) << a.body;
 }
 
