@@ -10,6 +10,7 @@
 #
 #   bench/graphql.sh [BUILD_DIR]           (default: build)
 # Environment: RUNTIMES (10000), DURATION (10s), CONNECTIONS (16), THREADS (2, wrk's),
+#   TLS (0): 1 serves kprov and nginx over HTTPS (TLS 1.3, a throwaway EC P-256 certificate),
 #   STORE_URL (default: a new SQLite file; a postgres:// URL must name an empty database),
 #   WRITES (0): commits per second another process makes to a SQLite store during the runs
 #   (bench/write_load.py), as running workers would.
@@ -40,6 +41,15 @@ cleanup() {
 trap cleanup EXIT
 export APP_DATABASE_SECRET_KEY=0123456789abcdef0123456789abcdef
 STORE_URL=${STORE_URL:-sqlite://$WORK/kprov.db}
+TLS=${TLS:-0}
+SCHEME=http
+if [ "$TLS" = 1 ]; then
+  SCHEME=https
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
+    -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+    -keyout "$WORK/key.pem" -out "$WORK/cert.pem" 2>/dev/null
+  chmod 644 "$WORK/key.pem" "$WORK/cert.pem"
+fi
 
 # Waits for the first line of FILE that starts with PREFIX and prints the rest of it.
 first_line() {
@@ -82,7 +92,9 @@ first_line "$WORK/sim.out" "http" >/dev/null
 # default); sets SERVE_PID and API.
 start_serve() {
   local name=$1 cache_mb=${2:-}
-  env ${cache_mb:+KPROV_ANSWER_CACHE_MB=$cache_mb} APP_ENQUEUE_IN_PROGRESS_OPERATIONS=false \
+  local tls=()
+  [ "$TLS" = 1 ] && tls=(KPROV_TLS_CERT="$WORK/cert.pem" KPROV_TLS_KEY="$WORK/key.pem")
+  env "${tls[@]}" ${cache_mb:+KPROV_ANSWER_CACHE_MB=$cache_mb} APP_ENQUEUE_IN_PROGRESS_OPERATIONS=false \
   APP_RUNTIME_REGISTRATION_ENABLED=false APP_RUNTIME_DEREGISTRATION_ENABLED=false \
   XDG_CONFIG_HOME=$WORK/config \
     "$BUILD/kprov" serve --store "$STORE_URL" --gardener-kubeconfig "$WORK/garden.yaml" \
@@ -99,7 +111,7 @@ start_serve serve
 # 3. A static file of the size of a runtimeStatus answer, served by nginx (one worker per core,
 #    no access log, keep-alive as kprov's).
 read -r op rt tenant < <(head -1 "$WORK/ids.txt")
-sample=$(curl -sS -H "Tenant: $tenant" -H 'Content-Type: application/json' \
+sample=$(curl -sSk -H "Tenant: $tenant" -H 'Content-Type: application/json' \
   --data "{\"query\":\"query(\$id: String!) { runtimeStatus(id: \$id) { lastOperationStatus { id state } runtimeConfiguration { clusterConfig { name provider region machineType } } } }\",\"variables\":{\"id\":\"$rt\"}}" "$API")
 case "$sample" in *'"errors"'*|'') echo "graphql.sh: kprov serve answered: $sample" >&2; exit 1 ;; esac
 mkdir -p "$WORK/www"
@@ -116,7 +128,8 @@ http {
   keepalive_requests 10000;
   client_body_temp_path $WORK/tmp;
   server {
-    listen 127.0.0.1:$NGINX_PORT;
+    listen 127.0.0.1:$NGINX_PORT$([ "$TLS" = 1 ] && echo " ssl");
+    $([ "$TLS" = 1 ] && echo "ssl_certificate $WORK/cert.pem; ssl_certificate_key $WORK/key.pem; ssl_protocols TLSv1.2 TLSv1.3;")
     location / { root $WORK/www; default_type application/json; }
   }
 }
@@ -184,11 +197,12 @@ LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
   done
   run_wrk healthz "$SERVE_PID" "${API%/graphql}/healthz"
   run_wrk nginx "$NGINX_PID $(pgrep -P "$NGINX_PID" | tr '\n' ' ')" \
-    "http://127.0.0.1:$NGINX_PORT/status.json"
+    "$SCHEME://127.0.0.1:$NGINX_PORT/status.json"
 } >"$WORK/results"
 
 echo
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "transport: $SCHEME"
 echo "store: ${STORE_URL%%://*}, $RUNTIMES runtimes ($(wc -l <"$WORK/ids.txt") operations), $WRITES writes/s by another process; wrk -t$THREADS -c$CONNECTIONS -d$DURATION"
 echo
 echo "load average before the runs: $LOAD"

@@ -182,7 +182,8 @@ public:
                     "must be an object (" + std::string(type.name) + "), got " + shown(value));
             return;
         }
-        for (const auto& [key, _] : value.items()) {
+        for (const auto& item : value.items()) {
+            const std::string& key = item.key(); // clang 14 cannot capture a structured binding
             const bool known = std::any_of(type.fields.begin(), type.fields.end(),
                                            [&](const auto& f) { return f.name == key; });
             if (known)
