@@ -316,7 +316,10 @@ std::map<std::string, MaintenanceWindow> parse_maintenance_windows(std::string_v
                                   "\"end\": \"180000+0000\"}}");
     std::map<std::string, MaintenanceWindow> windows;
     std::vector<FieldProblem> problems;
-    for (const auto& [region, value] : document.items()) {
+    for (const auto& item : document.items()) {
+        // Not a structured binding: clang 14 (the fuzz build) cannot capture one in a lambda.
+        const std::string& region = item.key();
+        const auto& value = item.value();
         if (!value.is_object()) {
             problems.push_back({region, "must be an object with \"begin\" and \"end\""});
             continue;
