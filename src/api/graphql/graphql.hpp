@@ -148,8 +148,8 @@ class DocumentCache;
 /// With a `gate`, the operation runs only when the gate agrees (a caller then runs the request
 /// again where it may block; with the same `cache`, its document is not parsed twice).
 Response execute(const Schema& schema, const Resolvers& resolvers, const Request& request,
-                 std::any& request_state, const Limits& limits = {},
-                 DocumentCache* cache = nullptr, const Gate& gate = {});
+                 std::any& request_state, const Limits& limits = {}, DocumentCache* cache = nullptr,
+                 const Gate& gate = {});
 
 /// Parsed and validated documents by their text, so that a repeated query costs a hash lookup
 /// instead of parsing and validation. Bounded in bytes: what a document costs is its text, an
