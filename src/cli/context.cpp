@@ -17,6 +17,9 @@ const config::Effective& Context::config() {
         flag("sub_account", m_global.sub_account);
         flag("log_level", m_global.log_level);
         m_config = config::load(sources);
+        if (!m_global.quiet)
+            for (const auto& warning : m_config->warnings)
+                err() << "kprov: warning: " << warning << '\n';
     }
     return *m_config;
 }

@@ -114,6 +114,7 @@ public:
         m_effective.settings.database.host_set = entry("database.host").origin != Origin::Default;
         resolve_store_url();
         check_tls_pair();
+        warn_of_passwords_in_flags();
         redact_entries();
         if (!m_problems.empty()) {
             std::string message;
@@ -125,6 +126,17 @@ public:
     }
 
 private:
+    // A flag's value is in the process's command line, which every user of the machine can
+    // read (ps, /proc/<pid>/cmdline).
+    void warn_of_passwords_in_flags() {
+        const auto flag = m_sources.flags.find("store");
+        if (flag != m_sources.flags.end() && redact_url(flag->second) != flag->second)
+            m_effective.warnings.push_back(
+                "the --store URL carries a password, which other users of this machine can read "
+                "in its command line (ps); give the URL in KPROV_STORE or the config file, or the "
+                "password in APP_DATABASE_PASSWORD");
+    }
+
     void read_file() {
         std::optional<std::string> path = m_sources.config_file;
         if (!path) {

@@ -133,6 +133,9 @@ struct Effective {
     Settings settings;
     std::vector<Entry> entries;             ///< one per setting, in table order
     std::optional<std::string> config_file; ///< the config file that was read, if any
+    /// What the user should know about how the settings were given (a password on the
+    /// command line); the caller prints them.
+    std::vector<std::string> warnings;
 };
 
 /// Loads and validates every setting. For each setting the value of the highest source wins

@@ -40,13 +40,15 @@ std::string redact_url(std::string_view url) {
     if (scheme_end == std::string::npos)
         return out;
     const auto authority_start = scheme_end + 3;
-    const auto authority_end = std::min(out.find_first_of("/?#", authority_start), out.size());
-    const auto at = out.substr(0, authority_end).rfind('@');
-    if (at != std::string::npos && at >= authority_start) {
-        const auto colon = out.find(':', authority_start);
-        if (colon != std::string::npos && colon < at)
-            out = out.substr(0, colon + 1) + "***" + out.substr(at);
-    }
+    // The user info ends at the last '@': a password may hold '/', '?', '#' or '@' that its
+    // writer did not percent-encode, and none of them may leak (an '@' in the query makes this
+    // redact more than the password, never less).
+    // The user name before the ':' holds none of them.
+    const auto at = out.rfind('@');
+    const auto colon = out.find(':', authority_start);
+    if (at != std::string::npos && colon != std::string::npos && colon < at &&
+        out.find_first_of("/?#", authority_start) > colon)
+        out = out.substr(0, colon + 1) + "***" + out.substr(at);
     // libpq also takes the password as a query parameter.
     const auto query = out.find('?');
     for (auto pos = query; pos != std::string::npos; pos = out.find('&', pos + 1)) {

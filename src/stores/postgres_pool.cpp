@@ -20,12 +20,12 @@ std::string password_of(const std::string& url) {
     if (scheme_end == std::string::npos)
         return {};
     const auto authority_start = scheme_end + 3;
-    const auto authority_end = url.find_first_of("/?#", authority_start);
-    const auto at = url.rfind('@', authority_end);
+    const auto at = url.rfind('@'); // as redact_url: the user info ends at the last '@'
     if (at == std::string::npos || at < authority_start)
         return {};
     const auto colon = url.find(':', authority_start);
-    if (colon == std::string::npos || colon > at)
+    if (colon == std::string::npos || colon > at ||
+        url.find_first_of("/?#", authority_start) < colon)
         return {};
     const std::string raw = url.substr(colon + 1, at - colon - 1);
     std::string out;
@@ -70,6 +70,40 @@ std::string one_line(std::string s) {
     return s;
 }
 
+// libpq's defaults wait for ever on a server that accepts and never answers, and notice a
+// dead peer only after the kernel's two hours. kprov's, added to `url` unless it names them
+// itself: a connection attempt gives up after 10 s (libpq names the host and port), an idle
+// connection is probed after 30 s and given up after three unanswered probes 10 s apart.
+constexpr std::pair<const char*, const char*> k_connection_defaults[] = {
+    {"connect_timeout", "10"},
+    {"keepalives", "1"},
+    {"keepalives_idle", "30"},
+    {"keepalives_interval", "10"},
+    {"keepalives_count", "3"},
+};
+
+std::string with_connection_defaults(const std::string& url) {
+    if (url.find("://") == std::string::npos)
+        return url; // a key=value connection string: the user's own
+    const auto fragment = url.find('#');
+    std::string base = url.substr(0, fragment);
+    const std::string tail = fragment == std::string::npos ? "" : url.substr(fragment);
+    const auto query = base.find('?');
+    for (const auto& [name, value] : k_connection_defaults) {
+        const std::string key = std::string(name) + "=";
+        const bool given = query != std::string::npos &&
+                           (base.find("?" + key, query) != std::string::npos ||
+                            base.find("&" + key, query) != std::string::npos);
+        if (!given)
+            base += (base.find('?') == std::string::npos ? "?" : "&") + key + value;
+    }
+    return base + tail;
+}
+
+// A statement that runs longer is cancelled (SQLSTATE 57014) unless the URL's `options` set
+// statement_timeout itself: no query of kprov's takes more than a fraction of this.
+constexpr int k_statement_timeout_ms = 30'000;
+
 } // namespace
 
 pqxx::result exec(pqxx::transaction_base& tx, const std::string& sql, const Params& params) {
@@ -88,7 +122,7 @@ pqxx::result exec_alone(pqxx::connection& c, const std::string& sql, const Param
 }
 
 ConnectionPool::ConnectionPool(std::string url, int size)
-    : m_url(std::move(url))
+    : m_url(with_connection_defaults(url))
     , m_redacted_url(redact_url(m_url))
     , m_password(password_of(m_url))
     , m_size(static_cast<std::size_t>(std::max(size, 1))) {
@@ -119,6 +153,8 @@ std::unique_ptr<pqxx::connection> ConnectionPool::connect() const {
         c->set_variable("TimeZone", "'UTC'");
         c->set_variable("DateStyle", "'ISO, YMD'");
         c->set_variable("lock_timeout", std::to_string(k_busy_timeout_ms));
+        if (m_url.find("statement_timeout") == std::string::npos)
+            c->set_variable("statement_timeout", std::to_string(k_statement_timeout_ms));
         c->set_variable("application_name", "'kprov'");
         // IF NOT EXISTS and friends would print NOTICEs on stderr through libpqxx.
         c->set_variable("client_min_messages", "warning");

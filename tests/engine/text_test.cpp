@@ -33,6 +33,11 @@ TEST(Text, RedactUrlHidesPasswordsOnly) {
               "postgresql://u:***@h:5432/d?sslmode=require");
     EXPECT_EQ(redact_url("postgres://host:5432/db"), "postgres://host:5432/db");
     EXPECT_EQ(redact_url("postgres://host/db?note=a:b@c"), "postgres://host/db?note=a:b@c");
+    // Issue 18: a password with characters its writer did not percent-encode.
+    for (const char* password : {"PG#PASS", "pa/ss", "p?w", "a@b", "x#y/z?w@v"})
+        EXPECT_EQ(redact_url(std::string("postgres://u:") + password + "@h:5432/db"),
+                  "postgres://u:***@h:5432/db")
+            << password;
 }
 
 } // namespace
