@@ -268,8 +268,7 @@ TEST(KubeconfigRemote, FileReferencesAndPluginsAreRefusedNamingTheField) {
             EXPECT_THAT(e.what(), Not(HasSubstr(secret))) << field;
         }
     }
-    for (const auto& [plugin, body] :
-         std::vector<std::pair<std::string, std::string>>{
+    for (const auto& [plugin, body] : std::vector<std::pair<std::string, std::string>>{
              {"exec", "{command: cat, args: [" + file + "]}"},
              {"auth-provider", "{name: oidc, config: {id-token: x}}"}}) {
         // With an inline token beside it, too: a plugin in a remote kubeconfig is never fine.
