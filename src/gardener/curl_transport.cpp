@@ -1,5 +1,7 @@
 #include "gardener/curl_transport.hpp"
 
+#include "engine/error.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -7,12 +9,21 @@
 #include <exception>
 #include <mutex>
 #include <stop_token>
+#include <string_view>
 #include <vector>
 
 namespace kprov::gardener {
 namespace {
 
 constexpr std::size_t k_max_idle_handles = 16;
+
+// A header name for an error message: control characters shown as '?'. Never used for values.
+std::string printable_name(std::string name) {
+    for (char& c : name)
+        if (std::iscntrl(static_cast<unsigned char>(c)) != 0)
+            c = '?';
+    return name;
+}
 
 // State of one exchange, shared with curl's callbacks.
 struct Transfer {
@@ -315,6 +326,15 @@ CurlTransport::~CurlTransport() {
 }
 
 HttpResponse CurlTransport::perform(const HttpRequest& request) {
+    // Last line of defence against header injection: a CR, LF or NUL in a header would end it
+    // (or the whole head) early. Refused before a handle is taken, so nothing is sent.
+    for (const auto& [name, value] : request.headers) {
+        constexpr std::string_view forbidden("\r\n\0", 3);
+        if (name.find_first_of(forbidden) != std::string::npos ||
+            value.find_first_of(forbidden) != std::string::npos)
+            throw ConfigError("HTTP header \"" + printable_name(name) +
+                              "\": contains a line break or NUL character; refused, nothing sent");
+    }
     CURL* handle = m_impl->take();
     curl_slist* headers = nullptr;
     struct Cleanup {

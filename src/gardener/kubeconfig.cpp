@@ -15,9 +15,26 @@ namespace {
 // Reads one kubeconfig; every error names the source and the field, never a value.
 class Reader {
 public:
-    Reader(std::string source, std::filesystem::path base_dir)
+    Reader(std::string source, std::filesystem::path base_dir,
+           KubeconfigOrigin origin = KubeconfigOrigin::Local)
         : m_source(std::move(source))
-        , m_base_dir(std::move(base_dir)) {}
+        , m_base_dir(std::move(base_dir))
+        , m_origin(origin) {}
+
+    // For a remote kubeconfig, fails when `node` has `key` at all (whatever its value): a file
+    // reference or a plugin that would run or read something local.
+    void refuse_if_remote(const YAML::Node& node, const char* key, const std::string& field) const {
+        if (m_origin == KubeconfigOrigin::Remote && node[key])
+            fail(field + "." + key, "a kubeconfig from Gardener must carry its credentials "
+                                    "inline; file references and plugins are refused");
+    }
+
+    // A value that goes into an HTTP header: no CR, LF or NUL (header injection).
+    void check_header_value(const std::string& value, const std::string& field) const {
+        if (value.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos)
+            fail(field, "contains a line break or NUL character, which cannot go into an HTTP "
+                        "header; refused");
+    }
 
     [[noreturn]] void fail(const std::string& field, const std::string& problem) const {
         throw ConfigError("kubeconfig " + m_source + ": " +
@@ -71,6 +88,7 @@ public:
     // `*-data` (base64) or the file named by `file_key`, whichever is set; "" when neither.
     std::string data_or_file(const YAML::Node& node, const char* data_key, const char* file_key,
                              const std::string& field) const {
+        refuse_if_remote(node, file_key, field);
         const std::string data = text(node, data_key, field);
         const std::string file = text(node, file_key, field);
         if (!data.empty() && !file.empty())
@@ -107,6 +125,7 @@ public:
 private:
     std::string m_source;
     std::filesystem::path m_base_dir;
+    KubeconfigOrigin m_origin;
 };
 
 std::string trim(std::string s) {
@@ -136,7 +155,12 @@ void read_cluster(const Reader& r, const YAML::Node& cluster, const std::string&
 
 void read_user(const Reader& r, const YAML::Node& user, const std::string& field,
                Kubeconfig& config) {
+    // Before anything is read: a remote kubeconfig names no local file and runs no plugin.
+    for (const char* refused :
+         {"tokenFile", "client-certificate", "client-key", "exec", "auth-provider"})
+        r.refuse_if_remote(user, refused, field);
     config.token = r.text(user, "token", field);
+    r.check_header_value(config.token, field + ".token");
     const std::string token_file = r.text(user, "tokenFile", field);
     if (!token_file.empty()) {
         if (!config.token.empty())
@@ -145,6 +169,7 @@ void read_user(const Reader& r, const YAML::Node& user, const std::string& field
         config.token = trim(r.read_file(config.token_file, field + ".tokenFile"));
         if (config.token.empty())
             r.fail(field + ".tokenFile", config.token_file + " holds no token");
+        r.check_header_value(config.token, field + ".tokenFile");
     }
     config.client_certificate_pem =
         r.data_or_file(user, "client-certificate-data", "client-certificate", field);
@@ -169,12 +194,14 @@ std::string read_token_file(const std::string& path) {
     std::string token = trim(reader.read_file(path, "tokenFile"));
     if (token.empty())
         reader.fail("tokenFile", "holds no token");
+    reader.check_header_value(token, "tokenFile");
     return token;
 }
 
 Kubeconfig parse_kubeconfig(std::string_view text, const std::string& source,
-                            const std::filesystem::path& base_dir, const std::string& context) {
-    const Reader r(source, base_dir);
+                            const std::filesystem::path& base_dir, const std::string& context,
+                            KubeconfigOrigin origin) {
+    const Reader r(source, base_dir, origin);
     YAML::Node root;
     try {
         root = YAML::Load(std::string(text));
@@ -210,6 +237,11 @@ Kubeconfig parse_kubeconfig(std::string_view text, const std::string& source,
         read_user(r, r.entry(root, "users", "user", user_name, context_field + ".user"),
                   Reader::label("users", user_name) + ".user", config);
     return config;
+}
+
+Kubeconfig parse_remote_kubeconfig(std::string_view text, const std::string& source,
+                                   const std::string& context) {
+    return parse_kubeconfig(text, source, {}, context, KubeconfigOrigin::Remote);
 }
 
 Kubeconfig load_kubeconfig(const std::filesystem::path& path, const std::string& context) {

@@ -25,6 +25,18 @@ struct Kubeconfig {
     std::string client_key_pem;
 };
 
+/// Where a kubeconfig came from, which decides whether it may name local files.
+enum class KubeconfigOrigin {
+    /// The user's own kubeconfig (a path they gave): file references (certificate-authority,
+    /// client-certificate, client-key, tokenFile) are read, relative to its directory.
+    Local,
+    /// Fetched from a server (Gardener's adminkubeconfig answer): credentials must be inline
+    /// (*-data, token). Any file reference, exec plugin or auth-provider is a ConfigError
+    /// naming the field, thrown before any file is touched, so such a kubeconfig can never make
+    /// kprov read a local file and send it to the server it names.
+    Remote,
+};
+
 /// Reads the kubeconfig at `path` and resolves `context` (empty: its current-context; when it
 /// has none, its only context). Relative file paths inside are resolved against the file's
 /// directory. Throws ConfigError naming the file and the field ("kubeconfig /x/y: users[\"u\"].
@@ -32,12 +44,19 @@ struct Kubeconfig {
 Kubeconfig load_kubeconfig(const std::filesystem::path& path, const std::string& context = {});
 
 /// Same for kubeconfig text. `source` names it in messages; relative paths are resolved against
-/// `base_dir` (empty: the working directory).
+/// `base_dir` (empty: the working directory). A token (inline or from its file) holding CR, LF
+/// or NUL is refused, as it would end up in an HTTP header.
 Kubeconfig parse_kubeconfig(std::string_view text, const std::string& source,
                             const std::filesystem::path& base_dir = {},
-                            const std::string& context = {});
+                            const std::string& context = {},
+                            KubeconfigOrigin origin = KubeconfigOrigin::Local);
 
-/// The content of the token file `path` without surrounding whitespace. Throws ConfigError.
+/// A kubeconfig fetched from Gardener (KubeconfigOrigin::Remote): inline credentials only.
+Kubeconfig parse_remote_kubeconfig(std::string_view text, const std::string& source,
+                                   const std::string& context = {});
+
+/// The content of the token file `path` without surrounding whitespace. Throws ConfigError,
+/// also when the token holds CR, LF or NUL.
 std::string read_token_file(const std::string& path);
 
 } // namespace kprov::gardener

@@ -27,7 +27,7 @@ RuntimeClusterClient RuntimeClusterClient::from_kubeconfig(const std::string& ku
     if (options.component.empty())
         options.component = "k8s client - cluster";
     return RuntimeClusterClient(std::make_shared<KubeClient>(
-        parse_kubeconfig(kubeconfig_yaml, "<runtime cluster admin kubeconfig>"),
+        parse_remote_kubeconfig(kubeconfig_yaml, "<runtime cluster admin kubeconfig>"),
         std::move(options)));
 }
 

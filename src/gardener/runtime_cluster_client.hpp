@@ -20,7 +20,9 @@ public:
     explicit RuntimeClusterClient(std::shared_ptr<KubeClient> client);
     /// Parses `kubeconfig_yaml` (as returned by GardenerClient::admin_kubeconfig; its current
     /// context) and connects with `options` (label "runtime cluster" unless set). Throws
-    /// ConfigError for an unusable kubeconfig, never quoting it.
+    /// ConfigError for an unusable kubeconfig, never quoting it; it comes from Gardener, so it
+    /// must carry its credentials inline (KubeconfigOrigin::Remote: file references, exec and
+    /// auth-provider are refused).
     static RuntimeClusterClient from_kubeconfig(const std::string& kubeconfig_yaml,
                                                 ClientOptions options = {});
 

@@ -7,6 +7,8 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <utility>
+#include <vector>
 
 namespace kprov::gardener {
 namespace {
@@ -211,6 +213,147 @@ TEST(Kubeconfig, MissingFileIsNamed) {
     } catch (const ConfigError& e) {
         EXPECT_STREQ(e.what(), "kubeconfig /nonexistent/kubeconfig: cannot read "
                                "/nonexistent/kubeconfig: No such file or directory");
+    }
+}
+
+// A kubeconfig whose user sets `field` to `value`; certificate-authority goes into the cluster
+// instead, beside a user with an inline token.
+std::string with_user_field(const std::string& field, const std::string& value) {
+    const bool cluster_field = field == "certificate-authority";
+    return "current-context: c\n"
+           "clusters: [{name: k, cluster: {server: \"https://h\"" +
+           (cluster_field ? ", " + field + ": " + value : std::string()) +
+           "}}]\n"
+           "users: [{name: u, user: {" +
+           (cluster_field ? std::string("token: t") : field + ": " + value) +
+           "}}]\n"
+           "contexts: [{name: c, context: {cluster: k, user: u}}]\n";
+}
+
+TEST(KubeconfigRemote, FileReferencesAndPluginsAreRefusedNamingTheField) {
+    TempDir dir;
+    const std::string secret = "local-secret-never-to-be-sent";
+    const auto file = dir.write("secret", secret + "\n").string();
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"tokenFile", "users[\"u\"].user.tokenFile"},
+        {"client-certificate", "users[\"u\"].user.client-certificate"},
+        {"client-key", "users[\"u\"].user.client-key"},
+        {"certificate-authority", "clusters[\"k\"].cluster.certificate-authority"},
+    };
+    for (const auto& [field, label] : cases) {
+        const std::string text = with_user_field(field, file);
+        try {
+            parse_remote_kubeconfig(text, "<admin kubeconfig>");
+            ADD_FAILURE() << field << ": no ConfigError";
+        } catch (const ConfigError& e) {
+            EXPECT_EQ(std::string(e.what()),
+                      "kubeconfig <admin kubeconfig>: " + label +
+                          ": a kubeconfig from Gardener must carry its credentials inline; file "
+                          "references and plugins are refused")
+                << field;
+            EXPECT_THAT(e.what(), Not(HasSubstr(secret))) << field;
+        }
+        // The same kubeconfig as the user's own file: the reference is followed (and then, for
+        // a lone certificate or key, the pair check speaks; neither quotes the secret).
+        try {
+            const Kubeconfig local = parse_kubeconfig(text, "k.yaml", dir.path());
+            if (field == "tokenFile") {
+                EXPECT_EQ(local.token, secret);
+            } else {
+                EXPECT_EQ(field, "certificate-authority");
+                EXPECT_EQ(local.ca_pem, secret + "\n");
+            }
+        } catch (const ConfigError& e) {
+            EXPECT_THAT(e.what(), HasSubstr("without client")) << field;
+            EXPECT_THAT(e.what(), Not(HasSubstr(secret))) << field;
+        }
+    }
+    for (const auto& [plugin, body] : std::vector<std::pair<std::string, std::string>>{
+             {"exec", "{command: cat, args: [" + file + "]}"},
+             {"auth-provider", "{name: oidc, config: {id-token: x}}"}}) {
+        // With an inline token beside it, too: a plugin in a remote kubeconfig is never fine.
+        const std::string text = "current-context: c\n"
+                                 "clusters: [{name: k, cluster: {server: \"https://h\"}}]\n"
+                                 "users: [{name: u, user: {token: t, " +
+                                 plugin + ": " + body +
+                                 "}}]\n"
+                                 "contexts: [{name: c, context: {cluster: k, user: u}}]\n";
+        try {
+            parse_remote_kubeconfig(text, "<admin kubeconfig>");
+            ADD_FAILURE() << plugin << ": no ConfigError";
+        } catch (const ConfigError& e) {
+            EXPECT_THAT(e.what(), HasSubstr("users[\"u\"].user." + plugin +
+                                            ": a kubeconfig from Gardener must carry"))
+                << plugin;
+        }
+        EXPECT_EQ(parse_kubeconfig(text, "k.yaml").token, "t") << plugin;
+    }
+}
+
+TEST(KubeconfigRemote, TheFullFileReferenceKubeconfigStillLoadsAsTheUsersOwn) {
+    TempDir dir;
+    dir.write("ca.crt", k_ca);
+    dir.write("client.crt", k_cert);
+    dir.write("client.key", k_key);
+    dir.write("token", "file-token\n");
+    const std::string text = R"(
+current-context: c
+clusters: [{name: k, cluster: {server: "https://h", certificate-authority: ca.crt}}]
+users:
+- name: u
+  user: {client-certificate: client.crt, client-key: client.key, tokenFile: token}
+contexts: [{name: c, context: {cluster: k, user: u}}]
+)";
+    const auto path = dir.write("kubeconfig", text);
+    const Kubeconfig local = load_kubeconfig(path);
+    EXPECT_EQ(local.ca_pem, k_ca);
+    EXPECT_EQ(local.client_key_pem, k_key);
+    EXPECT_EQ(local.token, "file-token");
+    EXPECT_THROW(parse_remote_kubeconfig(text, "<admin kubeconfig>"), ConfigError);
+}
+
+TEST(KubeconfigRemote, InlineCredentialsAreAccepted) {
+    const Kubeconfig config = parse_remote_kubeconfig(two_contexts(), "<admin kubeconfig>");
+    EXPECT_EQ(config.token, "robot-secret");
+    EXPECT_EQ(config.ca_pem, k_ca);
+    const Kubeconfig cert = parse_remote_kubeconfig(two_contexts(), "<admin>", "other");
+    EXPECT_EQ(cert.client_key_pem, k_key);
+}
+
+TEST(Kubeconfig, ATokenWithALineBreakOrNulIsRefused) {
+    const std::string injected = R"(
+current-context: c
+clusters: [{name: k, cluster: {server: "https://h"}}]
+users: [{name: u, user: {token: "secret-part\r\nX-Injected: 1"}}]
+contexts: [{name: c, context: {cluster: k, user: u}}]
+)";
+    const std::string message = "kubeconfig /etc/k.yaml: users[\"u\"].user.token: contains a line "
+                                "break or NUL character, which cannot go into an HTTP header; "
+                                "refused";
+    EXPECT_EQ(error_of(injected), message);
+    EXPECT_THAT(error_of(injected), AllOf(Not(HasSubstr("secret-part")), Not(HasSubstr("X-Inj"))));
+    EXPECT_THROW(parse_remote_kubeconfig(injected, "<admin>"), ConfigError);
+    std::string nul = injected;
+    nul.replace(nul.find("\\r\\n"), 4, "\\0");
+    EXPECT_EQ(error_of(nul), message);
+
+    // From a token file: surrounding whitespace is trimmed, a line break inside is refused.
+    TempDir dir;
+    const auto file = dir.write("token", "secret-part\r\nX-Injected: 1\n").string();
+    EXPECT_THAT(error_of("current-context: c\n"
+                         "clusters: [{name: k, cluster: {server: \"https://h\"}}]\n"
+                         "users: [{name: u, user: {tokenFile: " +
+                         file +
+                         "}}]\n"
+                         "contexts: [{name: c, context: {cluster: k, user: u}}]\n"),
+                AllOf(HasSubstr("users[\"u\"].user.tokenFile: contains a line break"),
+                      Not(HasSubstr("secret-part"))));
+    try {
+        read_token_file(file); // as KubeClient re-reads a rotating token
+        ADD_FAILURE() << "no ConfigError";
+    } catch (const ConfigError& e) {
+        EXPECT_THAT(e.what(), AllOf(HasSubstr("tokenFile: contains a line break"),
+                                    Not(HasSubstr("secret-part"))));
     }
 }
 
