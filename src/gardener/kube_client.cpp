@@ -61,8 +61,8 @@ json parse_answer(KubeClient::Impl& impl, const ApiCall& call, const HttpRespons
 
 KubeError response_too_large(const KubeClient::Impl& impl, const ApiCall& call, int attempts) {
     const auto context = impl.error_context(call, attempts);
-    return KubeError(context.label + ": the response of " + context.request +
-                         " is larger than " + format_bytes(impl.options.max_response_bytes) +
+    return KubeError(context.label + ": the response of " + context.request + " is larger than " +
+                         format_bytes(impl.options.max_response_bytes) +
                          " (ClientOptions::max_response_bytes)",
                      0, false, "", {}, context.request, context.component);
 }

@@ -76,10 +76,9 @@ private:
     bool too_long(std::size_t length) {
         if (m_max_line == 0 || length <= m_max_line)
             return false;
-        m_outcome.error =
-            cap_error(m_context, "the watch stream sent an event line larger than " +
-                                     format_bytes(m_max_line) +
-                                     " (ClientOptions::max_watch_line_bytes)");
+        m_outcome.error = cap_error(m_context, "the watch stream sent an event line larger than " +
+                                                   format_bytes(m_max_line) +
+                                                   " (ClientOptions::max_watch_line_bytes)");
         return true;
     }
 

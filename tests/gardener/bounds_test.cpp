@@ -165,9 +165,8 @@ TEST_F(BoundsTest, ContinueTokensForeverStopAtMaxListPages) {
 }
 
 TEST_F(BoundsTest, RetryAfterGivesABoundedWaitWhateverItSays) {
-    for (const std::string value :
-         {"99999999999999999999", "9223372036854775807", "-5", "abc",
-          "Wed, 21 Oct 2015 07:28:00 GMT", "120"}) {
+    for (const std::string value : {"99999999999999999999", "9223372036854775807", "-5", "abc",
+                                    "Wed, 21 Oct 2015 07:28:00 GMT", "120"}) {
         SCOPED_TRACE(value);
         clock = std::make_shared<FakeClock>();
         transport = std::make_shared<FakeTransport>();
