@@ -34,6 +34,7 @@ struct Transfer {
     bool decided = false;
     bool stopped = false;       // ended on purpose by on_body or should_stop
     bool idle_too_long = false; // ended by the inactivity timeout
+    bool too_large = false;     // the body passed request->max_body_bytes
     std::chrono::steady_clock::time_point last_activity = std::chrono::steady_clock::now();
     std::exception_ptr error; // thrown by on_body
 };
@@ -54,6 +55,11 @@ size_t on_write(char* data, size_t size, size_t count, void* user) {
         t.decided = true;
     }
     if (!t.streaming) {
+        const std::size_t limit = t.request->max_body_bytes;
+        if (limit > 0 && bytes > limit - std::min(limit, t.response.body.size())) {
+            t.too_large = true;
+            return 0; // cut the transfer: nothing beyond the cap is buffered
+        }
         t.response.body.append(data, bytes);
         return bytes;
     }
@@ -360,6 +366,8 @@ HttpResponse CurlTransport::perform(const HttpRequest& request) {
                                                        : curl_easy_perform(handle);
     if (transfer.error)
         std::rethrow_exception(transfer.error);
+    if (transfer.too_large)
+        throw ResponseTooLarge(request.max_body_bytes);
     transfer.response.status = static_cast<int>(response_code(handle));
     if (code == CURLE_OK || transfer.stopped)
         return std::move(transfer.response);

@@ -4,6 +4,7 @@
 // (curl_transport.hpp).
 
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <stdexcept>
@@ -27,6 +28,9 @@ struct HttpRequest {
     /// Abort when no byte arrives for this long; zero means no limit. Checked about once a
     /// second.
     std::chrono::milliseconds inactivity_timeout{0};
+    /// The most bytes of HttpResponse::body (bodies not given to `on_body`); the transfer is cut
+    /// and ResponseTooLarge thrown as soon as more arrive. Zero means no limit.
+    std::size_t max_body_bytes = 0;
     /// When set and the status is 2xx, body bytes go here as they arrive instead of into
     /// HttpResponse::body; returning false ends the exchange (no error is raised then).
     /// Exceptions thrown here end the exchange and leave perform() unchanged.
@@ -68,6 +72,19 @@ public:
 private:
     Kind m_kind;
     bool m_request_sent;
+};
+
+/// The answer's body grew past HttpRequest::max_body_bytes; the transfer was cut there.
+class ResponseTooLarge : public TransportError {
+public:
+    explicit ResponseTooLarge(std::size_t limit)
+        : TransportError(Kind::Io, true,
+                         "the response is larger than " + std::to_string(limit) + " bytes")
+        , m_limit(limit) {}
+    std::size_t limit() const { return m_limit; }
+
+private:
+    std::size_t m_limit;
 };
 
 /// Performs HTTP exchanges. Implementations are thread-safe: many threads may call perform()

@@ -59,11 +59,34 @@ json parse_answer(KubeClient::Impl& impl, const ApiCall& call, const HttpRespons
     return parsed;
 }
 
+KubeError response_too_large(const KubeClient::Impl& impl, const ApiCall& call, int attempts) {
+    const auto context = impl.error_context(call, attempts);
+    return KubeError(context.label + ": the response of " + context.request + " is larger than " +
+                         format_bytes(impl.options.max_response_bytes) +
+                         " (ClientOptions::max_response_bytes)",
+                     0, false, "", {}, context.request, context.component);
+}
+
 bool is_success(int status) {
     return status >= 200 && status < 300;
 }
 
 } // namespace
+
+KubeError cap_error(const ErrorContext& context, const std::string& what) {
+    return KubeError(context.label + ": " + context.request + ": " + what, 0, false, "", {},
+                     context.request, context.component);
+}
+
+std::string format_bytes(std::size_t bytes) {
+    constexpr std::size_t k_kib = 1024;
+    constexpr std::size_t k_mib = k_kib * 1024;
+    if (bytes >= k_mib && bytes % k_mib == 0)
+        return std::to_string(bytes / k_mib) + " MiB";
+    if (bytes >= k_kib && bytes % k_kib == 0)
+        return std::to_string(bytes / k_kib) + " KiB";
+    return std::to_string(bytes) + " bytes";
+}
 
 std::string url_encode(const std::string& value) {
     static constexpr char k_hex[] = "0123456789ABCDEF";
@@ -140,6 +163,7 @@ HttpRequest KubeClient::Impl::make_request(const ApiCall& call) {
     request.body = call.body;
     request.connect_timeout = options.connect_timeout;
     request.total_timeout = options.request_timeout;
+    request.max_body_bytes = options.max_response_bytes;
     return request;
 }
 
@@ -192,6 +216,13 @@ HttpResponse KubeClient::Impl::execute(const ApiCall& call) {
         std::optional<TransportError> failure;
         try {
             response = transport->perform(make_request(call));
+            // A transport that does not enforce max_body_bytes itself is held to it here.
+            if (options.max_response_bytes > 0 &&
+                response->body.size() > options.max_response_bytes)
+                throw ResponseTooLarge(options.max_response_bytes);
+        } catch (const ResponseTooLarge&) {
+            log_exchange(call, response ? response->status : 0, started, nullptr);
+            throw response_too_large(*this, call, attempt);
         } catch (const TransportError& e) {
             failure = e;
         }
@@ -218,7 +249,7 @@ HttpResponse KubeClient::Impl::execute(const ApiCall& call) {
             may_retry = status == 429 || status == 503 ||
                         (call.idempotent && (status == 500 || status == 502 || status == 504));
             if (auto after = retry_after(response->header("retry-after"), response->body))
-                wait = std::chrono::duration_cast<std::chrono::milliseconds>(*after);
+                wait = retry_after_delay(options.retry, *after);
         } else {
             may_retry = failure->kind() != TransportError::Kind::Tls &&
                         (call.idempotent || !failure->request_sent());
@@ -244,7 +275,14 @@ json KubeClient::Impl::list_all(const std::string& path, const ListOptions& list
     json result;
     json items = json::array();
     std::string continue_token;
+    int pages = 0;
     for (int restarts = 0;;) {
+        if (options.max_list_pages > 0 && pages >= options.max_list_pages)
+            throw cap_error(error_context({"GET", path, "", "", "", true}, 1),
+                            "the server sent continue tokens for more than " +
+                                std::to_string(options.max_list_pages) +
+                                " pages (ClientOptions::max_list_pages)");
+        ++pages;
         ApiCall call{"GET", path, selector_query(list_options), "", "", true};
         if (list_options.limit > 0)
             append_query(call.query, "limit", std::to_string(list_options.limit));

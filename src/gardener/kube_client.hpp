@@ -9,6 +9,7 @@
 #include "gardener/retry.hpp"
 
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
@@ -33,6 +34,15 @@ struct ClientOptions {
     /// zero sends none.
     std::chrono::seconds watch_server_timeout{600};
     RetryPolicy retry;
+    /// The largest body of an ordinary answer (everything but watch streams); a larger one is
+    /// cut off while it arrives and the request fails (not retried). Zero: no limit.
+    std::size_t max_response_bytes = std::size_t{64} << 20;
+    /// The longest line (one event) of a watch stream; a longer one ends the watch with an
+    /// error (not retried). Zero: no limit.
+    std::size_t max_watch_line_bytes = std::size_t{16} << 20;
+    /// The most pages list() follows through `continue` tokens before it gives up with an
+    /// error (a server that never stops sending them). Zero: no limit.
+    int max_list_pages = 10'000;
     /// Empty: "kprov/<version>".
     std::string user_agent;
     /// Prefix of error messages ("gardener", "runtime cluster"); empty: "kube".

@@ -49,6 +49,14 @@ private:
     Clock::time_point m_token_read;
 };
 
+/// A request that hit one of the client's caps (ClientOptions::max_*): "<label>: <VERB>
+/// <path>: <what>", not retryable.
+KubeError cap_error(const ErrorContext& context, const std::string& what);
+/// "64 MiB", "3 KiB", "100 bytes".
+std::string format_bytes(std::size_t bytes);
+/// Test hook: bytes the watch line splitter has searched for newlines, in all clients.
+std::size_t watch_bytes_scanned();
+
 /// "labelSelector=...&fieldSelector=..." for the non-empty selectors.
 std::string selector_query(const ListOptions& options);
 void append_query(std::string& query, const std::string& key, const std::string& value);

@@ -4,6 +4,7 @@
 #include "gardener/json_projection.hpp"
 #include "gardener/kube_client_impl.hpp"
 
+#include <atomic>
 #include <spdlog/spdlog.h>
 
 namespace kprov::gardener {
@@ -23,28 +24,41 @@ class EventSplitter {
 public:
     EventSplitter(std::string& resource_version, const WatchCallback& callback,
                   StreamOutcome& outcome, const ErrorContext& context,
-                  const std::vector<std::string>& object_fields)
+                  const std::vector<std::string>& object_fields, std::size_t max_line)
         : m_resource_version(resource_version)
         , m_callback(callback)
         , m_outcome(outcome)
         , m_context(context)
-        , m_projection(event_fields(object_fields)) {}
+        , m_projection(event_fields(object_fields))
+        , m_max_line(max_line) {}
 
-    /// False when the stream should end (410, an ERROR event, a malformed line).
+    /// False when the stream should end (410, an ERROR event, a malformed or too long line).
+    /// Each byte is searched for a newline once: a long line arriving in many chunks costs
+    /// linear time, and the buffer never holds more than one line over the cap.
     bool feed(std::string_view chunk) {
         m_buffer.append(chunk);
         std::size_t start = 0;
         bool go_on = true;
-        for (auto end = m_buffer.find('\n'); go_on && end != std::string::npos;
-             end = m_buffer.find('\n', start)) {
+        while (go_on) {
+            const auto end = m_buffer.find('\n', m_scanned);
+            const std::size_t scanned_to = end == std::string::npos ? m_buffer.size() : end + 1;
+            g_scanned.fetch_add(scanned_to - m_scanned, std::memory_order_relaxed);
+            m_scanned = scanned_to;
+            if (end == std::string::npos)
+                break;
             const std::string_view line(m_buffer.data() + start, end - start);
             start = end + 1;
+            if (too_long(line.size()))
+                return false;
             if (line.find_first_not_of(" \r\t") != std::string_view::npos)
                 go_on = handle(line);
         }
         m_buffer.erase(0, start);
-        return go_on;
+        m_scanned -= start;
+        return go_on && !too_long(m_buffer.size());
     }
+
+    static std::size_t scanned_total() { return g_scanned.load(std::memory_order_relaxed); }
 
 private:
     // What an event is parsed to: everything, or the projection's paths under "object" and
@@ -56,6 +70,16 @@ private:
         for (const auto& f : object)
             paths.push_back("object." + f);
         return JsonProjection(paths);
+    }
+
+    // Records the error and says so when a line of `length` bytes is over the cap.
+    bool too_long(std::size_t length) {
+        if (m_max_line == 0 || length <= m_max_line)
+            return false;
+        m_outcome.error = cap_error(m_context, "the watch stream sent an event line larger than " +
+                                                   format_bytes(m_max_line) +
+                                                   " (ClientOptions::max_watch_line_bytes)");
+        return true;
     }
 
     bool handle(std::string_view line) {
@@ -107,7 +131,10 @@ private:
     StreamOutcome& m_outcome;
     const ErrorContext& m_context;
     const std::optional<JsonProjection> m_projection;
+    const std::size_t m_max_line;
     std::string m_buffer;
+    std::size_t m_scanned = 0; // m_buffer[0, m_scanned) holds no newline past the last line
+    static inline std::atomic<std::size_t> g_scanned{0};
 };
 
 StreamOutcome stream(KubeClient::Impl& impl, const std::string& path, const WatchOptions& options,
@@ -125,7 +152,8 @@ StreamOutcome stream(KubeClient::Impl& impl, const std::string& path, const Watc
     if (!impl.limiter.acquire(stop))
         return outcome;
     const ErrorContext context = impl.error_context(call, 1);
-    EventSplitter splitter(resource_version, callback, outcome, context, options.object_fields);
+    EventSplitter splitter(resource_version, callback, outcome, context, options.object_fields,
+                           impl.options.max_watch_line_bytes);
     HttpRequest request = impl.make_request(call);
     request.total_timeout = std::chrono::milliseconds(0);
     request.inactivity_timeout = impl.options.watch_inactivity_timeout;
@@ -147,6 +175,11 @@ StreamOutcome stream(KubeClient::Impl& impl, const std::string& path, const Watc
             outcome.gone = true;
         else
             outcome.error = std::move(error);
+    } catch (const ResponseTooLarge&) { // an error answer's body, which is not streamed
+        impl.log_exchange(call, 0, started, nullptr);
+        outcome.error = cap_error(context, "the error answer is larger than " +
+                                               format_bytes(impl.options.max_response_bytes) +
+                                               " (ClientOptions::max_response_bytes)");
     } catch (const TransportError& e) {
         impl.log_exchange(call, 0, started, nullptr);
         if (!stop.stop_requested())
@@ -157,6 +190,10 @@ StreamOutcome stream(KubeClient::Impl& impl, const std::string& path, const Watc
 }
 
 } // namespace
+
+std::size_t watch_bytes_scanned() {
+    return EventSplitter::scanned_total();
+}
 
 void KubeClient::watch(const std::string& path, const WatchOptions& options,
                        const WatchCallback& callback, std::stop_token stop) {

@@ -25,4 +25,15 @@ std::chrono::milliseconds backoff_delay(const RetryPolicy& policy, int retry) {
     return std::chrono::milliseconds(pick(engine));
 }
 
+std::chrono::milliseconds retry_after_delay(const RetryPolicy& policy,
+                                            std::chrono::seconds requested) {
+    const auto limit = std::max(policy.max_total, std::chrono::milliseconds(0));
+    if (requested.count() <= 0)
+        return std::chrono::milliseconds(0);
+    // Compare in seconds first: converting a huge count to milliseconds would overflow.
+    if (requested >= std::chrono::ceil<std::chrono::seconds>(limit))
+        return limit;
+    return std::min(std::chrono::milliseconds(requested), limit);
+}
+
 } // namespace kprov::gardener

@@ -23,4 +23,10 @@ std::chrono::milliseconds backoff_cap(const RetryPolicy& policy, int retry);
 /// A wait drawn uniformly from [0, backoff_cap(policy, retry)] ("full jitter"). Thread-safe.
 std::chrono::milliseconds backoff_delay(const RetryPolicy& policy, int retry);
 
+/// The wait a server asked for (Retry-After, retryAfterSeconds) in milliseconds, saturated:
+/// negative gives zero, anything beyond `policy.max_total` gives max_total, so that no value
+/// overflows.
+std::chrono::milliseconds retry_after_delay(const RetryPolicy& policy,
+                                            std::chrono::seconds requested);
+
 } // namespace kprov::gardener

@@ -307,6 +307,43 @@ TEST_F(HttpIntegrationTest, ConnectionRefusedIsRetriedThenReported) {
     }
 }
 
+TEST_F(HttpIntegrationTest, AnEndlessBodyIsCutAtMaxResponseBytes) {
+    std::atomic<std::size_t> sent{0}; // outlives the server's thread
+    auto server = http_server();
+    server->http().Get("/endless", [&](const httplib::Request&, httplib::Response& res) {
+        res.set_chunked_content_provider("application/json", [&](size_t, httplib::DataSink& sink) {
+            const std::string piece(64 * 1024, 'x');
+            while (!server->stopping && sent < (std::size_t{1} << 30)) {
+                if (!sink.write(piece.data(), piece.size()))
+                    return false; // the client hung up
+                sent += piece.size();
+            }
+            sink.done();
+            return true;
+        });
+    });
+    server->start();
+    Kubeconfig config;
+    config.server = server->url();
+    ClientOptions options;
+    options.max_response_bytes = 1U << 20;
+    options.label = "runtime cluster";
+    KubeClient client(config, options);
+    const auto started = std::chrono::steady_clock::now();
+    try {
+        client.get("/endless");
+        FAIL() << "no error";
+    } catch (const KubeError& e) {
+        EXPECT_STREQ(e.what(), "runtime cluster: the response of GET /endless is larger than "
+                               "1 MiB (ClientOptions::max_response_bytes)");
+        EXPECT_FALSE(e.retryable());
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
+    std::this_thread::sleep_for(200ms); // let the server notice the hang-up
+    EXPECT_LT(sent.load(), std::size_t{64} << 20)
+        << "the transfer was aborted, not read to its end";
+}
+
 // A watch endpoint: each connection gets the events scripted for it, then either ends the
 // stream or stalls (sending nothing) until the server stops.
 struct WatchScript {
