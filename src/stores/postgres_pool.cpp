@@ -75,11 +75,8 @@ std::string one_line(std::string s) {
 // itself: a connection attempt gives up after 10 s (libpq names the host and port), an idle
 // connection is probed after 30 s and given up after three unanswered probes 10 s apart.
 constexpr std::pair<const char*, const char*> k_connection_defaults[] = {
-    {"connect_timeout", "10"},
-    {"keepalives", "1"},
-    {"keepalives_idle", "30"},
-    {"keepalives_interval", "10"},
-    {"keepalives_count", "3"},
+    {"connect_timeout", "10"},     {"keepalives", "1"},       {"keepalives_idle", "30"},
+    {"keepalives_interval", "10"}, {"keepalives_count", "3"},
 };
 
 std::string with_connection_defaults(const std::string& url) {
@@ -91,9 +88,9 @@ std::string with_connection_defaults(const std::string& url) {
     const auto query = base.find('?');
     for (const auto& [name, value] : k_connection_defaults) {
         const std::string key = std::string(name) + "=";
-        const bool given = query != std::string::npos &&
-                           (base.find("?" + key, query) != std::string::npos ||
-                            base.find("&" + key, query) != std::string::npos);
+        const bool given =
+            query != std::string::npos && (base.find("?" + key, query) != std::string::npos ||
+                                           base.find("&" + key, query) != std::string::npos);
         if (!given)
             base += (base.find('?') == std::string::npos ? "?" : "&") + key + value;
     }

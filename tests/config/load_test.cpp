@@ -258,6 +258,22 @@ TEST_F(Load, SecretsAreRedactedInEntriesButNotInSettings) {
     EXPECT_EQ(effective.settings.store_url, "postgres://kprov:s3cret@db:5432/kprov");
 }
 
+// Issue 18, point 5: a password with characters nobody percent-encoded is still hidden, and
+// one given on the command line is warned about (ps shows it).
+TEST_F(Load, UrlPasswordsAreRedactedWhateverTheyHoldAndAFlagOneIsWarnedAbout) {
+    auto e = env();
+    e["KPROV_STORE"] = "postgres://u:PG#PA/SS?x@db:5432/kprov";
+    auto effective = load(sources_with(e));
+    EXPECT_EQ(entry_of(effective, "store").value, "postgres://u:***@db:5432/kprov");
+    EXPECT_TRUE(effective.warnings.empty());
+    auto sources = sources_with(env());
+    sources.flags["store"] = "postgres://u:s3cret@db/kprov";
+    effective = load(sources);
+    ASSERT_EQ(effective.warnings.size(), 1u);
+    EXPECT_THAT(effective.warnings[0], HasSubstr("--store URL carries a password"));
+    EXPECT_THAT(effective.warnings[0], ::testing::Not(HasSubstr("s3cret")));
+}
+
 TEST_F(Load, AnUnsetSecretShowsEmptyAndTheDefaultPasswordShowsStars) {
     const auto effective = load(sources_with(env()));
     EXPECT_EQ(entry_of(effective, "database.secret_key").value, "");

@@ -11,14 +11,18 @@
 #include "support/store_fixtures.hpp"
 #include "support/test_databases.hpp"
 
+#include <arpa/inet.h>
 #include <atomic>
 #include <barrier>
 #include <chrono>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <pqxx/pqxx>
 #include <set>
+#include <sys/socket.h>
 #include <thread>
+#include <unistd.h>
 
 // libpqxx 6.4 leaks one libpq result (about 2 KB) when a connection breaks under it (seen with
 // LeakSanitizer after pg_terminate_backend: a PGresult from PQgetResult, called inside libpqxx).
@@ -137,6 +141,36 @@ TEST(PostgresStore, UnreachableServerIsStoreErrorWithoutThePassword) {
         EXPECT_THAT(e.what(), HasSubstr("postgresql://kprov:***@127.0.0.1:1/none"));
         EXPECT_THAT(e.what(), Not(HasSubstr("s3cret-pw")));
     }
+}
+
+// Issue 18, point 4: a server that accepts and never answers. libpq's default waits for ever;
+// kprov's connect_timeout (here the URL's own 2 s, which it keeps) ends the attempt, and the
+// error names the host and port.
+TEST(PostgresStore, AServerThatNeverAnswersIsAnErrorWithinTheConnectTimeout) {
+    const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    ASSERT_EQ(::listen(listener, 16), 0); // the kernel accepts; nobody ever answers
+    socklen_t length = sizeof addr;
+    ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &length);
+    const int port = ntohs(addr.sin_port);
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        open_store("postgresql://kprov:pw@127.0.0.1:" + std::to_string(port) +
+                       "/none?connect_timeout=2",
+                   options(SchemaCheck::None));
+        FAIL() << "connected to a silent listener";
+    } catch (const StoreError& e) {
+        EXPECT_THAT(e.what(), HasSubstr("127.0.0.1"));
+        EXPECT_THAT(e.what(), HasSubstr(std::to_string(port)));
+        EXPECT_THAT(e.what(), Not(HasSubstr(":pw@")));
+    }
+    const auto waited = std::chrono::steady_clock::now() - start;
+    ::close(listener);
+    // Not a timing assertion of kprov's speed: it did not wait for ever (libpq's default).
+    EXPECT_LT(waited, std::chrono::seconds(60));
 }
 
 TEST(PostgresStore, SqlErrorsNameTheRedactedUrlOnly) {
