@@ -5,7 +5,9 @@
 
 #include "serve_fixture.hpp"
 
+#include <chrono>
 #include <set>
+#include <thread>
 
 namespace kprov::api::testing {
 namespace {
@@ -101,6 +103,9 @@ TEST_P(Idempotency, ATenantRewrittenByAQueryIsInTheHistory) {
         {{"id", runtime_id}}, {{"Tenant", "tenant-b"}});
     EXPECT_EQ(moved.data()["runtimeStatus"]["lastOperationStatus"]["id"], op["id"]) << moved.body;
     const auto s = store();
+    // A query answered on the event loop writes its rewrite right after the answer.
+    for (int i = 0; i < 100 && s->find_runtime(runtime_id)->tenant != "tenant-b"; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
     EXPECT_EQ(s->find_runtime(runtime_id)->tenant, "tenant-b");
     std::string history;
     for (const auto& t : s->transitions_of(op["id"]))

@@ -4,6 +4,7 @@
 
 #include "cli/app.hpp"
 #include "cli/runtime_file.hpp"
+#include "cli/store_warning.hpp"
 #include "engine/error.hpp"
 #include "gardener/gardener_client.hpp"
 #include "gardener/kubeconfig.hpp"
