@@ -142,20 +142,24 @@ bool configure_agent(StageContext& context, const std::string& kubeconfig) {
     return true;
 }
 
-// Director's runtime gets status CONNECTED, with its own name, description and labels.
+// Director's runtime gets `condition`, with its own name, description and labels; nothing when
+// Director does not know the runtime (unregistered meanwhile). Throws DirectorError.
+void set_status(Director& director, const Runtime& runtime, DirectorStatusCondition condition) {
+    const auto current = director.runtime(runtime.id, runtime.tenant);
+    if (!current)
+        return;
+    DirectorRuntimeInput input;
+    input.name = current->name;
+    input.description = current->description;
+    input.labels_json = current->labels_json;
+    input.status_condition = condition;
+    director.update_runtime(runtime.id, input, runtime.tenant);
+}
+
 void mark_connected(StageContext& context) {
-    Director& director = *context.options().director.port;
-    const Runtime& runtime = context.runtime();
     try {
-        const auto current = director.runtime(runtime.id, runtime.tenant);
-        if (!current)
-            return; // unregistered meanwhile: nothing to mark
-        DirectorRuntimeInput input;
-        input.name = current->name;
-        input.description = current->description;
-        input.labels_json = current->labels_json;
-        input.status_condition = DirectorStatusCondition::Connected;
-        director.update_runtime(runtime.id, input, runtime.tenant);
+        set_status(*context.options().director.port, context.runtime(),
+                   DirectorStatusCondition::Connected);
     } catch (const DirectorError& e) {
         throw director_stage_error(context, e, "failed to set the runtime's status CONNECTED: ");
     }
@@ -227,17 +231,8 @@ void report_failed_to_director(const EngineOptions& options, const Operation& op
                                const Runtime& runtime) {
     if (!reports_failures(options.director, operation.type))
         return;
-    Director& director = *options.director.port;
     try {
-        const auto current = director.runtime(runtime.id, runtime.tenant);
-        if (!current)
-            return;
-        DirectorRuntimeInput input;
-        input.name = current->name;
-        input.description = current->description;
-        input.labels_json = current->labels_json;
-        input.status_condition = DirectorStatusCondition::Failed;
-        director.update_runtime(runtime.id, input, runtime.tenant);
+        set_status(*options.director.port, runtime, DirectorStatusCondition::Failed);
     } catch (const std::exception& e) {
         log(options, LogLevel::Warning,
             "operation " + operation.id + " failed, but Director was not told so: " + e.what());

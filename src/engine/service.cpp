@@ -300,7 +300,15 @@ Operation new_operation(const std::string& runtime_id, OperationType type, std::
 StartedOperation EngineService::start(const Runtime& runtime, const Operation& op,
                                       const RequestContext& context,
                                       const RuntimeUpgrade* upgrade) {
-    m_store.insert_operation(op, upgrade); // OperationInProgress: the database decides
+    return start(runtime, op, context, [&] {
+        m_store.insert_operation(op, upgrade); // OperationInProgress: the database decides
+    });
+}
+
+StartedOperation EngineService::start(const Runtime& runtime, const Operation& op,
+                                      const RequestContext& context,
+                                      const std::function<void()>& insert) {
+    insert();
     StartedOperation started{
         runtime.id, op, std::nullopt, {}, compass_runtime_id(m_options, runtime.id)};
     // The original rewrote the tenant before anything else; kprov does it once the operation

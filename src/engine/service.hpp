@@ -17,6 +17,7 @@
 #include "engine/shoot_upgrade.hpp"
 #include "engine/store.hpp"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -293,6 +294,10 @@ private:
     /// Inserts `op`, then applies the request's tenant (set_tenant and a history entry).
     StartedOperation start(const Runtime& runtime, const Operation& op,
                            const RequestContext& context, const RuntimeUpgrade* upgrade = nullptr);
+    /// The same with the store write `insert` (which writes `op`, and throws what the store
+    /// throws) instead of insert_operation.
+    StartedOperation start(const Runtime& runtime, const Operation& op,
+                           const RequestContext& context, const std::function<void()>& insert);
     void log(LogLevel level, const std::string& message) const;
     /// Logs each of a request's warnings about the runtime.
     void log_warnings(const std::string& runtime_id,

@@ -1,6 +1,5 @@
 // The synchronous part of the Kyma operations (kyma-installation.md §1.5, §3.1, §3.4, §4.1).
 
-#include "engine/registration.hpp"
 #include "engine/service.hpp"
 #include "engine/stages.hpp"
 
@@ -47,12 +46,10 @@ StartedOperation EngineService::upgrade_kyma(const std::string& runtime_id,
                                        k_message_kyma_upgrade_started, m_clock.now());
     const RuntimeUpgradeRecord record{new_uuid(), op.id, UpgradeState::InProgress, runtime.kyma->id,
                                       config.id};
-    m_store.insert_kyma_upgrade(op, config, record); // OperationInProgress: the database decides
-    StartedOperation started{
-        runtime.id, op, std::nullopt, {}, compass_runtime_id(m_options, runtime.id)};
-    started.tenant_change =
-        apply_tenant(runtime.id, runtime.tenant, &op, context, "operation " + op.id);
-    return started;
+    return start(runtime, op, context, [&] {
+        m_store.insert_kyma_upgrade(op, config,
+                                    record); // OperationInProgress: the database decides
+    });
 }
 
 void EngineService::roll_back_kyma(const std::string& runtime_id, const RequestContext& context) {

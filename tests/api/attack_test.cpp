@@ -74,6 +74,7 @@ public:
         }
         return out;
     }
+    int fd() const { return m_fd; }
     bool connected = false;
 
 private:
@@ -199,17 +200,11 @@ bool handshake(int port, int max_version, const char* ciphers) {
     SSL_CTX_set_security_level(ctx, 0);
     if (ciphers)
         SSL_CTX_set_cipher_list(ctx, ciphers);
+    const RawConnection c(port);
     SSL* ssl = SSL_new(ctx);
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<std::uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    SSL_set_fd(ssl, fd);
-    const bool ok = SSL_connect(ssl) == 1;
+    SSL_set_fd(ssl, c.fd());
+    const bool ok = c.connected && SSL_connect(ssl) == 1;
     SSL_free(ssl);
-    ::close(fd);
     SSL_CTX_free(ctx);
     ERR_clear_error();
     return ok;
