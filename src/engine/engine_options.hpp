@@ -127,8 +127,8 @@ struct EngineOptions {
     KymaOptions kyma;
     /// The adminkubeconfig expiration (the original's 8 h).
     std::chrono::seconds admin_kubeconfig_expiration{std::chrono::hours(8)};
-    /// How long a claimed operation stays leased without renewal. The executor renews it
-    /// before a stage when less than half of it is left.
+    /// How long a claimed operation stays leased without renewal. The executor renews the
+    /// lease of a running pass every third of it (lease_keeper.hpp).
     std::chrono::milliseconds lease_ttl{std::chrono::minutes(1)};
     /// APP_TENANT_STRICT: refuse requests whose tenant differs from the runtime's (403)
     /// instead of rewriting it (ARCHITECTURE.md, deliberate difference 3).

@@ -28,9 +28,11 @@ public:
         : m_ex(executor)
         , m_op(claimed)
         , m_owner(owner)
-        , m_now(executor.m_clock.now()) {
-        if (claimed.lease && claimed.lease->owner == owner)
-            m_lease_expires = claimed.lease->expires_at;
+        , m_now(executor.m_clock.now())
+        , m_lease(executor.m_leases.keep(claimed.id, owner,
+                                         claimed.lease && claimed.lease->owner == owner
+                                             ? std::optional(claimed.lease->expires_at)
+                                             : std::nullopt)) {
         m_memory.failed_passes = executor.failed_passes(claimed);
     }
 
@@ -72,7 +74,7 @@ private:
                                                         std::string(k_reason_timeout)));
             StageResult next;
             try {
-                renew_lease_if_needed();
+                m_lease.renew_if_needed(m_now); // the fence before each stage
                 StageContext context(m_op, runtime, m_ex.m_shoots, m_ex.m_clusters, m_ex.m_options,
                                      m_now, m_memory);
                 next = stage->run(context);
@@ -99,15 +101,6 @@ private:
             }
             return schedule(next.delay);
         }
-    }
-
-    void renew_lease_if_needed() {
-        const auto ttl = m_ex.m_options.lease_ttl;
-        if (m_lease_expires && *m_lease_expires - m_now > ttl / 2)
-            return;
-        if (!m_ex.m_store.renew(m_op.id, m_owner, m_now, ttl))
-            throw LeaseLost("operation " + m_op.id + ": lease of " + m_owner + " expired");
-        m_lease_expires = m_now + std::chrono::duration_cast<Timestamp::duration>(ttl);
     }
 
     // A stage's notes go into the history as entries within its stage, before what follows;
@@ -251,7 +244,7 @@ private:
     Operation m_op;
     const std::string& m_owner;
     Timestamp m_now;
-    std::optional<Timestamp> m_lease_expires;
+    LeaseKeeper::Hold m_lease; ///< renewed in the background while the pass runs
     std::vector<StageTransition> m_transitions;
     PassMemory m_memory;
     const Runtime* m_runtime = nullptr; ///< once loaded
@@ -264,6 +257,7 @@ Executor::Executor(Store& store, ShootClient& shoots, RuntimeClusterClient& clus
     , m_clusters(clusters)
     , m_clock(clock)
     , m_options(std::move(options))
+    , m_leases(store, clock, m_options.lease_ttl, m_options.log)
     , m_jitter(std::move(jitter)) {
     if (!m_jitter) {
         auto engine = std::make_shared<std::mt19937_64>(std::random_device{}());

@@ -8,8 +8,9 @@
 //  2. for the current stage: an unknown stage fails the operation ("error: step <stage> not
 //     found in installation stages", err_provisioner_step_not_found); a stage older than its
 //     timeout (from last_transition, else start_timestamp) fails it ("error: timeout while
-//     processing operation", err_provisioner_timeout); the lease is renewed when less than
-//     half of it is left; the stage runs;
+//     processing operation", err_provisioner_timeout); a lost lease ends the pass here
+//     (LeaseLost, nothing written); the stage runs. While the pass runs, its lease is renewed
+//     in the background (lease_keeper.hpp), so that a long stage call does not lose it;
 //  3. a new stage is recorded ("Operation in progress. Stage <S>", last_transition = now, a
 //     StageTransition) and runs in the same pass unless the stage asked for a delay;
 //     Finished records "Provisioning steps finished", then SUCCEEDED "Operation succeeded";
@@ -25,6 +26,7 @@
 // Thread-safe: worker threads share one Executor.
 
 #include "engine/engine_options.hpp"
+#include "engine/lease_keeper.hpp"
 #include "engine/model.hpp"
 #include "engine/ports.hpp"
 #include "engine/sleeper.hpp"
@@ -114,6 +116,9 @@ public:
 
     const EngineOptions& options() const { return m_options; }
 
+    /// The heartbeat of the running passes' leases.
+    LeaseKeeper& leases() { return m_leases; }
+
 private:
     friend class Pass;
     /// `delay` with the poll jitter added.
@@ -133,6 +138,7 @@ private:
     const Clock& m_clock;
     EngineOptions m_options;
     std::map<OperationType, StageTable> m_tables;
+    LeaseKeeper m_leases;
 
     std::mutex m_mutex; ///< guards the members below
     JitterSource m_jitter;

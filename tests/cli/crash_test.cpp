@@ -336,6 +336,8 @@ protected:
             EXPECT_TRUE(store().find_runtime(r.runtime_id)->deleted);
     }
 
+    void slow_stage_calls_outlast_the_lease();
+
     testing::TempDir dir;
     std::unique_ptr<testing::SimProcess> sim;
     std::unique_ptr<gardener::GardenerClient> gardener;
@@ -357,6 +359,38 @@ TEST_F(WorkerProcesses, KilledAtRandomMomentsOnPostgresEveryOperationStillSuccee
     KPROV_FRESH_POSTGRES(db);
     use_postgres(db->url());
     crash_and_recover();
+}
+
+// Gardener answering creates and admin kubeconfigs 2.5 s late, against a 1 s lease: each pass
+// keeps its lease through the heartbeat, so no other worker of the process takes an operation
+// over mid-stage (which would create the shoot twice) and no progress is thrown away.
+void WorkerProcesses::slow_stage_calls_outlast_the_lease() {
+    lease = "1s";
+    gardener->kube().create("/sim/faults", {{"method", "POST"},
+                                            {"pathPrefix", gardener->shoots_path()},
+                                            {"latencyMs", 2500},
+                                            {"count", -1}});
+    auto watch = start_watch(3);
+    ASSERT_TRUE(wait_until_running(*watch));
+    const auto runtimes = provision("slow-", 2);
+    run_to_end(runtimes, 0, "slow Gardener, provisioning");
+    expect_succeeded_cleanly(runtimes);
+    expect_one_shoot_per_runtime(runtimes, "slow-");
+    EXPECT_EQ(sim_requests(k_shoots_key), 2) << "a create ran twice: a lease was lost mid-stage";
+    EXPECT_EQ(sim_requests(k_admin_kubeconfig_key), 2);
+    watch->signal(SIGTERM);
+    EXPECT_EQ(watch->wait_for(20s), std::optional<int>(0));
+}
+
+TEST_F(WorkerProcesses, ASlowStageCallKeepsItsLeaseOnSqlite) {
+    use_sqlite();
+    slow_stage_calls_outlast_the_lease();
+}
+
+TEST_F(WorkerProcesses, ASlowStageCallKeepsItsLeaseOnPostgres) {
+    KPROV_FRESH_POSTGRES(db);
+    use_postgres(db->url());
+    slow_stage_calls_outlast_the_lease();
 }
 
 TEST_F(WorkerProcesses, TwoProcessesOnOnePostgresDatabaseRunEachStageOnce) {

@@ -9,6 +9,7 @@ namespace kprov::engine::test {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 class ExecutorTest : public EngineTest {
 protected:
@@ -216,6 +217,72 @@ TEST_F(ExecutorTest, TheLeaseIsRenewedBeforeAStageWhenLessThanHalfIsLeft) {
     EXPECT_EQ(result.outcome, PassOutcome::Waiting);
     EXPECT_EQ(result.operation.stage, "WaitingForClusterCreation");
     EXPECT_FALSE(operation(started.operation.id).lease);
+}
+
+TEST_F(ExecutorTest, AStageLongerThanTheLeaseKeepsItThroughTheHeartbeat) {
+    options.lease_ttl = 30s;
+    const auto started = provision();
+    gardener.on_call = [&](const std::string& method, const std::string&) {
+        if (method != "create")
+            return;
+        clock.advance(25s); // one slow Gardener call, 50 s in all against a 30 s lease
+        executor().leases().renew_all();
+        clock.advance(25s);
+    };
+    const auto result = pass(started.operation.id);
+    EXPECT_EQ(result.outcome, PassOutcome::Waiting) << result.error;
+    EXPECT_EQ(result.operation.stage, "WaitingForClusterCreation");
+    EXPECT_EQ(store.saves(), 1);
+    EXPECT_FALSE(operation(started.operation.id).lease);
+}
+
+TEST_F(ExecutorTest, ALeaseTheHeartbeatLostStopsThePassBeforeItsNextStage) {
+    const auto started = provision();
+    std::vector<std::string> calls;
+    gardener.on_call = [&](const std::string& method, const std::string&) {
+        calls.push_back(method);
+        if (method != "create")
+            return;
+        // Taken over while the lease still had most of its time: only a renewal notices.
+        store.set_lease(started.operation.id, Lease{"other-worker", k_start + 1h});
+        executor().leases().renew_all();
+    };
+    EXPECT_EQ(pass(started.operation.id).outcome, PassOutcome::LeaseLost);
+    EXPECT_THAT(calls, ElementsAre("create")) << "WaitingForClusterCreation ran without a lease";
+    EXPECT_EQ(store.saves(), 0);
+    EXPECT_EQ(operation(started.operation.id).lease->owner, "other-worker");
+}
+
+TEST_F(ExecutorTest, AFailingStoreLosesTheHeartbeatsLeaseOnlyOnceItHasRunOut) {
+    options.lease_ttl = 30s;
+    std::vector<std::string> warnings;
+    options.log = [&](LogLevel level, const std::string& message) {
+        if (level == LogLevel::Warning)
+            warnings.push_back(message);
+    };
+    const auto started = provision();
+    bool store_down = false;
+    store.before_renew = [&] {
+        if (store_down)
+            throw StoreError("connection refused");
+    };
+    std::vector<bool> lost_after_beat;
+    gardener.on_call = [&](const std::string& method, const std::string&) {
+        if (method != "create")
+            return;
+        store_down = true;
+        for (int beat = 0; beat < 3; ++beat) { // at 10 s, 20 s and 30 s of a 30 s lease
+            clock.advance(10s);
+            executor().leases().renew_all();
+            lost_after_beat.push_back(executor().leases().lost(started.operation.id));
+        }
+        store_down = false;
+    };
+    EXPECT_EQ(pass(started.operation.id).outcome, PassOutcome::LeaseLost);
+    EXPECT_THAT(lost_after_beat, ElementsAre(false, false, true));
+    ASSERT_EQ(warnings.size(), 1u) << "one warning for a run of failed renewals";
+    EXPECT_THAT(warnings[0], HasSubstr("connection refused"));
+    EXPECT_EQ(store.saves(), 0);
 }
 
 TEST_F(ExecutorTest, AStoreFailureReleasesTheLeaseAndWritesNothing) {

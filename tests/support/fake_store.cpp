@@ -313,6 +313,8 @@ std::optional<Operation> FakeStore::claim(const std::string& operation_id, const
 
 bool FakeStore::renew(const std::string& operation_id, const std::string& owner, Timestamp now,
                       std::chrono::milliseconds ttl) {
+    if (before_renew)
+        before_renew();
     std::lock_guard lock(m_mutex);
     for (auto& op : m_operations)
         if (op.id == operation_id && op.lease && op.lease->owner == owner &&

@@ -67,6 +67,8 @@ public:
     void put_operation(const engine::Operation& op);
     /// Called at the start of save_progress, before the fence (may throw, e.g. StoreError).
     std::function<void(const engine::Operation&)> before_save;
+    /// Called at the start of renew (may throw, e.g. StoreError).
+    std::function<void()> before_renew;
     /// How many save_progress calls wrote something.
     int saves() const;
 
