@@ -403,7 +403,7 @@ void build_app(CLI::App& app, Parsed& p) {
                           "Then rewrite every secret still in the original's AES-CFB format or "
                           "in plaintext in the authenticated one (needs the key)");
             cmd->add_flag("--dry-run", migrate_args->dry_run,
-                          "With --re-encrypt: count the secrets to rewrite, write nothing")
+                          "Count the secrets --re-encrypt would rewrite, and write nothing")
                 ->needs(cmd->get_option("--re-encrypt"));
             cmd->footer("Without --re-encrypt, reads and writes no secret, so it runs without "
                         "APP_DATABASE_SECRET_KEY on PostgreSQL and SQLite alike, and creates no "
