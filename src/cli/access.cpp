@@ -1,5 +1,6 @@
 #include "cli/access.hpp"
 
+#include "cli/render.hpp"
 #include "director/open_director.hpp"
 #include "engine/error.hpp"
 #include "engine/registration.hpp"
@@ -13,6 +14,10 @@ std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx, int co
     stores::OpenOptions options;
     options.pool_size = connections;
     options.secret_key = settings.database.secret_key;
+    options.refuse_legacy_secrets = settings.database.refuse_legacy_secrets;
+    options.warn = [&ctx](const std::string& warning) {
+        print_warnings(ctx, {warning});
+    };
     options.schema = settings.store_url.rfind("sqlite://", 0) == 0 ? stores::SchemaCheck::Migrate
                                                                    : stores::SchemaCheck::Require;
     return stores::open_store(settings.store_url, options);

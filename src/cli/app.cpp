@@ -398,11 +398,21 @@ void build_app(CLI::App& app, Parsed& p) {
                 };
             });
         } else if (name == "migrate") {
-            cmd->footer("Reads and writes no secret, so it runs without APP_DATABASE_SECRET_KEY "
-                        "on PostgreSQL and SQLite alike, and creates no key file.");
-            cmd->callback([&] {
-                action = [](Context& c) {
-                    return cmd_migrate(c);
+            auto migrate_args = std::make_shared<MigrateArgs>();
+            cmd->add_flag("--re-encrypt", migrate_args->re_encrypt,
+                          "Then rewrite every secret still in the original's AES-CFB format or "
+                          "in plaintext in the authenticated one (needs the key)");
+            cmd->add_flag("--dry-run", migrate_args->dry_run,
+                          "Count the secrets --re-encrypt would rewrite, and write nothing")
+                ->needs(cmd->get_option("--re-encrypt"));
+            cmd->footer("Without --re-encrypt, reads and writes no secret, so it runs without "
+                        "APP_DATABASE_SECRET_KEY on PostgreSQL and SQLite alike, and creates no "
+                        "key file. --re-encrypt works in batches beside running workers, and a "
+                        "rerun continues where one stopped; then KPROV_REFUSE_LEGACY_SECRETS=true "
+                        "makes any old secret written later an error to read.");
+            cmd->callback([&, migrate_args] {
+                action = [migrate_args](Context& c) {
+                    return cmd_migrate(c, *migrate_args);
                 };
             });
         } else if (name == "status" || name == "history" || name == "kubeconfig") {

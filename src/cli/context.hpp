@@ -86,6 +86,11 @@ struct ServeArgs {
     bool insecure_no_auth = false;              ///< --insecure-no-auth; KPROV_INSECURE_NO_AUTH
 };
 
+struct MigrateArgs {
+    bool re_encrypt = false; ///< --re-encrypt: also rewrite old secrets in the current format
+    bool dry_run = false;    ///< --dry-run (with --re-encrypt): count them, write nothing
+};
+
 /// status, operation, history, kubeconfig: one id. list: the filters.
 struct ReadArgs {
     std::string id;                        ///< RUNTIME_ID or OPERATION_ID
@@ -101,7 +106,7 @@ struct ReadArgs {
 int cmd_version(Context& ctx, bool verbose);
 int cmd_config(Context& ctx);
 int cmd_config_reference(Context& ctx);
-int cmd_migrate(Context& ctx);
+int cmd_migrate(Context& ctx, const MigrateArgs& args);
 int cmd_plan(Context& ctx, const PlanArgs& args);
 int cmd_provision(Context& ctx, const OperationArgs& args);
 int cmd_deprovision(Context& ctx, const OperationArgs& args);

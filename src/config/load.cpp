@@ -155,6 +155,8 @@ private:
             return;
         }
         m_problems.insert(m_problems.end(), file.problems.begin(), file.problems.end());
+        if (auto warning = shared_secret_file_warning(*path, file))
+            m_effective.warnings.push_back(std::move(*warning));
         for (auto& [key, text] : file.values) {
             const std::string where = "config file " + *path + " key " + key;
             if (!find_setting(key)) {

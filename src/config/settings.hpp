@@ -64,6 +64,9 @@ struct Database {
     std::string ssl_mode = "disable";
     std::string ssl_root_cert;
     std::optional<std::string> secret_key; ///< 16, 24 or 32 bytes when set
+    /// KPROV_REFUSE_LEGACY_SECRETS: reading a secret in the original's AES-CFB format or in
+    /// plaintext is an error (once `kprov migrate --re-encrypt` has rewritten them all)
+    bool refuse_legacy_secrets = false;
 };
 
 struct Settings {
@@ -240,5 +243,11 @@ struct ConfigFileValues {
 /// Throws ConfigError naming the file when it does not exist, cannot be read, is not YAML or is
 /// not a mapping.
 ConfigFileValues read_config_file(const std::string& path);
+
+/// The warning for a config file at `path` that holds a secret (a secret setting, or a store URL
+/// with a password) and that group or others may read: it names the file, its mode, the keys
+/// (never their values) and `chmod 600`. nullopt when there is nothing to say.
+std::optional<std::string> shared_secret_file_warning(const std::string& path,
+                                                      const ConfigFileValues& file);
 
 } // namespace kprov::config

@@ -287,6 +287,16 @@ const std::vector<SettingSpec>& setting_specs() {
              [](Settings& s) {
                  return Field{&s.database.secret_key};
              }},
+        {.key = "database.refuse_legacy_secrets",
+         .env = "KPROV_REFUSE_LEGACY_SECRETS",
+         .kind = Kind::Bool,
+         .default_value = "false",
+         .description = "fail reading a secret in the original's AES-CFB format or in plaintext "
+                        "(after `kprov migrate --re-encrypt`)",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.database.refuse_legacy_secrets};
+             }},
 
         // --- Stage timeouts (§2.7) --------------------------------------------------------------
         {.key = "timeouts.cluster_creation",

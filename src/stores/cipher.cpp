@@ -1,6 +1,7 @@
 #include "stores/cipher.hpp"
 
 #include "engine/error.hpp"
+#include "stores/store_common.hpp"
 
 #include <algorithm>
 #include <array>
@@ -38,6 +39,13 @@ constexpr std::size_t k_key_file_random_bytes = 24;
 constexpr std::size_t k_key_file_max_read = 4096;
 
 constexpr std::string_view k_tampered = "cannot decrypt a secret: wrong key or tampered value";
+
+[[noreturn]] void refuse_old_format(std::string_view format, std::string_view context) {
+    // The context names the column and row (never the value), so the user can find the row.
+    throw StoreError("the secret " + std::string(context) + " is stored " + std::string(format) +
+                     ", which KPROV_REFUSE_LEGACY_SECRETS=true refuses; run `kprov migrate "
+                     "--re-encrypt` to rewrite old secrets in the authenticated format");
+}
 
 bool valid_key_size(std::size_t size) {
     return size == 16 || size == 24 || size == 32;
@@ -271,13 +279,15 @@ std::string read_key_file(const std::string& path, int fd) {
         throw ConfigError("key file " + path + " is not a regular file");
     // The key decrypts every stored secret; like ssh with its private keys, refuse one that
     // other users could read or replace rather than silently keep using it.
-    if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
-        std::string mode = "0000";
-        for (unsigned bits = st.st_mode & 07777, i = 4; i-- > 0; bits >>= 3)
-            mode[i] = static_cast<char>('0' + (bits & 7));
-        throw ConfigError("key file " + path + " is accessible by group or others (mode " + mode +
-                          "), expected mode 0600; run: chmod 600 " + path);
-    }
+    if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0)
+        throw ConfigError("key file " + path + " is accessible by group or others (mode " +
+                          octal_mode(st.st_mode) + "), expected mode 0600; run: chmod 600 " + path);
+    // A file another user owns is one they can chmod and rewrite at will. Root is accepted, as
+    // ssh accepts it for its own files: root can read every file anyway.
+    if (st.st_uid != ::geteuid() && st.st_uid != 0)
+        throw ConfigError("key file " + path + " is owned by uid " + std::to_string(st.st_uid) +
+                          ", expected the user kprov runs as (uid " + std::to_string(::geteuid()) +
+                          ") or root; run: chown " + std::to_string(::geteuid()) + " " + path);
     std::string text;
     std::array<char, 512> buffer{};
     while (text.size() <= k_key_file_max_read) {
@@ -362,12 +372,17 @@ bool create_key_file(const std::string& path, const std::string& content) {
     return true;
 }
 
-// Opens an existing key file; -1 with errno ENOENT means there is none yet.
+// Opens an existing key file; -1 with errno ENOENT means there is none yet. A symbolic link is
+// refused rather than followed: whoever can change where it points chooses the key.
 int open_existing(const std::string& path) {
     int fd;
     do {
-        fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
     } while (fd < 0 && errno == EINTR);
+    if (fd < 0 && errno == ELOOP)
+        throw ConfigError("key file " + path +
+                          " is a symbolic link, expected a regular file; replace the link by "
+                          "the file it points to");
     if (fd < 0 && errno != ENOENT)
         throw_io_error("cannot open key file", path);
     return fd;
@@ -405,11 +420,27 @@ std::string SecretCipher::encrypt(std::string_view plaintext, std::string_view c
 }
 
 std::string SecretCipher::decrypt(std::string_view stored, std::string_view context) const {
+    if (m_refuse_old_formats && !is_current(stored))
+        refuse_old_format("in the original's unauthenticated format (AES-CFB)", context);
+    return decrypt_any(stored, context);
+}
+
+std::string SecretCipher::decrypt_any(std::string_view stored, std::string_view context) const {
     require_key();
-    // ':' is outside the base64 alphabet, so no legacy value can start with the v2 prefix.
-    if (stored.starts_with(k_v2_prefix))
+    if (is_current(stored))
         return decrypt_v2(m_gcm_key, stored.substr(k_v2_prefix.size()), context);
     return decrypt_legacy(m_key, stored);
+}
+
+std::string SecretCipher::plaintext(std::string stored, std::string_view context) const {
+    if (m_refuse_old_formats)
+        refuse_old_format("in plaintext", context);
+    return stored;
+}
+
+bool SecretCipher::is_current(std::string_view stored) {
+    // ':' is outside the base64 alphabet, so no legacy value can start with the v2 prefix.
+    return stored.starts_with(k_v2_prefix);
 }
 
 std::string SecretCipher::encrypt_legacy(std::string_view plaintext) const {

@@ -1,5 +1,5 @@
 #pragma once
-// Encryption of secrets at rest (kubeconfigs, administrators).
+// Encryption of secrets at rest (kubeconfigs, administrators, Kyma secret overrides).
 //
 // Two formats:
 //  - legacy, the original provisioner's (original-provisioner.md §5.5):
@@ -30,8 +30,25 @@ public:
     std::string encrypt(std::string_view plaintext, std::string_view context) const;
 
     /// Reads both formats. Throws StoreError when the value is malformed, was encrypted with
-    /// another key, or (v2) was tampered with or belongs to another context. Thread-safe.
+    /// another key, or (v2) was tampered with or belongs to another context, and when it is in
+    /// the legacy format while old formats are refused (refuse_old_formats). Thread-safe.
     std::string decrypt(std::string_view stored, std::string_view context) const;
+
+    /// As decrypt(), but reads the legacy format even while old formats are refused: for
+    /// rewriting old values in the current format (re_encrypt.hpp). Thread-safe.
+    std::string decrypt_any(std::string_view stored, std::string_view context) const;
+
+    /// A secret the original stored in plaintext (its "encrypted" flag unset), returned as is;
+    /// throws StoreError while old formats are refused. Thread-safe.
+    std::string plaintext(std::string stored, std::string_view context) const;
+
+    /// Whether `stored` is in the current (v2) format; says nothing of its key or integrity.
+    static bool is_current(std::string_view stored);
+
+    /// With `refuse` (KPROV_REFUSE_LEGACY_SECRETS), reads of legacy and plaintext secrets throw
+    /// StoreError naming the setting and `kprov migrate --re-encrypt`. Not thread-safe: set it
+    /// before the cipher is shared.
+    void refuse_old_formats(bool refuse) { m_refuse_old_formats = refuse; }
 
     /// The original's format, for interoperability tests and tools. Thread-safe.
     std::string encrypt_legacy(std::string_view plaintext) const;
@@ -43,11 +60,13 @@ private:
 
     std::string m_key;     // raw key (legacy format); empty without a key
     std::string m_gcm_key; // 32 bytes derived for v2
+    bool m_refuse_old_formats = false;
 };
 
 /// Reads the key file beside a local database; nullopt when it does not exist. Throws
-/// ConfigError if it holds a key of a wrong length or others may access it, StoreError if it
-/// cannot be read.
+/// ConfigError if it holds a key of a wrong length, others may access it, it is a symbolic link,
+/// or it is owned by a user other than the effective one or root; StoreError if it cannot be
+/// read.
 std::optional<std::string> load_key_file(const std::string& path);
 
 /// As load_key_file(), but creates the file (mode 0600, 32 random printable bytes) when it does

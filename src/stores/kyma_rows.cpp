@@ -20,11 +20,22 @@ constexpr std::string_view k_component_column = "kyma_component_config.configura
                      std::string(what));
 }
 
-engine::KymaConfigEntry read_entry(const json& j, const SecretCipher& cipher,
-                                   std::string_view column, const std::string& row_id) {
+bool is_encrypted(const json& entry) {
+    const auto encrypted = entry.find("encrypted");
+    return encrypted != entry.end() && encrypted->is_boolean() && encrypted->get<bool>();
+}
+
+// One entry as stored, its value not yet decrypted.
+struct StoredEntry {
+    engine::KymaConfigEntry entry;
+    bool encrypted = false;
+};
+
+StoredEntry parse_entry(const json& j, std::string_view column, const std::string& row_id) {
     if (!j.is_object())
         malformed(column, row_id, "has a configuration entry that is not an object");
-    engine::KymaConfigEntry e;
+    StoredEntry out;
+    auto& e = out.entry;
     const auto key = j.find("key");
     if (key == j.end() || !key->is_string())
         malformed(column, row_id, "has a configuration entry without a key");
@@ -33,10 +44,39 @@ engine::KymaConfigEntry read_entry(const json& j, const SecretCipher& cipher,
         e.value = value->is_string() ? value->get<std::string>() : value->dump();
     if (const auto secret = j.find("secret"); secret != j.end() && secret->is_boolean())
         e.secret = secret->get<bool>();
-    if (const auto encrypted = j.find("encrypted");
-        encrypted != j.end() && encrypted->is_boolean() && encrypted->get<bool>())
-        e.value = cipher.decrypt(e.value, configuration_context(column, row_id, e.key));
+    out.encrypted = is_encrypted(j);
+    return out;
+}
+
+engine::KymaConfigEntry read_entry(const json& j, const SecretCipher& cipher,
+                                   std::string_view column, const std::string& row_id) {
+    auto [e, encrypted] = parse_entry(j, column, row_id);
+    const auto context = configuration_context(column, row_id, e.key);
+    if (encrypted)
+        e.value = cipher.decrypt(e.value, context);
+    else if (e.secret)
+        e.value = cipher.plaintext(std::move(e.value), context);
     return e;
+}
+
+// The entries of a parsed configuration object, or nullptr when it has none (NULL, null, an
+// object without configEntries). Throws StoreError for JSON of another shape.
+template <class Json>
+Json* entries_of(Json& j, std::string_view column, const std::string& row_id) {
+    if (j.is_discarded())
+        malformed(column, row_id, "is not JSON");
+    if (j.is_null())
+        return nullptr;
+    Json* entries = &j; // the original's early rows: the entries alone
+    if (j.is_object()) {
+        const auto found = j.find("configEntries");
+        if (found == j.end() || found->is_null())
+            return nullptr;
+        entries = &*found;
+    }
+    if (!entries->is_array())
+        malformed(column, row_id, "is not a configuration object");
+    return entries;
 }
 
 std::optional<engine::KymaProfile> profile_from_db(const std::optional<std::string>& text) {
@@ -77,25 +117,37 @@ engine::KymaOverrides overrides_from_db(const std::optional<std::string>& text,
     if (!text)
         return out;
     const json j = json::parse(*text, nullptr, false);
-    if (j.is_discarded())
-        malformed(column, row_id, "is not JSON");
-    if (j.is_null())
-        return out;
-    const json* entries = &j; // the original's early rows: the entries alone
     if (j.is_object()) {
         const auto strategy = j.find("conflictStrategy");
         if (strategy != j.end() && strategy->is_string())
             out.conflict_strategy = strategy->get<std::string>();
-        const auto found = j.find("configEntries");
-        if (found == j.end() || found->is_null())
-            return out;
-        entries = &*found;
     }
-    if (!entries->is_array())
-        malformed(column, row_id, "is not a configuration object");
-    for (const auto& e : *entries)
-        out.entries.push_back(read_entry(e, cipher, column, row_id));
+    if (const json* entries = entries_of(j, column, row_id))
+        for (const auto& e : *entries)
+            out.entries.push_back(read_entry(e, cipher, column, row_id));
     return out;
+}
+
+std::optional<std::string> renewed_overrides(const std::string& text, const SecretCipher& cipher,
+                                             std::string_view column, const std::string& row_id) {
+    json j = json::parse(text, nullptr, false);
+    json* entries = entries_of(j, column, row_id);
+    if (!entries)
+        return std::nullopt;
+    bool changed = false;
+    for (auto& stored : *entries) {
+        const auto [e, encrypted] = parse_entry(stored, column, row_id);
+        if (encrypted ? SecretCipher::is_current(e.value) : !e.secret)
+            continue;
+        const auto context = configuration_context(column, row_id, e.key);
+        const std::string plaintext = encrypted ? cipher.decrypt_any(e.value, context) : e.value;
+        stored["value"] = cipher.encrypt(plaintext, context);
+        stored["encrypted"] = true;
+        changed = true;
+    }
+    if (!changed)
+        return std::nullopt;
+    return j.dump();
 }
 
 // --- kyma_release ----------------------------------------------------------------------------

@@ -37,6 +37,12 @@ engine::KymaOverrides overrides_from_db(const std::optional<std::string>& json,
                                         const SecretCipher& cipher, std::string_view column,
                                         const std::string& row_id);
 
+/// The stored configuration object `json` with every secret value that is in plaintext or in
+/// the legacy format rewritten in the current one (and marked "encrypted"); nullopt when there
+/// is none. Throws StoreError as overrides_from_db does, and when an old value does not decrypt.
+std::optional<std::string> renewed_overrides(const std::string& json, const SecretCipher& cipher,
+                                             std::string_view column, const std::string& row_id);
+
 // --- kyma_release ----------------------------------------------------------------------------
 
 inline constexpr std::string_view k_release_columns = "id, version, tiller_yaml, installer_yaml";

@@ -3,12 +3,16 @@
 
 #include "engine/store.hpp"
 #include "stores/migrations.hpp"
+#include "stores/re_encrypt.hpp"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
 namespace kprov::stores {
+
+class SecretRows;
 
 /// A Store that can also report and upgrade its schema.
 class StoreBackend : public engine::Store {
@@ -23,6 +27,15 @@ public:
     virtual std::string dialect() const = 0;
     /// The URL with any password replaced by "***", fit for logs and messages.
     virtual std::string redacted_url() const = 0;
+    /// Rewrites every secret still in the legacy format or in plaintext in the current format,
+    /// in batches, each row only if it still holds the value read (safe beside running workers;
+    /// a rerun continues with what is left). Needs the key the old values were encrypted with.
+    /// A row whose old value does not decrypt is counted and reported, not fatal. Throws
+    /// StoreError when the database fails. (re_encrypt_rows.cpp)
+    ReEncryptReport re_encrypt(const ReEncryptOptions& options);
+    /// The rows of the secret columns, with the store's cipher: what re_encrypt works on
+    /// (stores/re_encrypt_rows.hpp). Valid while the store is.
+    virtual std::unique_ptr<SecretRows> secret_rows() = 0;
 };
 
 enum class SchemaCheck {
@@ -46,6 +59,12 @@ struct OpenOptions {
     Secrets secrets = Secrets::Needed;
     SchemaCheck schema = SchemaCheck::Require;
     int pool_size = 4; ///< PostgreSQL connections kept open
+    /// KPROV_REFUSE_LEGACY_SECRETS: reading a secret in the legacy format or in plaintext
+    /// throws StoreError (re_encrypt still reads them, to rewrite them).
+    bool refuse_legacy_secrets = false;
+    /// Told, during open_store only, of what the user should know about the store's files
+    /// (a SQLite database or directory others can read). May be empty.
+    std::function<void(const std::string&)> warn;
 };
 
 /// Opens the store at `url`. Throws ConfigError for an unknown scheme (the message lists the

@@ -19,6 +19,7 @@ std::unique_ptr<StoreBackend> open_postgres_store(const std::string& url,
     if (!cipher)
         throw ConfigError("APP_DATABASE_SECRET_KEY is not set, a PostgreSQL store needs it to "
                           "read and write secrets (only `kprov migrate` runs without it)");
+    cipher->refuse_old_formats(options.refuse_legacy_secrets);
     return std::make_unique<pg::PostgresStore>(url, std::move(*cipher), options.pool_size);
 }
 

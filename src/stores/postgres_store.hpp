@@ -29,6 +29,7 @@ public:
     int schema_version() override;
     std::string dialect() const override { return "postgres"; }
     std::string redacted_url() const override { return m_pool.redacted_url(); }
+    std::unique_ptr<SecretRows> secret_rows() override;
 
     // Starting operations (postgres_store.cpp)
     void insert_runtime(const engine::Runtime& runtime, const engine::Operation& first) override;

@@ -388,7 +388,7 @@ engine::RuntimeSummary read_summary(const RowView& row, int first) {
 
 std::string read_secret(const SecretCipher& cipher, const std::string& stored, bool encrypted,
                         const std::string& context) {
-    return encrypted ? cipher.decrypt(stored, context) : stored;
+    return encrypted ? cipher.decrypt(stored, context) : cipher.plaintext(stored, context);
 }
 
 std::optional<std::string> volume_to_db(std::optional<int> gb) {

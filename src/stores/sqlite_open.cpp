@@ -7,8 +7,12 @@
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
+#include <cerrno>
+#include <fcntl.h>
 #include <filesystem>
+#include <sys/stat.h>
 #include <system_error>
+#include <unistd.h>
 #include <utility>
 
 namespace kprov::stores {
@@ -24,6 +28,9 @@ struct EncryptedColumn {
 constexpr EncryptedColumn k_encrypted_columns[] = {
     {"cluster", "kubeconfig IS NOT NULL AND is_kubeconfig_encrypted != 0"},
     {"cluster_administrator", "is_user_id_encrypted != 0"},
+    // kyma_rows.cpp writes compact JSON: an encrypted entry holds exactly this text.
+    {"kyma_config", "global_configuration LIKE '%\"encrypted\":true%'"},
+    {"kyma_component_config", "configuration LIKE '%\"encrypted\":true%'"},
 };
 
 bool has_table(SQLite::Database& db, const std::string& table) {
@@ -70,6 +77,69 @@ SecretCipher key_file_cipher(const std::string& path) {
     return SecretCipher(load_or_create_key_file(key_path));
 }
 
+// Creates `dir` and each missing parent with mode 0700, whatever the umask: the directory of
+// kprov's state is nobody else's business (the XDG spec asks the same of its base directories).
+void create_private_directories(const std::filesystem::path& dir, const std::string& path) {
+    std::error_code ec;
+    if (dir.empty() || std::filesystem::is_directory(dir, ec))
+        return;
+    create_private_directories(dir.parent_path(), path);
+    if (::mkdir(dir.c_str(), 0700) != 0) {
+        const int error = errno;
+        if (error == EEXIST && std::filesystem::is_directory(dir, ec))
+            return; // another process made it meanwhile
+        throw StoreError("sqlite " + path + ": cannot create directory " + dir.string() + ": " +
+                         std::generic_category().message(error));
+    }
+    // The umask may have cleared bits of 0700 (e.g. 0277 would leave the owner locked out).
+    if (::chmod(dir.c_str(), 0700) != 0)
+        throw StoreError("sqlite " + path + ": cannot set the mode of directory " + dir.string() +
+                         ": " + std::generic_category().message(errno));
+}
+
+// Creates an empty database file with mode 0600, whatever the umask; SQLite takes an empty file
+// for an empty database and gives its -wal, -shm and -journal files the database's mode.
+void create_private_file(const std::string& path) {
+    const int fd =
+        ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+    if (fd < 0) {
+        if (errno == EEXIST)
+            return; // an existing database (or one another process just created)
+        throw StoreError("sqlite " + path + ": cannot create the database file: " +
+                         std::generic_category().message(errno));
+    }
+    const int chmod_result = ::fchmod(fd, 0600);
+    const int error = errno;
+    ::close(fd);
+    if (chmod_result != 0)
+        throw StoreError("sqlite " + path + ": cannot set the mode of the database file: " +
+                         std::generic_category().message(error));
+}
+
+// Files kprov did not create may be looser than it would make them; it says so rather than
+// chmod them behind the back of whoever chose their modes.
+void warn_if_shared(const std::string& what, const std::string& file, const char* chmod_mode,
+                    const OpenOptions& options) {
+    struct stat st {};
+    if (!options.warn || ::stat(file.c_str(), &st) != 0 || (st.st_mode & (S_IRWXG | S_IRWXO)) == 0)
+        return;
+    options.warn(what + " " + file + " is accessible by group or others (mode " +
+                 octal_mode(st.st_mode) + "), expected " + chmod_mode +
+                 " as kprov creates it; run: chmod " + (chmod_mode + 1) + " " + file);
+}
+
+void warn_of_shared_files(const std::string& path, const std::filesystem::path& parent,
+                          const OpenOptions& options) {
+    if (!parent.empty())
+        warn_if_shared("the directory of the SQLite store", parent.string(), "0700", options);
+    warn_if_shared("the SQLite store", path, "0600", options);
+    for (const char* suffix : {"-wal", "-shm", "-journal"}) {
+        std::error_code ec;
+        if (std::filesystem::exists(path + suffix, ec))
+            warn_if_shared("the SQLite store's file", path + suffix, "0600", options);
+    }
+}
+
 } // namespace
 
 std::unique_ptr<StoreBackend> open_sqlite_store(const std::string& path,
@@ -79,15 +149,13 @@ std::unique_ptr<StoreBackend> open_sqlite_store(const std::string& path,
                           "\" is not a file; kprov's state must survive the process, so name a "
                           "file (sqlite:///abs/path.db)");
     const auto parent = std::filesystem::path(path).parent_path();
-    std::error_code ec;
-    if (!parent.empty())
-        std::filesystem::create_directories(parent, ec);
-    if (ec)
-        throw StoreError("sqlite " + path + ": cannot create directory " + parent.string() + ": " +
-                         ec.message());
+    create_private_directories(parent, path);
     auto cipher = configured_cipher(options);
     if (!cipher)
         cipher = key_file_cipher(path);
+    cipher->refuse_old_formats(options.refuse_legacy_secrets);
+    create_private_file(path);
+    warn_of_shared_files(path, parent, options);
     return std::make_unique<sqlite::SqliteStore>(path, std::move(*cipher));
 }
 

@@ -87,6 +87,7 @@ public:
     int schema_version() override;
     std::string dialect() const override { return "sqlite"; }
     std::string redacted_url() const override { return "sqlite://" + m_path; }
+    std::unique_ptr<SecretRows> secret_rows() override;
 
 private:
     /// Runs `f` holding the connection; SQLite failures become StoreError naming the file.

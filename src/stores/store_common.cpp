@@ -1,5 +1,7 @@
 #include "stores/store_common.hpp"
 
+#include <cstdio>
+
 namespace kprov::stores {
 
 std::string kubeconfig_context(const std::string& cluster_id) {
@@ -8,6 +10,12 @@ std::string kubeconfig_context(const std::string& cluster_id) {
 
 std::string administrator_context(const std::string& cluster_id) {
     return "cluster_administrator.user_id:" + cluster_id;
+}
+
+std::string octal_mode(unsigned mode) {
+    char text[8];
+    std::snprintf(text, sizeof text, "%04o", mode & 07777);
+    return text;
 }
 
 std::string join_domains(const std::vector<std::string>& domains) {

@@ -15,6 +15,9 @@ std::string administrator_context(const std::string& cluster_id);
 std::string join_domains(const std::vector<std::string>& domains);
 std::vector<std::string> split_domains(std::string_view joined);
 
+/// A file mode's permission bits in octal, as chmod takes them: "0644".
+std::string octal_mode(unsigned mode);
+
 /// How long a PostgreSQL/SQLite caller waits for a lock before giving up with StoreError.
 inline constexpr int k_busy_timeout_ms = 10000;
 

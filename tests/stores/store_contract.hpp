@@ -8,10 +8,15 @@
 #include "support/store_fixtures.hpp"
 #include "support/test_databases.hpp"
 
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
 #include <chrono>
 #include <gtest/gtest.h>
 #include <memory>
+#include <optional>
+#include <pqxx/pqxx>
 #include <string>
+#include <vector>
 
 namespace kprov::engine::store_contract {
 
@@ -102,6 +107,8 @@ inline Runtime minimal_runtime(const std::string& id, Timestamp created = k_t0) 
     return r;
 }
 
+using RawRows = std::vector<std::vector<std::optional<std::string>>>;
+
 class StoreContract : public ::testing::TestWithParam<std::string> {
 protected:
     void SetUp() override {
@@ -120,6 +127,32 @@ protected:
         options.secret_key = "0123456789abcdef0123456789abcdef";
         options.schema = SchemaCheck::Migrate;
         return stores::open_store(m_url, options);
+    }
+
+    // Runs `sql` on the database itself, beside the store (another connection): the rows as
+    // they are stored, NULL as nullopt.
+    RawRows raw(const std::string& sql) {
+        RawRows out;
+        if (GetParam() == "sqlite") {
+            SQLite::Database db(m_dir.file("kprov.db"), SQLite::OPEN_READWRITE, 10000);
+            SQLite::Statement st(db, sql);
+            while (st.executeStep()) {
+                auto& row = out.emplace_back();
+                for (int i = 0; i < st.getColumnCount(); ++i)
+                    row.push_back(st.isColumnNull(i) ? std::nullopt
+                                                     : std::optional(st.getColumn(i).getString()));
+            }
+            return out;
+        }
+        pqxx::connection c{m_pg->url()};
+        pqxx::work tx{c};
+        for (const auto& r : tx.exec(sql)) {
+            auto& row = out.emplace_back();
+            for (const auto& f : r)
+                row.push_back(f.is_null() ? std::nullopt : std::optional(f.as<std::string>()));
+        }
+        tx.commit();
+        return out;
     }
 
     // Inserts a runtime with a provision operation already finished, so new operations may start.

@@ -5,11 +5,8 @@
 #include "engine/error.hpp"
 #include "stores/store_contract.hpp"
 
-#include <SQLiteCpp/Database.h>
-#include <SQLiteCpp/Statement.h>
 #include <atomic>
 #include <optional>
-#include <pqxx/pqxx>
 #include <thread>
 #include <vector>
 
@@ -24,39 +21,13 @@ using testing::expect_same_kyma;
 using testing::k_t0;
 using testing::new_operation;
 
-using RawRows = std::vector<std::vector<std::optional<std::string>>>;
+using store_contract::RawRows;
 
 constexpr const char* k_global_secret = "s3cr3t-global-pw";
 constexpr const char* k_component_secret = "t0k3n-component-secret";
 
 class StoreContractKyma : public StoreContract {
 protected:
-    // Runs `sql` on the database itself, beside the store (another connection): the rows as
-    // they are stored, NULL as nullopt.
-    RawRows raw(const std::string& sql) {
-        RawRows out;
-        if (GetParam() == "sqlite") {
-            SQLite::Database db(m_dir.file("kprov.db"), SQLite::OPEN_READWRITE, 10000);
-            SQLite::Statement st(db, sql);
-            while (st.executeStep()) {
-                auto& row = out.emplace_back();
-                for (int i = 0; i < st.getColumnCount(); ++i)
-                    row.push_back(st.isColumnNull(i) ? std::nullopt
-                                                     : std::optional(st.getColumn(i).getString()));
-            }
-            return out;
-        }
-        pqxx::connection c{m_pg->url()};
-        pqxx::work tx{c};
-        for (const auto& r : tx.exec(sql)) {
-            auto& row = out.emplace_back();
-            for (const auto& f : r)
-                row.push_back(f.is_null() ? std::nullopt : std::optional(f.as<std::string>()));
-        }
-        tx.commit();
-        return out;
-    }
-
     int count(const std::string& table) {
         return std::stoi(raw("SELECT count(*) FROM " + table).at(0).at(0).value());
     }

@@ -1,0 +1,91 @@
+// The modes of the files a SQLite store keeps: what kprov creates is private whatever the umask,
+// including the -wal and -shm files SQLite adds while the store is open; what it finds shared
+// is reported through OpenOptions::warn and left as it is.
+
+#include "stores/open_store.hpp"
+#include "support/store_fixtures.hpp"
+#include "support/test_databases.hpp"
+
+#include <filesystem>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+namespace kprov::stores {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+unsigned mode_of(const std::string& path) {
+    struct stat st {};
+    EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+    return st.st_mode & 07777;
+}
+
+// Sets the umask for the test's lifetime (each test runs in a process of its own under ctest).
+class Umask {
+public:
+    explicit Umask(mode_t mask)
+        : m_previous(::umask(mask)) {}
+    ~Umask() { ::umask(m_previous); }
+    Umask(const Umask&) = delete;
+    Umask& operator=(const Umask&) = delete;
+
+private:
+    mode_t m_previous;
+};
+
+class SqlitePermissions : public ::testing::Test {
+protected:
+    std::unique_ptr<StoreBackend> open(const std::string& db) {
+        OpenOptions options;
+        options.schema = SchemaCheck::Migrate;
+        options.warn = [this](const std::string& w) {
+            m_warnings.push_back(w);
+        };
+        return open_store("sqlite://" + db, options);
+    }
+
+    testing::TempDir m_dir;
+    std::vector<std::string> m_warnings;
+};
+
+TEST_F(SqlitePermissions, EveryFileAndDirectoryItCreatesIsPrivateUnderUmask022) {
+    const Umask umask(022);
+    const std::string db = m_dir.file("a/b/kprov.db");
+    auto store = open(db);
+    const auto r = testing::small_runtime();
+    store->insert_runtime(r, testing::new_operation(r.id, engine::OperationType::Provision));
+    EXPECT_EQ(mode_of(m_dir.file("a")), 0700u);
+    EXPECT_EQ(mode_of(m_dir.file("a/b")), 0700u);
+    for (const std::string& file : {db, db + "-wal", db + "-shm", db + ".key"}) {
+        ASSERT_TRUE(std::filesystem::exists(file)) << file;
+        EXPECT_EQ(mode_of(file), 0600u) << file;
+    }
+    EXPECT_TRUE(m_warnings.empty()) << m_warnings.front();
+}
+
+TEST_F(SqlitePermissions, AUmaskThatWouldLockTheOwnerOutStillGivesTheOwnerAccess) {
+    const Umask umask(0277);
+    const std::string db = m_dir.file("locked/kprov.db");
+    auto store = open(db);
+    EXPECT_EQ(mode_of(m_dir.file("locked")), 0700u);
+    EXPECT_EQ(mode_of(db), 0600u);
+    EXPECT_TRUE(store->list_runtimes({}).empty());
+}
+
+TEST_F(SqlitePermissions, ASharedDatabaseIsReportedWithItsModeAndNotChanged) {
+    const std::string db = m_dir.file("kprov.db");
+    open(db).reset();
+    ASSERT_EQ(::chmod(db.c_str(), 0640), 0);
+    m_warnings.clear();
+    open(db).reset();
+    EXPECT_THAT(m_warnings,
+                ElementsAre(HasSubstr("the SQLite store " + db +
+                                      " is accessible by group or others (mode 0640)")));
+    EXPECT_EQ(mode_of(db), 0640u);
+}
+
+} // namespace
+} // namespace kprov::stores
