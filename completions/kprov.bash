@@ -170,7 +170,7 @@ _kprov() {
         ;;
     migrate)
         if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W "$globals" -- "$cur"))
+            COMPREPLY=($(compgen -W "--re-encrypt --dry-run $globals" -- "$cur"))
         fi
         ;;
     config)

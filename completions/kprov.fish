@@ -125,6 +125,10 @@ complete -c kprov -n '__fish_seen_subcommand_from serve' -l address -x -d 'API l
 complete -c kprov -n '__fish_seen_subcommand_from serve' -l metrics-address -x -d 'Metrics listen address host:port'
 complete -c kprov -n '__fish_seen_subcommand_from serve' -l insecure-no-auth -d 'Listen without KPROV_API_TOKEN on an address other hosts can reach'
 
+# kprov migrate
+complete -c kprov -n '__fish_seen_subcommand_from migrate' -l re-encrypt -d 'Then rewrite every secret still in the original\'s AES-CFB format or in plaintext in the authenticated one'
+complete -c kprov -n '__fish_seen_subcommand_from migrate' -l dry-run -d 'Count the secrets --re-encrypt would rewrite'
+
 # kprov config
 complete -c kprov -n '__fish_seen_subcommand_from config' -l reference -d 'Print every setting'
 

@@ -7,6 +7,9 @@
 #include "gardener/gardener_client.hpp"
 #include "gardener/kubeconfig.hpp"
 
+#include <mutex>
+#include <set>
+
 namespace kprov::cli {
 
 std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx, int connections) {
@@ -15,8 +18,13 @@ std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx, int co
     options.pool_size = connections;
     options.secret_key = settings.database.secret_key;
     options.refuse_legacy_secrets = settings.database.refuse_legacy_secrets;
+    // `serve` opens several stores on one file: each warning is said once.
     options.warn = [&ctx](const std::string& warning) {
-        print_warnings(ctx, {warning});
+        static std::mutex mutex;
+        static std::set<std::string> said;
+        std::lock_guard lock(mutex);
+        if (said.insert(warning).second)
+            print_warnings(ctx, {warning});
     };
     options.schema = settings.store_url.rfind("sqlite://", 0) == 0 ? stores::SchemaCheck::Migrate
                                                                    : stores::SchemaCheck::Require;
