@@ -9,12 +9,12 @@
 #include "engine/registration.hpp"
 #include "engine/runtime_input.hpp"
 #include "engine/service.hpp"
-#include "gardener/base64.hpp"
 #include "gardener/gardener_client.hpp"
 #include "gardener/kubeconfig.hpp"
 #include "gardener/operator_bindings.hpp"
 #include "gardener/runtime_cluster_client.hpp"
 #include "gardener/shoot_port.hpp"
+#include "net/base64.hpp"
 #include "stores/open_store.hpp"
 
 #include <gtest/gtest.h>
@@ -177,10 +177,10 @@ TEST_F(ProvisioningWithDirectorTest, RegistersLabelsConfiguresTheAgentAndUnregis
     const auto secret = cluster.get_secret("kyma-system", "compass-agent-configuration");
     ASSERT_TRUE(secret);
     const auto data = (*secret)["data"];
-    EXPECT_EQ(gardener::base64_decode(data["RUNTIME_ID"].get<std::string>()), id);
-    EXPECT_EQ(gardener::base64_decode(data["TENANT"].get<std::string>()), "tenant-a");
-    EXPECT_FALSE(gardener::base64_decode(data["TOKEN"].get<std::string>())->empty());
-    EXPECT_FALSE(gardener::base64_decode(data["CONNECTOR_URL"].get<std::string>())->empty());
+    EXPECT_EQ(net::base64_decode(data["RUNTIME_ID"].get<std::string>()), id);
+    EXPECT_EQ(net::base64_decode(data["TENANT"].get<std::string>()), "tenant-a");
+    EXPECT_FALSE(net::base64_decode(data["TOKEN"].get<std::string>())->empty());
+    EXPECT_FALSE(net::base64_decode(data["CONNECTOR_URL"].get<std::string>())->empty());
     EXPECT_TRUE(cluster.get_namespace("istio-system"));
     EXPECT_TRUE(cluster.get_namespace("kyma-system"));
     const auto bindings = cluster.list_cluster_role_bindings(gardener::k_managed_bindings_selector);
