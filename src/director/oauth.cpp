@@ -156,6 +156,8 @@ std::string TokenSource::fetch_locked() {
     // Saturated: a huge expires_in must not overflow (it only means "for a long time").
     if (body.contains("expires_in") && body["expires_in"].is_number())
         lifetime = net::saturating_millis(body["expires_in"].get<double>());
+    // Beyond a year, "for a long time" is a year: the clock's time_point must not overflow.
+    lifetime = std::min<std::chrono::milliseconds>(lifetime, std::chrono::hours(24 * 365));
     const auto margin = std::min(m_refresh_margin, lifetime / 10);
     m_token = body["access_token"].get<std::string>();
     m_refresh_at = asked_at + (lifetime - margin);

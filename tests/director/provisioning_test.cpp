@@ -248,6 +248,20 @@ TEST_F(ProvisioningWithDirectorTest, AFailedProvisioningSetsFailedInDirector) {
     EXPECT_EQ(control->director_runtime(started.runtime_id)["statusCondition"], "FAILED");
 }
 
+TEST_F(ProvisioningWithDirectorTest, ALostRegistrationAnswerRegistersOneRuntimeWithKprovsId) {
+    // Director registers the runtime, but its answer is lost (502) once.
+    control->post("/sim/director/errors",
+                  {{"operation", "registerRuntime"}, {"httpStatus", 502}, {"count", 1}});
+    const auto started = provision("dir-lost");
+    const auto runtimes = control->get("/sim/director")["runtimes"];
+    ASSERT_EQ(runtimes.size(), 1u) << runtimes.dump();
+    EXPECT_EQ(runtimes[0]["id"], started.runtime_id) << "kprov's runtime id is Director's";
+    EXPECT_TRUE(runtimes[0]["labels"].contains("kprov-request-id"));
+    EXPECT_EQ(control->director_calls("registerRuntime").size(), 1u);
+    const auto done = drive(started.operation.id);
+    ASSERT_EQ(done.state, engine::OperationState::Succeeded) << done.message;
+}
+
 TEST_F(ProvisioningWithDirectorTest, ARefusedRegistrationStoresNothing) {
     control->post("/sim/director/errors", {{"operation", "registerRuntime"}, {"code", 22}});
     try {
