@@ -1,5 +1,7 @@
 #include "api.hpp"
 
+#include "net/base64.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -287,63 +289,13 @@ std::string random_token(std::size_t n) {
     return s;
 }
 
-namespace {
-const char* k_b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-}
-
+// One implementation of base64 in the project (src/net/base64.cpp); the simulator's names stay.
 std::string base64_encode(const std::string& data) {
-    std::string out;
-    std::size_t i = 0;
-    auto byte = [&](std::size_t k) {
-        return static_cast<unsigned>(static_cast<unsigned char>(data[k]));
-    };
-    for (; i + 2 < data.size(); i += 3) {
-        unsigned v = (byte(i) << 16) | (byte(i + 1) << 8) | byte(i + 2);
-        out += k_b64[(v >> 18) & 63];
-        out += k_b64[(v >> 12) & 63];
-        out += k_b64[(v >> 6) & 63];
-        out += k_b64[v & 63];
-    }
-    if (i + 1 == data.size()) {
-        unsigned v = byte(i) << 16;
-        out += k_b64[(v >> 18) & 63];
-        out += k_b64[(v >> 12) & 63];
-        out += "==";
-    } else if (i + 2 == data.size()) {
-        unsigned v = (byte(i) << 16) | (byte(i + 1) << 8);
-        out += k_b64[(v >> 18) & 63];
-        out += k_b64[(v >> 12) & 63];
-        out += k_b64[(v >> 6) & 63];
-        out += '=';
-    }
-    return out;
+    return net::base64_encode(data);
 }
 
 std::optional<std::string> base64_decode(const std::string& data) {
-    std::string out;
-    unsigned v = 0;
-    int bits = 0;
-    std::size_t pad = 0;
-    for (char c : data) {
-        if (c == '=') {
-            ++pad;
-            continue;
-        }
-        if (pad)
-            return std::nullopt;
-        const char* p = std::strchr(k_b64, c);
-        if (c == '\0' || !p)
-            return std::nullopt;
-        v = (v << 6) | static_cast<unsigned>(p - k_b64);
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out += static_cast<char>((v >> bits) & 0xff);
-        }
-    }
-    if (pad > 2)
-        return std::nullopt;
-    return out;
+    return net::base64_decode(data);
 }
 
 } // namespace kprov::sim

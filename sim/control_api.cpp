@@ -239,7 +239,7 @@ ApiResponse handle_control(Services& s, const ApiRequest& req) {
         Json j = body_or_empty(req);
         s.director.inject_error(json_field(j, "operation", std::string()),
                                 json_field(j, "code", 10), json_field(j, "message", std::string()),
-                                json_field(j, "count", 1));
+                                json_field(j, "count", 1), json_field(j, "httpStatus", 0));
         return ApiResponse::json(200, s.director.to_json());
     }
     if (is("POST", {"director", "reset"})) {

@@ -2,6 +2,8 @@
 
 #include "graphql_matcher.hpp"
 
+#include <algorithm>
+
 namespace kprov::sim {
 
 namespace {
@@ -170,7 +172,7 @@ ApiResponse Director::graphql(const ApiRequest& req) {
     std::string tenant = req.header("tenant");
     std::lock_guard lock(m_mu);
     for (const auto& f : op.fields) {
-        bool is_mutation_field = f.name != "runtime";
+        bool is_mutation_field = f.name != "runtime" && f.name != "runtimes";
         if ((op.type == "mutation") != is_mutation_field) {
             errors.push_back(
                 {{"message", "Cannot query field \"" + f.name + "\" on type \"" +
@@ -189,6 +191,11 @@ ApiResponse Director::graphql(const ApiRequest& req) {
                 {"args", f.args},
                 {"errorCode", code}});
     }
+    if (const int status = take_lost_answer(op.fields))
+        return ApiResponse::json(
+            status,
+            {{"errors", Json::array({{{"message", "kprov-sim: the answer was dropped "
+                                                  "after the work was done (injected)"}}})}});
     Json out = {{"data", data}};
     if (!errors.empty())
         out["errors"] = errors;
@@ -201,7 +208,7 @@ Json Director::run_field(const std::string& tenant, const GqlField& f, Json& err
         return Json();
     };
     for (auto it = m_injected.begin(); it != m_injected.end(); ++it) {
-        if (!it->operation.empty() && it->operation != f.name)
+        if ((!it->operation.empty() && it->operation != f.name) || it->http_status != 0)
             continue;
         InjectedError e = *it;
         if (--it->count <= 0)
@@ -211,6 +218,8 @@ Json Director::run_field(const std::string& tenant, const GqlField& f, Json& err
     if (tenant.empty())
         return err(24, "Tenant is required");
     const Json& a = f.args;
+    if (f.name == "runtimes")
+        return runtime_page(tenant, f, errors);
     if (f.name == "registerRuntime" || f.name == "updateRuntime") {
         Json in = a.value("in", Json());
         if (!in.is_object() || string_arg(in, "name").empty())
@@ -273,10 +282,9 @@ Json Director::run_field(const std::string& tenant, const GqlField& f, Json& err
         }
         return tok;
     }
-    return err(27,
-               "Cannot query field \"" + f.name +
-                   "\": kprov-sim's Director serves registerRuntime, "
-                   "runtime, updateRuntime, requestOneTimeTokenForRuntime and unregisterRuntime");
+    return err(27, "Cannot query field \"" + f.name +
+                       "\": kprov-sim's Director serves registerRuntime, runtime, runtimes, "
+                       "updateRuntime, requestOneTimeTokenForRuntime and unregisterRuntime");
 }
 
 Json Director::render(const Runtime& rt, const std::vector<std::string>& selection) const {
@@ -295,10 +303,125 @@ Json Director::render(const Runtime& rt, const std::vector<std::string>& selecti
 }
 
 void Director::inject_error(const std::string& operation, int code, const std::string& message,
-                            int count) {
+                            int count, int http_status) {
     std::lock_guard lock(m_mu);
     m_injected.push_back({operation, code, message.empty() ? std::string(code_name(code)) : message,
-                          count > 0 ? count : 1});
+                          count > 0 ? count : 1, http_status});
+}
+
+int Director::take_lost_answer(const std::vector<GqlField>& fields) {
+    for (auto it = m_injected.begin(); it != m_injected.end(); ++it) {
+        if (it->http_status == 0)
+            continue;
+        const bool matches = std::any_of(fields.begin(), fields.end(), [&](const GqlField& f) {
+            return it->operation.empty() || it->operation == f.name;
+        });
+        if (!matches)
+            continue;
+        const int status = it->http_status;
+        if (--it->count <= 0)
+            m_injected.erase(it);
+        return status;
+    }
+    return 0;
+}
+
+namespace {
+
+// Compass's label filter: `key`, and optionally `query`. Only the old string-equality form of
+// the query, a JSON string ("\"value\""), is read; a label that is a list matches when it
+// holds the value. Returns an error message for a filter it cannot read, else "".
+std::string label_filter_problem(const Json& filter) {
+    if (!filter.is_array())
+        return "filter must be a list of LabelFilter {key, query}";
+    for (const auto& f : filter) {
+        if (!f.is_object() || !f.contains("key") || !f["key"].is_string())
+            return "every LabelFilter needs a string key";
+        if (!f.contains("query") || f["query"].is_null())
+            continue;
+        const Json q = f["query"].is_string()
+                           ? Json::parse(f["query"].get<std::string>(), nullptr, false)
+                           : Json();
+        if (!q.is_string())
+            return "kprov-sim's Director reads only label filter queries of the form "
+                   "\"\\\"value\\\"\" (string equality); JSON path queries such as "
+                   "$[*] ? (@ == \"value\") are not supported";
+    }
+    return "";
+}
+
+bool labels_match(const Json& labels, const Json& filter) {
+    for (const auto& f : filter) {
+        const std::string key = f["key"].get<std::string>();
+        if (!labels.contains(key))
+            return false;
+        if (!f.contains("query") || f["query"].is_null())
+            continue;
+        const Json want = Json::parse(f["query"].get<std::string>());
+        const Json& have = labels[key];
+        const bool found = have.is_array() ? std::find(have.begin(), have.end(), want) != have.end()
+                                           : have == want;
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
+Json Director::runtime_page(const std::string& tenant, const GqlField& f, Json& errors) const {
+    auto err = [&](int code, const std::string& message) {
+        errors.push_back(error_json(f.response_key, code, message));
+        return Json();
+    };
+    const Json filter =
+        f.args.contains("filter") && !f.args["filter"].is_null() ? f.args["filter"] : Json::array();
+    if (const std::string problem = label_filter_problem(filter); !problem.empty())
+        return err(22, "Invalid data LabelFilter [" + problem + "]");
+    constexpr long long k_default_page = 200;
+    const Json first = f.args.value("first", Json());
+    if (!first.is_null() && (!first.is_number_integer() || first.get<long long>() < 1))
+        return err(22, "Invalid data [first=must be a positive integer]");
+    const long long page_size = first.is_null() ? k_default_page : first.get<long long>();
+    // The cursor is the offset of the page's first item, as a decimal string.
+    long long offset = 0;
+    if (const std::string after = string_arg(f.args, "after"); !after.empty()) {
+        if (after.find_first_not_of("0123456789") != std::string::npos || after.size() > 12)
+            return err(22, "Invalid data [after=not a cursor this Director gave]");
+        offset = std::stoll(after);
+    }
+    std::vector<const Runtime*> matching;
+    for (const auto& [id, rt] : m_runtimes)
+        if (rt.tenant == tenant && labels_match(rt.labels, filter))
+            matching.push_back(&rt);
+    const auto total = static_cast<long long>(matching.size());
+    const long long begin = std::min(offset, total);
+    const long long end = std::min(total, begin + page_size);
+    Json out = Json::object();
+    for (const auto& child : f.children) {
+        if (child.name == "data") {
+            Json list = Json::array();
+            for (long long i = begin; i < end; ++i)
+                list.push_back(render(*matching[static_cast<std::size_t>(i)], child.selection));
+            out[child.response_key] = list;
+        } else if (child.name == "pageInfo") {
+            const Json info = {{"startCursor", std::to_string(begin)},
+                               {"endCursor", std::to_string(end)},
+                               {"hasNextPage", end < total},
+                               {"__typename", "PageInfo"}};
+            Json selected = Json::object();
+            for (const auto& s : child.selection)
+                selected[s] = info.contains(s) ? info[s] : Json();
+            out[child.response_key] = selected;
+        } else if (child.name == "totalCount") {
+            out[child.response_key] = total;
+        } else if (child.name == "__typename") {
+            out[child.response_key] = "RuntimePage";
+        } else {
+            out[child.response_key] = nullptr;
+        }
+    }
+    return out;
 }
 
 Json Director::to_json() const {

@@ -1,7 +1,9 @@
 #pragma once
 // Compass Director as kprov sees it: the OAuth2 client-credentials token endpoint
-// (/oauth2/token) and the GraphQL endpoint (/director/graphql) with the five runtime operations
-// and Director's error codes (extensions.error_code). Thread-safe.
+// (/oauth2/token) and the GraphQL endpoint (/director/graphql) with the runtime operations kprov
+// uses (registerRuntime, runtime, runtimes with label filters, updateRuntime,
+// requestOneTimeTokenForRuntime, unregisterRuntime) and Director's error codes
+// (extensions.error_code). Thread-safe.
 
 #include "api.hpp"
 
@@ -45,9 +47,11 @@ public:
     /// POST /director/graphql: Bearer token from token(), Tenant header.
     ApiResponse graphql(const ApiRequest& req);
 
-    /// Makes the next `count` calls of `operation` ("" for any) fail with `code`.
-    void inject_error(const std::string& operation, int code, const std::string& message,
-                      int count);
+    /// Makes the next `count` calls of `operation` ("" for any) fail with `code`. With
+    /// `http_status` (e.g. 502) they are carried out instead, and then answered with that status
+    /// in place of their result: an answer lost on its way back, after the work was done.
+    void inject_error(const std::string& operation, int code, const std::string& message, int count,
+                      int http_status = 0);
     /// Every runtime of every tenant, for GET /sim/director.
     Json to_json() const;
     /// Every call Director was sent, oldest first, for GET /sim/director/calls: token requests
@@ -72,11 +76,16 @@ private:
         int code;
         std::string message;
         int count;
+        int http_status = 0; ///< non-zero: do the work, then answer with this status
     };
 
     ApiResponse issue_token(const ApiRequest& req);
     Json run_field(const std::string& tenant, const GqlField& field, Json& errors);
     Json render(const Runtime& rt, const std::vector<std::string>& selection) const;
+    /// runtimes(filter, first, after): a RuntimePage {data, pageInfo, totalCount}.
+    Json runtime_page(const std::string& tenant, const GqlField& field, Json& errors) const;
+    /// Takes one injected lost answer matching an operation of `fields`; 0 when none.
+    int take_lost_answer(const std::vector<GqlField>& fields);
 
     DirectorOptions m_opts;
     mutable std::mutex m_mu;

@@ -344,22 +344,21 @@ private:
             f.args = arguments();
         directives();
         if (is("{"))
-            f.selection = selection_names();
+            selection_set(f);
         return f;
     }
 
-    /// The first-level names of a selection set; deeper levels are read and dropped.
-    std::vector<std::string> selection_names() {
-        std::vector<std::string> names;
+    /// The sub-fields of `f` (and theirs), and their names in f.selection.
+    void selection_set(GqlField& f) {
         expect("{");
         while (!is("}")) {
             if (is("..."))
                 fail("fragments are not supported by kprov-sim's Director");
             GqlField sub = field();
-            names.push_back(sub.name);
+            f.selection.push_back(sub.name);
+            f.children.push_back(std::move(sub));
         }
         expect("}");
-        return names;
     }
 
     Json value(bool is_const) {

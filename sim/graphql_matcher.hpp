@@ -1,6 +1,6 @@
 #pragma once
-// A small GraphQL reader for the five Director operations kprov sends (registerRuntime,
-// runtime, updateRuntime, requestOneTimeTokenForRuntime, unregisterRuntime). It reads a whole
+// A small GraphQL reader for the Director operations kprov sends (registerRuntime, runtime,
+// runtimes, updateRuntime, requestOneTimeTokenForRuntime, unregisterRuntime). It reads a whole
 // executable document (comments, commas, aliases, arguments with inline literals or $variables,
 // variable definitions with defaults, nested selections, directives skipped) but no fragments.
 // kprov's own GraphQL parser lives in src/api; this one stays contained here on purpose.
@@ -19,6 +19,7 @@ struct GqlField {
     std::string name;
     Json args = Json::object();         ///< argument values as JSON; enum values become strings
     std::vector<std::string> selection; ///< names of the first-level sub-fields
+    std::vector<GqlField> children;     ///< the sub-fields themselves, with theirs
 };
 
 struct GqlOperation {

@@ -1,7 +1,9 @@
 #include "director/director_client.hpp"
 
-#include "gardener/curl_transport.hpp"
+#include "net/curl_transport.hpp"
+#include "net/remote_values.hpp"
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
@@ -27,6 +29,8 @@ json runtime_input(const engine::DirectorRuntimeInput& input) {
     json labels = json::parse(input.labels_json, nullptr, false);
     json in = {{"name", input.name}, {"description", input.description}};
     in["labels"] = labels.is_object() ? labels : json::object();
+    if (!input.request_id.empty())
+        in["labels"][k_request_id_label] = input.request_id;
     if (input.status_condition)
         in["statusCondition"] = condition_name(*input.status_condition);
     return in;
@@ -39,37 +43,45 @@ engine::DirectorError error(const std::string& operation, const std::string& mes
                                  retryable, std::move(reason), engine::k_component_director, code);
 }
 
-// The first GraphQL error as a DirectorError (§6.2, "Director error mapping").
+// The first GraphQL error as a DirectorError (§6.2, "Director error mapping"). Its texts are
+// Director's: capped and cleaned before a message holds them.
 engine::DirectorError graphql_error(const std::string& operation, const json& errors) {
     const json& first = errors.at(0);
-    std::string message = first.is_object() ? first.value("message", std::string()) : "";
-    if (message.empty())
-        message = first.dump();
+    std::string message =
+        first.is_object() && first.contains("message") && first["message"].is_string()
+            ? first["message"].get<std::string>()
+            : "";
+    message = net::clean_remote_text(message.empty() ? first.dump() : message);
     const json* extensions =
         first.is_object() && first.contains("extensions") ? &first["extensions"] : nullptr;
     if (!extensions || !extensions->is_object() || !extensions->contains("error_code") ||
         !(*extensions)["error_code"].is_number_integer())
         return error(operation, message, 200, false);
-    const int code = (*extensions)["error_code"].get<int>();
+    const int code = net::json_int((*extensions)["error_code"]).value_or(0);
     std::string name = director_error_name(code);
     if (name.empty()) {
+        constexpr std::size_t k_max_name = 128;
         message = "Did not recognize the error code " + std::to_string(code) + ": " + message;
-        name = extensions->value("error", std::string());
+        const auto given = extensions->find("error");
+        name = given != extensions->end() && given->is_string()
+                   ? net::clean_remote_text(given->get<std::string>(), k_max_name)
+                   : "";
     }
     return error(operation, message + " (error_code " + std::to_string(code) + ")", 200,
                  director_code_retryable(code), name, code);
 }
 
-std::shared_ptr<gardener::HttpTransport> make_transport(const DirectorClientOptions& options) {
+std::shared_ptr<net::HttpTransport> make_transport(const DirectorClientOptions& options) {
     if (options.transport)
         return options.transport;
-    gardener::TlsOptions tls;
+    net::TlsOptions tls;
     tls.insecure_skip_tls_verify = options.skip_cert_verification;
-    return std::make_shared<gardener::CurlTransport>(std::move(tls));
+    return std::make_shared<net::CurlTransport>(std::move(tls));
 }
 
 std::string excerpt(const std::string& body) {
-    return body.size() > 200 ? body.substr(0, 200) + "..." : body;
+    constexpr std::size_t k_max = 200;
+    return net::clean_remote_text(body, k_max);
 }
 
 } // namespace
@@ -110,97 +122,113 @@ struct DirectorClient::Call {
     std::string document;
     json variables;
     std::string tenant;
-    /// False for registerRuntime: a request that may have arrived is not sent again (it would
-    /// register a second runtime, or fail as NotUnique).
+    /// False for registerRuntime without a request id: a request that may have arrived is not
+    /// sent again (it would register a second runtime, or fail as NotUnique).
     bool idempotent = true;
+    /// Asked before every retry; an answer is the call's result (data.result as JSON text)
+    /// instead of sending the call again. Unset: calls are simply sent again.
+    std::function<std::optional<std::string>()> before_retry;
 };
 
 DirectorClient::DirectorClient(OAuthCredentials credentials, DirectorClientOptions options)
     : m_options(std::move(options))
     , m_transport(make_transport(m_options))
-    , m_clock(m_options.clock ? m_options.clock : gardener::steady_clock())
+    , m_clock(m_options.clock ? m_options.clock : net::steady_clock())
     , m_tokens(std::move(credentials), m_transport, m_clock, m_options.request_timeout) {}
 
 std::string DirectorClient::execute(const Call& call) {
-    const auto first_started = m_clock->now();
-    bool token_renewed = false;
-    for (int attempt = 1;; ++attempt) {
-        std::optional<engine::DirectorError> failure;
-        std::optional<std::chrono::milliseconds> wait;
+    using Failure = net::TryFailure<engine::DirectorError>;
+    const auto failed = [](engine::DirectorError e) {
+        const bool retryable = e.retryable();
+        std::string note = e.what();
+        return Failure{std::move(e), retryable, std::nullopt, false, std::move(note)};
+    };
+    const auto attempt =
+        [&](const net::RetryState& state) -> net::TryOutcome<std::string, engine::DirectorError> {
+        if (state.attempt > 1 && call.before_retry)
+            if (auto found = call.before_retry())
+                return std::move(*found);
         std::string token;
         try {
             token = m_tokens.token();
         } catch (const engine::DirectorError& e) {
-            failure = e;
+            return failed(e);
         }
-        if (!failure) {
-            gardener::HttpRequest request;
-            request.method = "POST";
-            request.url = m_options.url;
-            request.headers = {{"Content-Type", "application/json"},
-                               {"Accept", "application/json"},
-                               {"Authorization", "Bearer " + token},
-                               {"Tenant", call.tenant}};
-            request.body = json{{"query", call.document}, {"variables", call.variables}}.dump();
-            request.total_timeout = m_options.request_timeout;
-            try {
-                const gardener::HttpResponse response = m_transport->perform(request);
-                if (response.status == 401 && !token_renewed) {
-                    // Expired early or revoked: one more try with a new token, not counted.
-                    token_renewed = true;
-                    m_tokens.invalidate(token);
-                    --attempt;
-                    continue;
-                }
-                if (response.status != 200) {
-                    failure = error(
-                        call.operation,
-                        "HTTP " + std::to_string(response.status) + ": " + excerpt(response.body),
-                        response.status, response.status == 429 || response.status >= 500);
-                    if (response.status == 429 || response.status == 503)
-                        if (const auto after = response.header("retry-after"); !after.empty())
-                            try {
-                                wait = std::chrono::seconds(std::stoi(after));
-                            } catch (const std::exception&) {
-                            }
-                } else {
-                    const json body = json::parse(response.body, nullptr, false);
-                    if (!body.is_object())
-                        throw error(call.operation,
-                                    "the answer is not JSON: " + excerpt(response.body), 200,
-                                    false);
-                    if (body.contains("errors") && body["errors"].is_array() &&
-                        !body["errors"].empty())
-                        failure = graphql_error(call.operation, body["errors"]);
-                    else if (body.contains("data") && body["data"].is_object() &&
-                             body["data"].contains("result"))
-                        return body["data"]["result"].dump();
-                    else
-                        return "null";
-                }
-            } catch (const gardener::TransportError& e) {
-                const bool safe = call.idempotent || !e.request_sent();
-                failure = error(call.operation, std::string("no answer: ") + e.what(), 0,
-                                safe && e.kind() != gardener::TransportError::Kind::Tls);
-            }
+        net::HttpRequest request;
+        request.method = "POST";
+        request.url = m_options.url;
+        request.headers = {{"Content-Type", "application/json"},
+                           {"Accept", "application/json"},
+                           {"Authorization", "Bearer " + token},
+                           {"Tenant", call.tenant}};
+        request.body = json{{"query", call.document}, {"variables", call.variables}}.dump();
+        request.total_timeout = m_options.request_timeout;
+        net::HttpResponse response;
+        try {
+            response = m_transport->perform(request);
+        } catch (const net::TransportError& e) {
+            const bool safe = call.idempotent || !e.request_sent();
+            return failed(error(call.operation, std::string("no answer: ") + e.what(), 0,
+                                safe && e.kind() != net::TransportError::Kind::Tls));
         }
-        const auto delay = wait ? *wait : gardener::backoff_delay(m_options.retry, attempt - 1);
-        const bool in_time = m_clock->now() - first_started + delay <= m_options.retry.max_total;
-        if (!failure->retryable() || attempt >= m_options.retry.max_attempts || !in_time)
-            throw *failure;
-        spdlog::default_logger()->debug("compass director: {}: retrying in {}ms: {}",
-                                        call.operation, delay.count(), failure->what());
-        m_clock->sleep_for(delay);
-    }
+        if (response.status == 401) {
+            // Expired early or revoked: one more try with a new token, not counted.
+            m_tokens.invalidate(token);
+            auto out =
+                failed(error(call.operation, "HTTP 401: " + excerpt(response.body), 401, false));
+            out.free_retry = true;
+            return out;
+        }
+        if (response.status != 200) {
+            auto out = failed(
+                error(call.operation,
+                      "HTTP " + std::to_string(response.status) + ": " + excerpt(response.body),
+                      response.status, response.status == 429 || response.status >= 500));
+            // Other 5xx may come after Director did the work: only an idempotent call is sent
+            // again. 429 and 503 say the request was not acted on.
+            out.may_retry = response.status == 429 || response.status == 503 ||
+                            (response.status >= 500 && call.idempotent);
+            if (response.status == 429 || response.status == 503)
+                if (const auto after = net::parse_retry_after(response.header("retry-after")))
+                    out.wait = net::retry_after_delay(m_options.retry, *after);
+            return out;
+        }
+        const json body = json::parse(response.body, nullptr, false);
+        if (!body.is_object())
+            throw error(call.operation, "the answer is not JSON: " + excerpt(response.body), 200,
+                        false);
+        if (body.contains("errors") && body["errors"].is_array() && !body["errors"].empty())
+            return failed(graphql_error(call.operation, body["errors"]));
+        if (body.contains("data") && body["data"].is_object() && body["data"].contains("result"))
+            return body["data"]["result"].dump();
+        return std::string("null");
+    };
+    return net::with_retries(m_options.retry, *m_clock, "compass director: " + call.operation,
+                             attempt);
 }
 
 std::string DirectorClient::register_runtime(const engine::DirectorRuntimeInput& input,
                                              const std::string& tenant) {
-    const Call call{"registerRuntime",
-                    "mutation ($in: RuntimeInput!) { result: registerRuntime(in: $in) { id } }",
-                    {{"in", runtime_input(input)}},
-                    tenant,
-                    false};
+    Call call{"registerRuntime",
+              "mutation ($in: RuntimeInput!) { result: registerRuntime(in: $in) { id } }",
+              {{"in", runtime_input(input)}},
+              tenant,
+              false,
+              {}};
+    if (!input.request_id.empty()) {
+        // The label makes a lost answer harmless: before any retry, the runtime an earlier try
+        // may have registered is looked up, so the mutation can be sent again safely.
+        call.idempotent = true;
+        call.before_retry = [this, &input, &tenant]() -> std::optional<std::string> {
+            auto id = find_registered(input.request_id, tenant);
+            if (!id)
+                return std::nullopt;
+            spdlog::default_logger()->info(
+                "compass director: registerRuntime: an earlier try registered runtime {} ({}={})",
+                *id, k_request_id_label, input.request_id);
+            return json{{"id", *id}}.dump();
+        };
+    }
     const json result = json::parse(execute(call));
     if (!result.is_object() || !result.contains("id") || !result["id"].is_string())
         throw error(call.operation, "Director answered no runtime id", 200, false,
@@ -208,12 +236,37 @@ std::string DirectorClient::register_runtime(const engine::DirectorRuntimeInput&
     return result["id"].get<std::string>();
 }
 
+std::optional<std::string> DirectorClient::find_registered(const std::string& request_id,
+                                                           const std::string& tenant) {
+    // Compass's label filter query for string equality is the value as a JSON string.
+    const json filter =
+        json::array({{{"key", k_request_id_label}, {"query", json(request_id).dump()}}});
+    const Call call{"runtimes",
+                    "query ($filter: [LabelFilter!]) { result: runtimes(filter: $filter) "
+                    "{ data { id } totalCount } }",
+                    {{"filter", filter}},
+                    tenant,
+                    true,
+                    {}};
+    const json page = json::parse(execute(call));
+    const json* data = page.is_object() && page.contains("data") ? &page["data"] : nullptr;
+    if (!data || !data->is_array() || data->empty())
+        return std::nullopt;
+    const json& first = data->front();
+    if (!first.is_object() || !first.contains("id") || !first["id"].is_string())
+        throw error(call.operation, "Director answered a runtime without an id", 200, false,
+                    "err_director_nil_response");
+    return first["id"].get<std::string>();
+}
+
 std::optional<engine::DirectorRuntime> DirectorClient::runtime(const std::string& id,
                                                                const std::string& tenant) {
     const Call call{"runtime",
                     "query ($id: ID!) { result: runtime(id: $id) { id name description labels } }",
                     {{"id", id}},
-                    tenant};
+                    tenant,
+                    true,
+                    {}};
     json result;
     try {
         result = json::parse(execute(call));
@@ -247,7 +300,9 @@ void DirectorClient::update_runtime(const std::string& id,
                     "mutation ($id: ID!, $in: RuntimeInput!) { result: updateRuntime(id: $id, in: "
                     "$in) { id } }",
                     {{"id", id}, {"in", runtime_input(input)}},
-                    tenant};
+                    tenant,
+                    true,
+                    {}};
     const json result = json::parse(execute(call));
     if (result.is_null())
         throw error(call.operation, "Director answered null", 200, false,
@@ -263,7 +318,9 @@ engine::OneTimeToken DirectorClient::request_one_time_token(const std::string& i
                     "mutation ($id: ID!) { result: requestOneTimeTokenForRuntime(id: $id) "
                     "{ token connectorURL } }",
                     {{"id", id}},
-                    tenant};
+                    tenant,
+                    true,
+                    {}};
     const json result = json::parse(execute(call));
     if (!result.is_object() || !result.contains("token") || !result["token"].is_string())
         throw error(call.operation, "Director answered no token", 200, false,
@@ -279,7 +336,9 @@ void DirectorClient::unregister_runtime(const std::string& id, const std::string
     const Call call{"unregisterRuntime",
                     "mutation ($id: ID!) { result: unregisterRuntime(id: $id) { id } }",
                     {{"id", id}},
-                    tenant};
+                    tenant,
+                    true,
+                    {}};
     const json result = json::parse(execute(call));
     if (result.is_null())
         throw error(call.operation, "Director answered null", 200, false,

@@ -1,17 +1,19 @@
 #pragma once
 // The engine's Director port over Compass Director's GraphQL API (original-provisioner.md §6.2):
 // JSON POSTs with `Authorization: Bearer <OAuth token>` and `Tenant`, every field aliased as
-// `result`, Director's error codes mapped to DirectorError. HTTP goes through the Gardener
-// client's libcurl transport; transient failures are retried with capped exponential backoff.
+// `result`, Director's error codes mapped to DirectorError. HTTP goes through the
+// libcurl transport of src/net; transient failures are retried with capped exponential backoff
+// (net::with_retries), and registerRuntime is idempotent through k_request_id_label.
 
 #include "director/oauth.hpp"
 #include "engine/ports.hpp"
-#include "gardener/clock.hpp"
-#include "gardener/http_transport.hpp"
-#include "gardener/retry.hpp"
+#include "net/clock.hpp"
+#include "net/http_transport.hpp"
+#include "net/retry.hpp"
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace kprov::director {
@@ -26,13 +28,19 @@ struct DirectorClientOptions {
     std::chrono::milliseconds request_timeout{30'000};
     /// Retries of connection failures, 429, 5xx and Director's Internal/Unknown codes; the
     /// original tried 3 times.
-    gardener::RetryPolicy retry{3, std::chrono::milliseconds(500), std::chrono::seconds(5),
-                                std::chrono::seconds(30)};
+    net::RetryPolicy retry{3, std::chrono::milliseconds(500), std::chrono::seconds(5),
+                           std::chrono::seconds(30)};
     /// Null: the real steady clock.
-    std::shared_ptr<gardener::Clock> clock;
+    std::shared_ptr<net::Clock> clock;
     /// Null: a CurlTransport. Tests pass a fake.
-    std::shared_ptr<gardener::HttpTransport> transport;
+    std::shared_ptr<net::HttpTransport> transport;
 };
+
+/// The Director label that carries kprov's planned runtime id on registerRuntime
+/// (DirectorRuntimeInput::request_id). Before registerRuntime is sent again after a try that got
+/// no (good) answer, the client asks Director for the runtime with this label and, when there is
+/// one, takes its id instead of registering a second runtime.
+inline constexpr const char* k_request_id_label = "kprov-request-id";
 
 /// Director's error type name for a Compass error code ("NotFound" for 20, ...); "" for codes
 /// Compass does not define.
@@ -66,10 +74,14 @@ private:
     /// Sends the document and returns data.result as JSON text ("null" when null); throws
     /// DirectorError for errors, after the retries.
     std::string execute(const Call& call);
+    /// runtimes(filter: [{key: kprov-request-id, query: "\"<request_id>\""}]): the id of the
+    /// runtime registered with `request_id`, or nullopt when there is none.
+    std::optional<std::string> find_registered(const std::string& request_id,
+                                               const std::string& tenant);
 
     DirectorClientOptions m_options;
-    std::shared_ptr<gardener::HttpTransport> m_transport;
-    std::shared_ptr<gardener::Clock> m_clock;
+    std::shared_ptr<net::HttpTransport> m_transport;
+    std::shared_ptr<net::Clock> m_clock;
     TokenSource m_tokens;
 };
 

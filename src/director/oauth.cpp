@@ -2,8 +2,9 @@
 
 #include "engine/error.hpp"
 #include "engine/ports.hpp"
-#include "gardener/base64.hpp"
 #include "gardener/kube_client.hpp"
+#include "net/base64.hpp"
+#include "net/remote_values.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -26,16 +27,18 @@ engine::DirectorError oauth_error(const std::string& message, int status, bool r
                                  engine::k_component_director_oauth);
 }
 
-// The error text of an OAuth error answer ({"error", "error_description"}), or a short excerpt.
+// The error text of an OAuth error answer ({"error", "error_description"}), or a short excerpt,
+// capped and cleaned: it is the endpoint's text.
 std::string answer_summary(const std::string& body) {
+    constexpr std::size_t k_max_excerpt = 200;
     const auto parsed = nlohmann::json::parse(body, nullptr, false);
     if (parsed.is_object() && parsed.contains("error") && parsed["error"].is_string()) {
         std::string out = parsed["error"].get<std::string>();
         if (parsed.contains("error_description") && parsed["error_description"].is_string())
             out += ": " + parsed["error_description"].get<std::string>();
-        return out;
+        return net::clean_remote_text(out);
     }
-    return body.size() > 200 ? body.substr(0, 200) + "..." : body;
+    return net::clean_remote_text(body, k_max_excerpt);
 }
 
 } // namespace
@@ -90,13 +93,13 @@ OAuthCredentials read_oauth_credentials(const std::string& path) {
 }
 
 TokenSource::TokenSource(OAuthCredentials credentials,
-                         std::shared_ptr<gardener::HttpTransport> transport,
-                         std::shared_ptr<gardener::Clock> clock,
+                         std::shared_ptr<net::HttpTransport> transport,
+                         std::shared_ptr<net::Clock> clock,
                          std::chrono::milliseconds request_timeout,
                          std::chrono::milliseconds refresh_margin)
     : m_credentials(std::move(credentials))
     , m_transport(std::move(transport))
-    , m_clock(clock ? std::move(clock) : gardener::steady_clock())
+    , m_clock(clock ? std::move(clock) : net::steady_clock())
     , m_request_timeout(request_timeout)
     , m_refresh_margin(refresh_margin) {}
 
@@ -119,23 +122,23 @@ int TokenSource::fetches() const {
 }
 
 std::string TokenSource::fetch_locked() {
-    gardener::HttpRequest request;
+    net::HttpRequest request;
     request.method = "POST";
     request.url = m_credentials.tokens_endpoint;
     request.headers = {
         {"Content-Type", "application/x-www-form-urlencoded"},
         {"Accept", "application/json"},
-        {"Authorization", "Basic " + gardener::base64_encode(m_credentials.client_id + ":" +
-                                                             m_credentials.client_secret)}};
+        {"Authorization", "Basic " + net::base64_encode(m_credentials.client_id + ":" +
+                                                        m_credentials.client_secret)}};
     request.body = "grant_type=client_credentials&scope=" + gardener::url_encode(k_scope);
     request.total_timeout = m_request_timeout;
     const auto asked_at = m_clock->now();
-    gardener::HttpResponse response;
+    net::HttpResponse response;
     try {
         response = m_transport->perform(request);
-    } catch (const gardener::TransportError& e) {
+    } catch (const net::TransportError& e) {
         throw oauth_error("POST " + m_credentials.tokens_endpoint + ": no answer: " + e.what(), 0,
-                          e.kind() != gardener::TransportError::Kind::Tls);
+                          e.kind() != net::TransportError::Kind::Tls);
     }
     ++m_fetches;
     if (response.status != 200)
@@ -150,9 +153,11 @@ std::string TokenSource::fetch_locked() {
                           response.status, false);
     // Without expires_in the token is used once; a number of seconds otherwise.
     std::chrono::milliseconds lifetime{0};
+    // Saturated: a huge expires_in must not overflow (it only means "for a long time").
     if (body.contains("expires_in") && body["expires_in"].is_number())
-        lifetime = std::chrono::milliseconds(
-            static_cast<long long>(body["expires_in"].get<double>() * 1000));
+        lifetime = net::saturating_millis(body["expires_in"].get<double>());
+    // Beyond a year, "for a long time" is a year: the clock's time_point must not overflow.
+    lifetime = std::min<std::chrono::milliseconds>(lifetime, std::chrono::hours(24 * 365));
     const auto margin = std::min(m_refresh_margin, lifetime / 10);
     m_token = body["access_token"].get<std::string>();
     m_refresh_at = asked_at + (lifetime - margin);

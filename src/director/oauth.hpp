@@ -3,8 +3,8 @@
 // director.yaml file (APP_DIRECTOR_OAUTH_PATH) and an access token cached until shortly before
 // it expires.
 
-#include "gardener/clock.hpp"
-#include "gardener/http_transport.hpp"
+#include "net/clock.hpp"
+#include "net/http_transport.hpp"
 
 #include <chrono>
 #include <memory>
@@ -33,8 +33,8 @@ OAuthCredentials read_oauth_credentials(const std::string& path);
 /// fetches while the others wait for its token, so a burst of calls asks for one token.
 class TokenSource {
 public:
-    TokenSource(OAuthCredentials credentials, std::shared_ptr<gardener::HttpTransport> transport,
-                std::shared_ptr<gardener::Clock> clock,
+    TokenSource(OAuthCredentials credentials, std::shared_ptr<net::HttpTransport> transport,
+                std::shared_ptr<net::Clock> clock,
                 std::chrono::milliseconds request_timeout = std::chrono::seconds(30),
                 std::chrono::milliseconds refresh_margin = std::chrono::seconds(30));
 
@@ -52,14 +52,14 @@ private:
     std::string fetch_locked();
 
     OAuthCredentials m_credentials;
-    std::shared_ptr<gardener::HttpTransport> m_transport;
-    std::shared_ptr<gardener::Clock> m_clock;
+    std::shared_ptr<net::HttpTransport> m_transport;
+    std::shared_ptr<net::Clock> m_clock;
     std::chrono::milliseconds m_request_timeout;
     std::chrono::milliseconds m_refresh_margin;
 
     mutable std::mutex m_mutex;
     std::string m_token;
-    gardener::Clock::time_point m_refresh_at{};
+    net::Clock::time_point m_refresh_at{};
     int m_fetches = 0;
 };
 

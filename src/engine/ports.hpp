@@ -184,6 +184,9 @@ struct DirectorRuntimeInput {
     std::string description;
     std::string labels_json = "{}"; ///< a JSON object
     std::optional<DirectorStatusCondition> status_condition;
+    /// registerRuntime only: kprov's planned runtime id, sent as the label `kprov-request-id` so
+    /// that a retried registration finds the runtime an unanswered try registered. May be empty.
+    std::string request_id;
 };
 
 /// A runtime as Director's runtime(id) returns it.

@@ -46,11 +46,12 @@ std::optional<std::string> compass_runtime_id(const EngineOptions& options,
 
 std::string register_runtime(Director& director, const std::string& name,
                              const std::string& description, const std::string& labels_json,
-                             const std::string& tenant) {
+                             const std::string& tenant, const std::string& request_id) {
     DirectorRuntimeInput input;
     input.name = name;
     input.description = description;
     input.labels_json = labels_json.empty() ? "{}" : labels_json;
+    input.request_id = request_id;
     try {
         return director.register_runtime(input, tenant);
     } catch (const DirectorError& e) {

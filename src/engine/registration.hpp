@@ -35,11 +35,13 @@ std::optional<std::string> compass_runtime_id(const EngineOptions& options,
                                               const std::string& runtime_id);
 
 /// registerRuntime for a new runtime (name, description and labels of its input); returns the
-/// id Director gave it. Throws DirectorError with the message prefixed "Failed to register
-/// Runtime, " (the original's wording).
+/// id Director gave it. `request_id` (the planned runtime id) makes a retried registration find
+/// its runtime instead of registering a second one (DirectorRuntimeInput::request_id). Throws
+/// DirectorError with the message prefixed "Failed to register Runtime, " (the original's
+/// wording).
 std::string register_runtime(Director& director, const std::string& name,
                              const std::string& description, const std::string& labels_json,
-                             const std::string& tenant);
+                             const std::string& tenant, const std::string& request_id = {});
 
 /// unregisterRuntime, best effort: failures (and a runtime Director no longer knows) are only
 /// logged through `options.log`.

@@ -31,7 +31,7 @@ StartedOperation EngineService::provision(const ProvisionInput& input,
     const bool registers = m_options.director.registers();
     if (registers) {
         runtime.id = register_runtime(*m_options.director.port, runtime.name, runtime.description,
-                                      runtime.labels_json, runtime.tenant);
+                                      runtime.labels_json, runtime.tenant, runtime.id);
         op.cluster_id = runtime.id;
     }
     try {

@@ -1,8 +1,8 @@
 #include "gardener/gardener_client.hpp"
 
 #include "engine/error.hpp"
-#include "gardener/base64.hpp"
 #include "gardener/kube_error.hpp"
+#include "net/base64.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -99,7 +99,7 @@ std::string GardenerClient::admin_kubeconfig(const std::string& shoot_name,
     const auto status = answer.find("status");
     if (status != answer.end() && status->is_object()) {
         const std::string encoded = status->value("kubeconfig", "");
-        if (auto decoded = base64_decode(encoded); decoded && !decoded->empty())
+        if (auto decoded = net::base64_decode(encoded); decoded && !decoded->empty())
             return *decoded;
     }
     throw KubeError("gardener: POST " + path + ": the answer has no valid status.kubeconfig", 201,

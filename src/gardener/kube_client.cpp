@@ -1,8 +1,9 @@
 #include "gardener/kube_client.hpp"
 
 #include "engine/error.hpp"
-#include "gardener/curl_transport.hpp"
 #include "gardener/kube_client_impl.hpp"
+#include "net/curl_transport.hpp"
+#include "net/remote_values.hpp"
 #include "version.hpp"
 
 #include <spdlog/spdlog.h>
@@ -16,7 +17,7 @@ constexpr auto k_token_reread_interval = std::chrono::seconds(60);
 
 // Splits "https://host:port/prefix" for tls-server-name: the URL names the certificate's host
 // and curl connects to the real one.
-void apply_tls_server_name(const Kubeconfig& config, std::string& base_url, TlsOptions& tls) {
+void apply_tls_server_name(const Kubeconfig& config, std::string& base_url, net::TlsOptions& tls) {
     const auto scheme_end = config.server.find("://");
     const auto host_begin = scheme_end + 3;
     const auto host_end = config.server.find('/', host_begin);
@@ -34,8 +35,9 @@ void apply_tls_server_name(const Kubeconfig& config, std::string& base_url, TlsO
     tls.connect_to = config.tls_server_name + ":" + port + ":" + host + ":" + port;
 }
 
-std::shared_ptr<HttpTransport> make_transport(const Kubeconfig& config, std::string& base_url) {
-    TlsOptions tls;
+std::shared_ptr<net::HttpTransport> make_transport(const Kubeconfig& config,
+                                                   std::string& base_url) {
+    net::TlsOptions tls;
     tls.ca_pem = config.ca_pem;
     tls.insecure_skip_tls_verify = config.insecure_skip_tls_verify;
     tls.client_certificate_pem = config.client_certificate_pem;
@@ -43,10 +45,10 @@ std::shared_ptr<HttpTransport> make_transport(const Kubeconfig& config, std::str
     tls.proxy_url = config.proxy_url;
     if (!config.tls_server_name.empty())
         apply_tls_server_name(config, base_url, tls);
-    return std::make_shared<CurlTransport>(std::move(tls));
+    return std::make_shared<net::CurlTransport>(std::move(tls));
 }
 
-json parse_answer(KubeClient::Impl& impl, const ApiCall& call, const HttpResponse& response) {
+json parse_answer(KubeClient::Impl& impl, const ApiCall& call, const net::HttpResponse& response) {
     if (response.body.empty())
         return json::object();
     json parsed = json::parse(response.body, nullptr, false);
@@ -122,7 +124,7 @@ std::string selector_query(const ListOptions& options) {
 KubeClient::Impl::Impl(Kubeconfig kubeconfig, ClientOptions client_options)
     : config(std::move(kubeconfig))
     , options(std::move(client_options))
-    , clock(options.clock ? options.clock : steady_clock())
+    , clock(options.clock ? options.clock : net::steady_clock())
     , limiter(options.qps, options.burst, clock)
     , base_url(config.server)
     , m_token(config.token)
@@ -151,8 +153,8 @@ std::string KubeClient::Impl::authorization(bool refresh) {
     return m_token.empty() ? std::string{} : "Bearer " + m_token;
 }
 
-HttpRequest KubeClient::Impl::make_request(const ApiCall& call) {
-    HttpRequest request;
+net::HttpRequest KubeClient::Impl::make_request(const ApiCall& call) {
+    net::HttpRequest request;
     request.method = call.method;
     request.url = base_url + call.path + (call.query.empty() ? "" : "?" + call.query);
     request.headers = {{"Accept", "application/json"}, {"User-Agent", options.user_agent}};
@@ -186,8 +188,8 @@ void set_request_observer(RequestObserver observer) {
                                : std::shared_ptr<const RequestObserver>());
 }
 
-void KubeClient::Impl::log_exchange(const ApiCall& call, int status, Clock::time_point started,
-                                    const HttpResponse* response) const {
+void KubeClient::Impl::log_exchange(const ApiCall& call, int status, net::Clock::time_point started,
+                                    const net::HttpResponse* response) const {
     if (const auto observer = std::atomic_load(&request_observer()))
         (*observer)(options.label, call.method, status);
     const auto& log = spdlog::default_logger();
@@ -203,27 +205,26 @@ void KubeClient::Impl::log_exchange(const ApiCall& call, int status, Clock::time
     const auto [first, last] = response->headers.equal_range("warning");
     for (auto it = first; it != last; ++it)
         log->warn("{}: {} {}: server warning: {}", options.label, call.method, call.path,
-                  it->second);
+                  net::clean_remote_text(it->second));
 }
 
-HttpResponse KubeClient::Impl::execute(const ApiCall& call) {
-    const auto first_started = clock->now();
-    bool token_refreshed = false;
-    for (int attempt = 1;; ++attempt) {
+net::HttpResponse KubeClient::Impl::execute(const ApiCall& call) {
+    using Outcome = net::TryOutcome<net::HttpResponse, KubeError>;
+    const auto attempt = [&](const net::RetryState& state) -> Outcome {
         limiter.acquire();
         const auto started = clock->now();
-        std::optional<HttpResponse> response;
-        std::optional<TransportError> failure;
+        std::optional<net::HttpResponse> response;
+        std::optional<net::TransportError> failure;
         try {
             response = transport->perform(make_request(call));
             // A transport that does not enforce max_body_bytes itself is held to it here.
             if (options.max_response_bytes > 0 &&
                 response->body.size() > options.max_response_bytes)
-                throw ResponseTooLarge(options.max_response_bytes);
-        } catch (const ResponseTooLarge&) {
+                throw net::ResponseTooLarge(options.max_response_bytes);
+        } catch (const net::ResponseTooLarge&) {
             log_exchange(call, response ? response->status : 0, started, nullptr);
-            throw response_too_large(*this, call, attempt);
-        } catch (const TransportError& e) {
+            throw response_too_large(*this, call, state.attempt);
+        } catch (const net::TransportError& e) {
             failure = e;
         }
         log_exchange(call, response ? response->status : 0, started,
@@ -231,43 +232,31 @@ HttpResponse KubeClient::Impl::execute(const ApiCall& call) {
         if (response && is_success(response->status))
             return std::move(*response);
 
+        const auto context = error_context(call, state.attempt);
+        if (!response)
+            return net::TryFailure<KubeError>{
+                transport_error(context, failure->what(),
+                                failure->kind() != net::TransportError::Kind::Tls),
+                failure->kind() != net::TransportError::Kind::Tls &&
+                    (call.idempotent || !failure->request_sent()),
+                std::nullopt, false, failure->what()};
+        const int status = response->status;
+        net::TryFailure<KubeError> out{status_error(context, status, response->body), false,
+                                       std::nullopt, false, std::to_string(status)};
         // A rotated token file: try once more with the new token, not counted as a retry.
-        if (response && response->status == 401 && !config.token_file.empty() && !token_refreshed) {
-            token_refreshed = true;
+        if (status == 401 && !config.token_file.empty() && !state.free_retry_used) {
             const std::string before = authorization(false);
-            if (authorization(true) != before) {
-                --attempt;
-                continue;
-            }
+            out.free_retry = authorization(true) != before;
         }
-
-        std::optional<std::chrono::milliseconds> wait;
-        bool may_retry = false;
-        if (response) {
-            const int status = response->status;
-            // 429 and 503 mean the server did not act on the request: safe even for POST.
-            may_retry = status == 429 || status == 503 ||
+        // 429 and 503 mean the server did not act on the request: safe even for POST.
+        out.may_retry = status == 429 || status == 503 ||
                         (call.idempotent && (status == 500 || status == 502 || status == 504));
-            if (auto after = retry_after(response->header("retry-after"), response->body))
-                wait = retry_after_delay(options.retry, *after);
-        } else {
-            may_retry = failure->kind() != TransportError::Kind::Tls &&
-                        (call.idempotent || !failure->request_sent());
-        }
-        const auto delay = wait ? *wait : backoff_delay(options.retry, attempt - 1);
-        const bool in_time = clock->now() - first_started + delay <= options.retry.max_total;
-        if (!may_retry || attempt >= options.retry.max_attempts || !in_time) {
-            const auto context = error_context(call, attempt);
-            if (response)
-                throw status_error(context, response->status, response->body);
-            throw transport_error(context, failure->what(),
-                                  failure->kind() != TransportError::Kind::Tls);
-        }
-        spdlog::default_logger()->debug(
-            "{}: {} {}: retrying in {}ms ({})", options.label, call.method, call.path,
-            delay.count(), response ? std::to_string(response->status) : failure->what());
-        clock->sleep_for(delay);
-    }
+        if (auto after = retry_after(response->header("retry-after"), response->body))
+            out.wait = net::retry_after_delay(options.retry, *after);
+        return out;
+    };
+    return net::with_retries(options.retry, *clock,
+                             options.label + ": " + call.method + " " + call.path, attempt);
 }
 
 json KubeClient::Impl::list_all(const std::string& path, const ListOptions& list_options) {
@@ -288,7 +277,7 @@ json KubeClient::Impl::list_all(const std::string& path, const ListOptions& list
             append_query(call.query, "limit", std::to_string(list_options.limit));
         if (!continue_token.empty())
             append_query(call.query, "continue", continue_token);
-        HttpResponse response;
+        net::HttpResponse response;
         try {
             response = execute(call);
         } catch (const KubeError& e) {

@@ -3,10 +3,10 @@
 // resourceVersion, pagination, watch with resume), retries with backoff, a client-side rate
 // limit and connection reuse. Knows nothing about shoots; see gardener_client.hpp.
 
-#include "gardener/clock.hpp"
-#include "gardener/http_transport.hpp"
 #include "gardener/kubeconfig.hpp"
-#include "gardener/retry.hpp"
+#include "net/clock.hpp"
+#include "net/http_transport.hpp"
+#include "net/retry.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -33,7 +33,7 @@ struct ClientOptions {
     /// timeoutSeconds sent with each watch request, so that streams end and resume regularly;
     /// zero sends none.
     std::chrono::seconds watch_server_timeout{600};
-    RetryPolicy retry;
+    net::RetryPolicy retry;
     /// The largest body of an ordinary answer (everything but watch streams); a larger one is
     /// cut off while it arrives and the request fails (not retried). Zero: no limit.
     std::size_t max_response_bytes = std::size_t{64} << 20;
@@ -50,9 +50,9 @@ struct ClientOptions {
     /// KubeError::component(); empty: "k8s client - cluster".
     std::string component;
     /// Null: the real steady clock.
-    std::shared_ptr<Clock> clock;
+    std::shared_ptr<net::Clock> clock;
     /// Null: a CurlTransport built from the kubeconfig. Tests pass a fake.
-    std::shared_ptr<HttpTransport> transport;
+    std::shared_ptr<net::HttpTransport> transport;
 };
 
 struct ListOptions {

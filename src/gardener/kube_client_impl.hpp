@@ -4,7 +4,7 @@
 
 #include "gardener/kube_client.hpp"
 #include "gardener/kube_error.hpp"
-#include "gardener/rate_limiter.hpp"
+#include "net/rate_limiter.hpp"
 
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -26,19 +26,19 @@ struct KubeClient::Impl {
 
     Kubeconfig config;
     ClientOptions options;
-    std::shared_ptr<Clock> clock;
-    std::shared_ptr<HttpTransport> transport;
-    RateLimiter limiter;
+    std::shared_ptr<net::Clock> clock;
+    std::shared_ptr<net::HttpTransport> transport;
+    net::RateLimiter limiter;
     std::string base_url; // may differ from config.server when tls-server-name is set
 
     /// Sends `call`, retrying per the policy; returns the 2xx answer or throws KubeError.
-    HttpResponse execute(const ApiCall& call);
+    net::HttpResponse execute(const ApiCall& call);
     /// The request for `call` with URL, headers and timeouts, and no retry.
-    HttpRequest make_request(const ApiCall& call);
+    net::HttpRequest make_request(const ApiCall& call);
     ErrorContext error_context(const ApiCall& call, int attempts) const;
     /// Logs "VERB path -> code in Nms" (debug) and the server's Warning headers.
-    void log_exchange(const ApiCall& call, int status, Clock::time_point started,
-                      const HttpResponse* response) const;
+    void log_exchange(const ApiCall& call, int status, net::Clock::time_point started,
+                      const net::HttpResponse* response) const;
     /// The "Authorization" value, or "" without a token. `refresh` re-reads the token file now.
     std::string authorization(bool refresh);
     nlohmann::json list_all(const std::string& path, const ListOptions& options);
@@ -46,7 +46,7 @@ struct KubeClient::Impl {
 private:
     std::mutex m_token_mutex;
     std::string m_token;
-    Clock::time_point m_token_read;
+    net::Clock::time_point m_token_read;
 };
 
 /// A request that hit one of the client's caps (ClientOptions::max_*): "<label>: <VERB>

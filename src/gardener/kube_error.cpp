@@ -1,8 +1,9 @@
 #include "gardener/kube_error.hpp"
 
 #include "engine/stage_error.hpp"
+#include "net/remote_values.hpp"
+#include "net/retry.hpp"
 
-#include <charconv>
 #include <nlohmann/json.hpp>
 
 namespace kprov::gardener {
@@ -10,34 +11,36 @@ namespace {
 
 using nlohmann::json;
 
-std::string string_at(const json& object, const char* key) {
+// Every text of an answer is the server's: capped and cleaned before any message holds it.
+std::string string_at(const json& object, const char* key,
+                      std::size_t max_bytes = net::k_remote_text_max_bytes) {
     if (!object.is_object())
         return {};
     const auto it = object.find(key);
-    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string{};
+    return it != object.end() && it->is_string()
+               ? net::clean_remote_text(it->get_ref<const std::string&>(), max_bytes)
+               : std::string{};
 }
 
 // A non-Status body (an HTML error page of a proxy, say) shortened to one line.
 std::string snippet(const std::string& body) {
     constexpr std::size_t k_max = 200;
-    std::string out;
+    std::string collapsed;
     bool space = false;
     for (char c : body) {
-        if (out.size() >= k_max) {
-            out += "...";
-            break;
-        }
+        if (collapsed.size() > k_max)
+            break; // enough to be cut below
         const bool is_space = c == ' ' || c == '\n' || c == '\r' || c == '\t';
         if (is_space) {
-            space = !out.empty();
+            space = !collapsed.empty();
             continue;
         }
         if (space)
-            out += ' ';
+            collapsed += ' ';
         space = false;
-        out += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
+        collapsed += c;
     }
-    return out;
+    return net::clean_remote_text(collapsed, k_max);
 }
 
 std::string join_causes(const std::vector<StatusCause>& causes) {
@@ -74,7 +77,8 @@ bool retryable_status(int status, const std::string& reason) {
 KubeError status_error(const ErrorContext& context, int status, const std::string& body) {
     const json parsed = json::parse(body, nullptr, false);
     const bool is_status = parsed.is_object() && string_at(parsed, "kind") == "Status";
-    std::string reason = is_status ? string_at(parsed, "reason") : std::string{};
+    constexpr std::size_t k_max_reason = 128;
+    std::string reason = is_status ? string_at(parsed, "reason", k_max_reason) : std::string{};
     if (reason.empty())
         reason = default_reason(status);
     std::vector<StatusCause> causes;
@@ -83,12 +87,16 @@ KubeError status_error(const ErrorContext& context, int status, const std::strin
         if (details != parsed.end() && details->is_object()) {
             const auto list = details->find("causes");
             if (list != details->end() && list->is_array())
-                for (const auto& c : *list)
+                for (const auto& c : *list) {
+                    constexpr std::size_t k_max_causes = 100;
+                    if (causes.size() == k_max_causes)
+                        break;
                     causes.push_back(
                         {string_at(c, "field"), string_at(c, "reason"), string_at(c, "message")});
+                }
         }
     }
-    std::string detail = join_causes(causes);
+    std::string detail = net::clean_remote_text(join_causes(causes));
     if (detail.empty())
         detail = is_status ? string_at(parsed, "message") : snippet(body);
     std::string message =
@@ -108,13 +116,8 @@ KubeError transport_error(const ErrorContext& context, const std::string& detail
 
 std::optional<std::chrono::seconds> retry_after(const std::string& header_value,
                                                 const std::string& body) {
-    long long seconds = -1;
-    const char* begin = header_value.data();
-    const char* end = begin + header_value.size();
-    while (begin != end && *begin == ' ')
-        ++begin;
-    if (auto [ptr, ec] = std::from_chars(begin, end, seconds); ec == std::errc() && ptr != begin)
-        return std::chrono::seconds(std::max(seconds, 0LL));
+    if (auto seconds = net::parse_retry_after(header_value))
+        return seconds;
     // An HTTP-date Retry-After is not used by Kubernetes; fall back to the Status field.
     const json parsed = json::parse(body, nullptr, false);
     if (parsed.is_object()) {
@@ -122,7 +125,7 @@ std::optional<std::chrono::seconds> retry_after(const std::string& header_value,
         if (details != parsed.end() && details->is_object()) {
             const auto value = details->find("retryAfterSeconds");
             if (value != details->end() && value->is_number_integer())
-                return std::chrono::seconds(std::max(value->get<long long>(), 0LL));
+                return std::chrono::seconds(std::max<std::int64_t>(*net::json_int64(*value), 0));
         }
     }
     return std::nullopt;

@@ -3,6 +3,7 @@
 
 #include "gardener/json_projection.hpp"
 #include "gardener/kube_client_impl.hpp"
+#include "net/remote_values.hpp"
 
 #include <atomic>
 #include <spdlog/spdlog.h>
@@ -99,7 +100,8 @@ private:
         }
         const std::string type = event["type"].get<std::string>();
         if (type == "ERROR") {
-            const int code = object->value("code", 0);
+            const auto found = object->find("code");
+            const int code = found != object->end() ? net::json_int(*found).value_or(0) : 0;
             if (code == 410) {
                 m_outcome.gone = true;
                 return false;
@@ -154,7 +156,7 @@ StreamOutcome stream(KubeClient::Impl& impl, const std::string& path, const Watc
     const ErrorContext context = impl.error_context(call, 1);
     EventSplitter splitter(resource_version, callback, outcome, context, options.object_fields,
                            impl.options.max_watch_line_bytes);
-    HttpRequest request = impl.make_request(call);
+    net::HttpRequest request = impl.make_request(call);
     request.total_timeout = std::chrono::milliseconds(0);
     request.inactivity_timeout = impl.options.watch_inactivity_timeout;
     request.on_body = [&](std::string_view chunk) {
@@ -166,7 +168,7 @@ StreamOutcome stream(KubeClient::Impl& impl, const std::string& path, const Watc
     request.stop = stop;
     const auto started = impl.clock->now();
     try {
-        const HttpResponse response = impl.transport->perform(request);
+        const net::HttpResponse response = impl.transport->perform(request);
         impl.log_exchange(call, response.status, started, &response);
         if (stop.stop_requested() || (response.status >= 200 && response.status < 300))
             return outcome;
@@ -175,16 +177,16 @@ StreamOutcome stream(KubeClient::Impl& impl, const std::string& path, const Watc
             outcome.gone = true;
         else
             outcome.error = std::move(error);
-    } catch (const ResponseTooLarge&) { // an error answer's body, which is not streamed
+    } catch (const net::ResponseTooLarge&) { // an error answer's body, which is not streamed
         impl.log_exchange(call, 0, started, nullptr);
         outcome.error = cap_error(context, "the error answer is larger than " +
                                                format_bytes(impl.options.max_response_bytes) +
                                                " (ClientOptions::max_response_bytes)");
-    } catch (const TransportError& e) {
+    } catch (const net::TransportError& e) {
         impl.log_exchange(call, 0, started, nullptr);
         if (!stop.stop_requested())
             outcome.error = transport_error(context, std::string("watch stream broke: ") + e.what(),
-                                            e.kind() != TransportError::Kind::Tls);
+                                            e.kind() != net::TransportError::Kind::Tls);
     }
     return outcome;
 }
@@ -205,7 +207,7 @@ void KubeClient::watch(const std::string& path, const WatchOptions& options,
     int failures = 0; // consecutive attempts that delivered nothing
     while (!stop.stop_requested()) {
         if (failures > 0 &&
-            !impl.clock->sleep_for(backoff_delay(impl.options.retry, failures - 1), stop))
+            !impl.clock->sleep_for(net::backoff_delay(impl.options.retry, failures - 1), stop))
             return;
         if (need_list) {
             try {

@@ -1,7 +1,7 @@
 #include "gardener/kubeconfig.hpp"
 
 #include "engine/error.hpp"
-#include "gardener/base64.hpp"
+#include "net/base64.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -94,7 +94,7 @@ public:
         if (!data.empty() && !file.empty())
             fail(field, std::string("set either ") + data_key + " or " + file_key + ", not both");
         if (!data.empty()) {
-            auto decoded = base64_decode(data);
+            auto decoded = net::base64_decode(data);
             if (!decoded || decoded->empty())
                 fail(field + "." + data_key, "not valid base64");
             return *decoded;

@@ -3,7 +3,8 @@
 
 #include "gardener/kyma_objects.hpp"
 
-#include "gardener/base64.hpp"
+#include "net/base64.hpp"
+#include "net/remote_values.hpp"
 
 #include <nlohmann/json.hpp>
 #include <openssl/evp.h>
@@ -35,7 +36,7 @@ void add_group(OverrideObjects& out, const std::string& name, const std::string*
     json secret = override_object("Secret", name, component, overrides.conflict_strategy);
     for (const auto& entry : overrides.entries) {
         if (entry.secret)
-            secret["data"][entry.key] = base64_encode(entry.value);
+            secret["data"][entry.key] = net::base64_encode(entry.value);
         else
             config_map["data"][entry.key] = entry.value;
     }
@@ -69,7 +70,7 @@ std::vector<engine::InstallationErrorEntry> error_log_of(const json* log) {
         entry.log = bounded_text(member(item, "log"));
         if (const json* n = member(item, "occurrences"); n && n->is_number_integer())
             entry.occurrences = static_cast<int>(
-                std::clamp<std::int64_t>(n->get<std::int64_t>(), 0, std::int64_t{1} << 30));
+                std::clamp<std::int64_t>(*net::json_int64(*n), 0, std::int64_t{1} << 30));
         out.push_back(std::move(entry));
     }
     return out;

@@ -2,9 +2,9 @@
 
 #include "gardener/kyma_releases.hpp"
 
-#include "gardener/curl_transport.hpp"
 #include "gardener/kube_client.hpp"
 #include "gardener/kyma_installer_detail.hpp"
+#include "net/curl_transport.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -58,7 +58,7 @@ std::optional<std::string> read_file(const std::string& path, std::size_t max_by
 HttpReleaseSource::HttpReleaseSource(ReleaseSourceOptions options)
     : m_options(std::move(options))
     , m_transport(m_options.transport ? m_options.transport
-                                      : std::make_shared<CurlTransport>(TlsOptions{})) {
+                                      : std::make_shared<net::CurlTransport>(net::TlsOptions{})) {
     m_options.releases_url = without_trailing_slashes(m_options.releases_url);
     m_options.on_demand_url = without_trailing_slashes(m_options.on_demand_url);
 }
@@ -77,7 +77,7 @@ std::optional<std::string> HttpReleaseSource::read(const std::string& version,
     if (url.starts_with(k_file_scheme))
         return read_file(url.substr(k_file_scheme.size()), m_options.max_bytes);
 
-    HttpRequest request;
+    net::HttpRequest request;
     request.method = "GET";
     request.url = url;
     request.total_timeout = m_options.timeout;
@@ -92,11 +92,11 @@ std::optional<std::string> HttpReleaseSource::read(const std::string& version,
         body.append(chunk);
         return true;
     };
-    HttpResponse response;
+    net::HttpResponse response;
     try {
         response = m_transport->perform(request);
-    } catch (const TransportError& e) {
-        throw RemoteError(e.what(), 0, e.kind() != TransportError::Kind::Tls);
+    } catch (const net::TransportError& e) {
+        throw RemoteError(e.what(), 0, e.kind() != net::TransportError::Kind::Tls);
     }
     if (response.status == 404)
         return std::nullopt;

@@ -4,7 +4,7 @@
 // or, for tests and offline use, from file:// directories.
 
 #include "engine/kyma.hpp"
-#include "gardener/http_transport.hpp"
+#include "net/http_transport.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -28,7 +28,7 @@ struct ReleaseSourceOptions {
     /// A file larger than this is refused.
     std::size_t max_bytes = 16 * 1024 * 1024;
     /// Null: a CurlTransport with the system trust store. Tests pass a fake.
-    std::shared_ptr<HttpTransport> transport;
+    std::shared_ptr<net::HttpTransport> transport;
 };
 
 /// Thread-safe. fetch() returns the release with an empty id and tiller_yaml "" when the
@@ -53,7 +53,7 @@ private:
     std::optional<std::string> read(const std::string& version, const std::string& file) const;
 
     ReleaseSourceOptions m_options;
-    std::shared_ptr<HttpTransport> m_transport;
+    std::shared_ptr<net::HttpTransport> m_transport;
 };
 
 } // namespace kprov::gardener

@@ -1,8 +1,8 @@
 #include "gardener/operator_bindings.hpp"
 
-#include "gardener/base64.hpp"
 #include "gardener/kube_error.hpp"
 #include "gardener/runtime_cluster_client.hpp"
+#include "net/base64.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -65,10 +65,10 @@ json agent_configuration_secret(const engine::AgentConfiguration& agent) {
             {"type", "Opaque"},
             {"metadata", {{"name", k_agent_secret}, {"namespace", k_agent_namespace}}},
             {"data",
-             {{"CONNECTOR_URL", base64_encode(agent.connector_url)},
-              {"RUNTIME_ID", base64_encode(agent.runtime_id)},
-              {"TENANT", base64_encode(agent.tenant)},
-              {"TOKEN", base64_encode(agent.token)}}}};
+             {{"CONNECTOR_URL", net::base64_encode(agent.connector_url)},
+              {"RUNTIME_ID", net::base64_encode(agent.runtime_id)},
+              {"TENANT", net::base64_encode(agent.tenant)},
+              {"TOKEN", net::base64_encode(agent.token)}}}};
 }
 
 ClusterBindings::ClusterBindings(ClientOptions options)

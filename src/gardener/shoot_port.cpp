@@ -2,6 +2,7 @@
 
 #include "engine/error.hpp"
 #include "gardener/kube_error.hpp"
+#include "net/remote_values.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -31,7 +32,7 @@ std::string text_at(const json& object, std::initializer_list<const char*> path)
 
 std::int64_t integer_at(const json& object, std::initializer_list<const char*> path) {
     const json* v = at(object, path);
-    return v && v->is_number_integer() ? v->get<std::int64_t>() : 0;
+    return v && v->is_number_integer() ? net::json_int64(*v).value_or(0) : 0;
 }
 
 bool bool_at(const json& object, std::initializer_list<const char*> path) {

@@ -1,8 +1,8 @@
 #include "gardener/shoot_watch.hpp"
 
 #include "engine/stages.hpp"
-#include "gardener/clock.hpp"
 #include "gardener/shoot_port.hpp"
+#include "net/clock.hpp"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -172,7 +172,7 @@ void ShootWatch::run(std::stop_token stop) {
             spdlog::warn("shoot watch of {} failed: {}; operations fall back to polling; "
                          "watching again in {} ms",
                          m_client.namespace_name(), e.what(), delay.count());
-            if (!steady_clock()->sleep_for(delay, stop))
+            if (!net::steady_clock()->sleep_for(delay, stop))
                 break;
             delay = std::min(delay * 2, max_delay);
         }

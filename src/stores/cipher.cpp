@@ -1,6 +1,7 @@
 #include "stores/cipher.hpp"
 
 #include "engine/error.hpp"
+#include "net/base64.hpp"
 #include "stores/store_common.hpp"
 
 #include <algorithm>
@@ -477,75 +478,16 @@ std::string load_or_create_key_file(const std::string& path) {
 
 // ---- base64 ---------------------------------------------------------------------------------
 
-namespace {
-
-constexpr std::string_view k_base64_alphabet =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-constexpr std::array<std::int8_t, 256> make_base64_index() {
-    std::array<std::int8_t, 256> index{};
-    index.fill(-1);
-    for (std::size_t i = 0; i < k_base64_alphabet.size(); ++i)
-        index[static_cast<unsigned char>(k_base64_alphabet[i])] = static_cast<std::int8_t>(i);
-    return index;
-}
-
-constexpr auto k_base64_index = make_base64_index();
-
-} // namespace
-
 std::string base64_encode(std::string_view bytes) {
-    const auto byte_at = [&](std::size_t i) -> std::uint32_t {
-        return i < bytes.size() ? static_cast<unsigned char>(bytes[i]) : 0;
-    };
-    std::string out;
-    out.reserve((bytes.size() + 2) / 3 * 4);
-    for (std::size_t i = 0; i < bytes.size(); i += 3) {
-        const std::size_t taken = std::min<std::size_t>(3, bytes.size() - i);
-        const std::uint32_t n = byte_at(i) << 16 | byte_at(i + 1) << 8 | byte_at(i + 2);
-        // n bytes give n + 1 digits; the rest of the group of four is padding.
-        for (std::size_t j = 0; j < 4; ++j)
-            out += j <= taken ? k_base64_alphabet[n >> (18 - 6 * j) & 63] : '=';
-    }
-    return out;
+    return net::base64_encode(bytes);
 }
 
 std::string base64_decode(std::string_view text) {
     // Messages give positions, never the text: it may be (part of) a secret.
-    if (text.size() % 4 != 0)
-        throw StoreError("invalid base64 (length " + std::to_string(text.size()) +
-                         " is not a multiple of 4)");
-    std::size_t padding = 0;
-    if (!text.empty() && text.back() == '=')
-        padding = text[text.size() - 2] == '=' ? 2 : 1;
-    std::string out;
-    out.reserve(text.size() / 4 * 3);
-    for (std::size_t i = 0; i < text.size(); i += 4) {
-        const bool last = i + 4 == text.size();
-        const std::size_t digits = last ? 4 - padding : 4;
-        std::uint32_t n = 0;
-        for (std::size_t j = 0; j < 4; ++j) {
-            std::int8_t v = 0;
-            if (j < digits) {
-                v = k_base64_index[static_cast<unsigned char>(text[i + j])];
-                if (v < 0)
-                    throw StoreError("invalid base64 (character at offset " +
-                                     std::to_string(i + j) + " is outside the standard alphabet)");
-            }
-            n = n << 6 | static_cast<std::uint32_t>(v);
-        }
-        // Non-zero bits under the padding mean the text was not produced by an encoder;
-        // accepting it would give one value several spellings.
-        if ((padding == 1 && last && (n & 0xff) != 0) ||
-            (padding == 2 && last && (n & 0xffff) != 0))
-            throw StoreError("invalid base64 (non-zero bits before the final padding)");
-        out += static_cast<char>(n >> 16 & 0xff);
-        if (digits > 2)
-            out += static_cast<char>(n >> 8 & 0xff);
-        if (digits > 3)
-            out += static_cast<char>(n & 0xff);
-    }
-    return out;
+    std::string problem;
+    if (auto bytes = net::base64_decode_strict(text, &problem))
+        return std::move(*bytes);
+    throw StoreError("invalid base64 (" + problem + ")");
 }
 
 } // namespace kprov::stores

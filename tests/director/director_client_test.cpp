@@ -20,7 +20,7 @@ using ::testing::HasSubstr;
 using namespace std::chrono_literals;
 
 /// A clock that stands still unless a test (or a retry's sleep) moves it.
-class ManualClock : public gardener::Clock {
+class ManualClock : public net::Clock {
 public:
     time_point now() override { return time_point(std::chrono::nanoseconds(m_now.load())); }
     bool sleep_for(duration d, const std::stop_token& = {}) override {
@@ -52,7 +52,7 @@ protected:
         control->del("/sim/faults");
     }
 
-    std::unique_ptr<DirectorClient> client(std::shared_ptr<gardener::Clock> clock = nullptr) {
+    std::unique_ptr<DirectorClient> client(std::shared_ptr<net::Clock> clock = nullptr) {
         auto options = fast_options(s_sim->url);
         options.clock = std::move(clock);
         return std::make_unique<DirectorClient>(sim_credentials(s_sim->url), options);

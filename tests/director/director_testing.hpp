@@ -3,7 +3,7 @@
 // DirectorClient over it, and the sim's /sim control endpoints.
 
 #include "director/director_client.hpp"
-#include "gardener/curl_transport.hpp"
+#include "net/curl_transport.hpp"
 #include "support/sim_process.hpp"
 #include "support/skip.hpp"
 
@@ -21,7 +21,7 @@ class SimControl {
 public:
     explicit SimControl(std::string url)
         : m_url(std::move(url))
-        , m_transport(std::make_shared<gardener::CurlTransport>(gardener::TlsOptions{})) {}
+        , m_transport(std::make_shared<net::CurlTransport>(net::TlsOptions{})) {}
 
     nlohmann::json get(const std::string& path) { return call("GET", path, ""); }
     nlohmann::json post(const std::string& path, const nlohmann::json& body = nlohmann::json()) {
@@ -58,7 +58,7 @@ public:
 private:
     nlohmann::json call(const std::string& method, const std::string& path,
                         const std::string& body) {
-        gardener::HttpRequest r;
+        net::HttpRequest r;
         r.method = method;
         r.url = m_url + path;
         r.body = body;
@@ -72,7 +72,7 @@ private:
     }
 
     std::string m_url;
-    std::shared_ptr<gardener::HttpTransport> m_transport;
+    std::shared_ptr<net::HttpTransport> m_transport;
 };
 
 /// A director.yaml for the sim's default client, written into `dir`.

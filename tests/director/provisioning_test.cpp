@@ -9,12 +9,12 @@
 #include "engine/registration.hpp"
 #include "engine/runtime_input.hpp"
 #include "engine/service.hpp"
-#include "gardener/base64.hpp"
 #include "gardener/gardener_client.hpp"
 #include "gardener/kubeconfig.hpp"
 #include "gardener/operator_bindings.hpp"
 #include "gardener/runtime_cluster_client.hpp"
 #include "gardener/shoot_port.hpp"
+#include "net/base64.hpp"
 #include "stores/open_store.hpp"
 
 #include <gtest/gtest.h>
@@ -177,10 +177,10 @@ TEST_F(ProvisioningWithDirectorTest, RegistersLabelsConfiguresTheAgentAndUnregis
     const auto secret = cluster.get_secret("kyma-system", "compass-agent-configuration");
     ASSERT_TRUE(secret);
     const auto data = (*secret)["data"];
-    EXPECT_EQ(gardener::base64_decode(data["RUNTIME_ID"].get<std::string>()), id);
-    EXPECT_EQ(gardener::base64_decode(data["TENANT"].get<std::string>()), "tenant-a");
-    EXPECT_FALSE(gardener::base64_decode(data["TOKEN"].get<std::string>())->empty());
-    EXPECT_FALSE(gardener::base64_decode(data["CONNECTOR_URL"].get<std::string>())->empty());
+    EXPECT_EQ(net::base64_decode(data["RUNTIME_ID"].get<std::string>()), id);
+    EXPECT_EQ(net::base64_decode(data["TENANT"].get<std::string>()), "tenant-a");
+    EXPECT_FALSE(net::base64_decode(data["TOKEN"].get<std::string>())->empty());
+    EXPECT_FALSE(net::base64_decode(data["CONNECTOR_URL"].get<std::string>())->empty());
     EXPECT_TRUE(cluster.get_namespace("istio-system"));
     EXPECT_TRUE(cluster.get_namespace("kyma-system"));
     const auto bindings = cluster.list_cluster_role_bindings(gardener::k_managed_bindings_selector);
@@ -246,6 +246,20 @@ TEST_F(ProvisioningWithDirectorTest, AFailedProvisioningSetsFailedInDirector) {
     ASSERT_EQ(failed.state, engine::OperationState::Failed);
     EXPECT_EQ(failed.last_error.component, "gardener");
     EXPECT_EQ(control->director_runtime(started.runtime_id)["statusCondition"], "FAILED");
+}
+
+TEST_F(ProvisioningWithDirectorTest, ALostRegistrationAnswerRegistersOneRuntimeWithKprovsId) {
+    // Director registers the runtime, but its answer is lost (502) once.
+    control->post("/sim/director/errors",
+                  {{"operation", "registerRuntime"}, {"httpStatus", 502}, {"count", 1}});
+    const auto started = provision("dir-lost");
+    const auto runtimes = control->get("/sim/director")["runtimes"];
+    ASSERT_EQ(runtimes.size(), 1u) << runtimes.dump();
+    EXPECT_EQ(runtimes[0]["id"], started.runtime_id) << "kprov's runtime id is Director's";
+    EXPECT_TRUE(runtimes[0]["labels"].contains("kprov-request-id"));
+    EXPECT_EQ(control->director_calls("registerRuntime").size(), 1u);
+    const auto done = drive(started.operation.id);
+    ASSERT_EQ(done.state, engine::OperationState::Succeeded) << done.message;
 }
 
 TEST_F(ProvisioningWithDirectorTest, ARefusedRegistrationStoresNothing) {

@@ -5,7 +5,7 @@
 #include "gardener/kube_client.hpp"
 #include "gardener/kube_client_impl.hpp"
 #include "gardener/kube_error.hpp"
-#include "gardener/retry.hpp"
+#include "net/retry.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -31,8 +31,8 @@ protected:
     }
     // A 200 whose body is `body` delivered in pieces of `piece` bytes; counts what went out.
     void stream_in_pieces(std::string body, std::size_t piece) {
-        transport->then([this, body = std::move(body), piece](const HttpRequest& request) {
-            HttpResponse response;
+        transport->then([this, body = std::move(body), piece](const net::HttpRequest& request) {
+            net::HttpResponse response;
             response.status = 200;
             for (std::size_t at = 0; at < body.size(); at += piece) {
                 const std::string_view chunk = std::string_view(body).substr(at, piece);
@@ -196,14 +196,14 @@ TEST_F(BoundsTest, RetryAfterGivesABoundedWaitWhateverItSays) {
 }
 
 TEST(RetryAfterDelay, SaturatesInsteadOfOverflowing) {
-    RetryPolicy policy;
+    net::RetryPolicy policy;
     policy.max_total = 60s;
-    EXPECT_EQ(retry_after_delay(policy, std::chrono::seconds(7)), 7000ms);
-    EXPECT_EQ(retry_after_delay(policy, std::chrono::seconds(-5)), 0ms);
-    EXPECT_EQ(retry_after_delay(policy, std::chrono::seconds(0)), 0ms);
-    EXPECT_EQ(retry_after_delay(policy, std::chrono::seconds(61)), 60s);
-    EXPECT_EQ(retry_after_delay(policy, std::chrono::seconds::max()), 60s);
-    EXPECT_EQ(retry_after_delay(policy, std::chrono::seconds::min()), 0ms);
+    EXPECT_EQ(net::retry_after_delay(policy, std::chrono::seconds(7)), 7000ms);
+    EXPECT_EQ(net::retry_after_delay(policy, std::chrono::seconds(-5)), 0ms);
+    EXPECT_EQ(net::retry_after_delay(policy, std::chrono::seconds(0)), 0ms);
+    EXPECT_EQ(net::retry_after_delay(policy, std::chrono::seconds(61)), 60s);
+    EXPECT_EQ(net::retry_after_delay(policy, std::chrono::seconds::max()), 60s);
+    EXPECT_EQ(net::retry_after_delay(policy, std::chrono::seconds::min()), 0ms);
 }
 
 } // namespace

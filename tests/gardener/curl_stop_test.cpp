@@ -1,7 +1,7 @@
 // HttpRequest::stop: a stop request ends a transfer that is waiting for a server that never
 // answers, without should_stop or any timeout (so nothing else could end it), over a real socket.
 
-#include "gardener/curl_transport.hpp"
+#include "net/curl_transport.hpp"
 
 #include <arpa/inet.h>
 #include <future>
@@ -41,9 +41,9 @@ private:
 
 TEST(CurlTransportStop, AStopRequestEndsAWaitingTransferQuietly) {
     SilentServer server;
-    CurlTransport transport{TlsOptions{}};
+    net::CurlTransport transport{net::TlsOptions{}};
     std::stop_source stop;
-    HttpRequest request;
+    net::HttpRequest request;
     request.method = "GET";
     request.url = "http://127.0.0.1:" + std::to_string(server.port()) + "/watch";
     request.total_timeout = std::chrono::milliseconds(0);
@@ -53,11 +53,11 @@ TEST(CurlTransportStop, AStopRequestEndsAWaitingTransferQuietly) {
     // can end it (without the hook this test hangs until ctest's timeout).
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     stop.request_stop();
-    const HttpResponse response = pending.get();
+    const net::HttpResponse response = pending.get();
     EXPECT_EQ(response.status, 0) << "no answer arrived";
 
     // A token that was stopped before the transfer starts ends it at once, too.
-    HttpRequest again = request;
+    net::HttpRequest again = request;
     EXPECT_EQ(transport.perform(again).status, 0);
 }
 

@@ -23,12 +23,12 @@ users: [{name: u, user: {token: t}}]
 contexts: [{name: c, context: {cluster: k, user: u}}]
 )";
 
-class FakeCluster : public HttpTransport {
+class FakeCluster : public net::HttpTransport {
 public:
     using json = nlohmann::json;
     /// Answers a request instead of the store when it returns a response.
-    using Hook =
-        std::function<std::optional<HttpResponse>(const HttpRequest&, const std::string& path)>;
+    using Hook = std::function<std::optional<net::HttpResponse>(const net::HttpRequest&,
+                                                                const std::string& path)>;
 
     void put(const std::string& path, json object) {
         std::lock_guard lock(m_mutex);
@@ -49,12 +49,12 @@ public:
         std::lock_guard lock(m_mutex);
         return m_calls;
     }
-    std::vector<HttpRequest> requests() {
+    std::vector<net::HttpRequest> requests() {
         std::lock_guard lock(m_mutex);
         return m_requests;
     }
 
-    HttpResponse perform(const HttpRequest& request) override {
+    net::HttpResponse perform(const net::HttpRequest& request) override {
         std::string rest = request.url.substr(std::string("https://api.test").size());
         const auto q = rest.find('?');
         const std::string path = rest.substr(0, q);
@@ -102,8 +102,8 @@ public:
         return answer(405, status_body(405, "MethodNotAllowed", "no"));
     }
 
-    static HttpResponse answer(int status, std::string body) {
-        HttpResponse response;
+    static net::HttpResponse answer(int status, std::string body) {
+        net::HttpResponse response;
         response.status = status;
         response.body = std::move(body);
         return response;
@@ -123,7 +123,7 @@ private:
         return out;
     }
 
-    HttpResponse list(const std::string& collection, const std::string& query) {
+    net::HttpResponse list(const std::string& collection, const std::string& query) {
         std::string selector;
         if (const auto at = query.find("labelSelector="); at != std::string::npos)
             selector = decoded(query.substr(at + 14, query.find('&', at) - at - 14));
@@ -167,7 +167,7 @@ private:
     std::mutex m_mutex;
     std::map<std::string, json> m_objects;
     std::vector<std::string> m_calls;
-    std::vector<HttpRequest> m_requests;
+    std::vector<net::HttpRequest> m_requests;
     Hook m_hook;
     int m_version = 100;
 };

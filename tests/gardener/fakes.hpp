@@ -2,9 +2,9 @@
 // Test doubles for the Kubernetes client: a scripted HttpTransport and a clock whose sleeps
 // take no real time.
 
-#include "gardener/clock.hpp"
-#include "gardener/http_transport.hpp"
 #include "gardener/kubeconfig.hpp"
+#include "net/clock.hpp"
+#include "net/http_transport.hpp"
 
 #include <deque>
 #include <functional>
@@ -18,7 +18,7 @@ namespace kprov::gardener::testing {
 
 /// now() moves only when someone sleeps (unless `advance_on_sleep` is false); every sleep is
 /// recorded.
-class FakeClock : public Clock {
+class FakeClock : public net::Clock {
 public:
     explicit FakeClock(bool advance_on_sleep = true)
         : m_advance(advance_on_sleep) {}
@@ -51,9 +51,9 @@ private:
 };
 
 /// Answers requests from a script, one step per request, and records every request.
-class FakeTransport : public HttpTransport {
+class FakeTransport : public net::HttpTransport {
 public:
-    using Step = std::function<HttpResponse(const HttpRequest&)>;
+    using Step = std::function<net::HttpResponse(const net::HttpRequest&)>;
 
     void then(Step step) {
         std::lock_guard lock(m_mutex);
@@ -62,8 +62,8 @@ public:
     /// An answer with `status` and `body`.
     void reply(int status, std::string body = "{}",
                std::multimap<std::string, std::string> headers = {}) {
-        then([=](const HttpRequest&) {
-            HttpResponse response;
+        then([=](const net::HttpRequest&) {
+            net::HttpResponse response;
             response.status = status;
             response.body = body;
             response.headers = headers;
@@ -71,34 +71,34 @@ public:
         });
     }
     /// No answer.
-    void fail(TransportError::Kind kind, bool request_sent, std::string message = "boom") {
-        then([=](const HttpRequest&) -> HttpResponse {
-            throw TransportError(kind, request_sent, message);
+    void fail(net::TransportError::Kind kind, bool request_sent, std::string message = "boom") {
+        then([=](const net::HttpRequest&) -> net::HttpResponse {
+            throw net::TransportError(kind, request_sent, message);
         });
     }
     /// A 200 streamed in `chunks`; then a clean end, or `end_error` when given.
     void stream(std::vector<std::string> chunks,
-                std::optional<TransportError::Kind> end_error = std::nullopt) {
-        then([=](const HttpRequest& request) {
-            HttpResponse response;
+                std::optional<net::TransportError::Kind> end_error = std::nullopt) {
+        then([=](const net::HttpRequest& request) {
+            net::HttpResponse response;
             response.status = 200;
             for (const auto& chunk : chunks)
                 if (!request.on_body(chunk))
                     return response;
             if (end_error)
-                throw TransportError(*end_error, true, "stream dropped");
+                throw net::TransportError(*end_error, true, "stream dropped");
             return response;
         });
     }
 
-    HttpResponse perform(const HttpRequest& request) override {
+    net::HttpResponse perform(const net::HttpRequest& request) override {
         Step step;
         {
             std::lock_guard lock(m_mutex);
             m_requests.push_back(request);
             if (m_steps.empty()) {
                 ADD_FAILURE() << "unexpected request " << request.method << " " << request.url;
-                HttpResponse response;
+                net::HttpResponse response;
                 response.status = 599;
                 return response;
             }
@@ -108,7 +108,7 @@ public:
         return step(request);
     }
 
-    std::vector<HttpRequest> requests() {
+    std::vector<net::HttpRequest> requests() {
         std::lock_guard lock(m_mutex);
         return m_requests;
     }
@@ -120,7 +120,7 @@ public:
 private:
     std::mutex m_mutex;
     std::deque<Step> m_steps;
-    std::vector<HttpRequest> m_requests;
+    std::vector<net::HttpRequest> m_requests;
 };
 
 inline constexpr const char* k_secret_token = "s3cr3t-t0ken-value";
@@ -136,7 +136,7 @@ inline Kubeconfig test_kubeconfig() {
 }
 
 /// The value of header `name` in `request`, or "" when absent.
-inline std::string header_of(const HttpRequest& request, const std::string& name) {
+inline std::string header_of(const net::HttpRequest& request, const std::string& name) {
     for (const auto& [key, value] : request.headers)
         if (key == name)
             return value;

@@ -2,10 +2,10 @@
 
 #include "engine/error.hpp"
 #include "fakes.hpp"
-#include "gardener/base64.hpp"
 #include "gardener/gardener_client.hpp"
 #include "gardener/kube_error.hpp"
 #include "gardener/runtime_cluster_client.hpp"
+#include "net/base64.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -31,7 +31,7 @@ protected:
         o.clock = std::make_shared<FakeClock>();
         return o;
     }
-    HttpRequest last() { return transport->requests().back(); }
+    net::HttpRequest last() { return transport->requests().back(); }
 
     std::shared_ptr<FakeTransport> transport = std::make_shared<FakeTransport>();
     GardenerClient gardener;
@@ -93,7 +93,7 @@ TEST_F(GardenerClientTest, AdminKubeconfigIsRequestedAndDecoded) {
     const std::string kubeconfig = "apiVersion: v1\nkind: Config\n";
     transport->reply(201, json({{"kind", "AdminKubeconfigRequest"},
                                 {"status",
-                                 {{"kubeconfig", base64_encode(kubeconfig)},
+                                 {{"kubeconfig", net::base64_encode(kubeconfig)},
                                   {"expirationTimestamp", "2024-01-01T08:00:00Z"}}}})
                               .dump());
     EXPECT_EQ(gardener.admin_kubeconfig("c1", std::chrono::hours(8)), kubeconfig);

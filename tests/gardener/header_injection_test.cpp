@@ -3,8 +3,8 @@
 // transport refuses any such header before it connects).
 
 #include "engine/error.hpp"
-#include "gardener/curl_transport.hpp"
 #include "gardener/runtime_cluster_client.hpp"
+#include "net/curl_transport.hpp"
 #include "temp_dir.hpp"
 
 #include <arpa/inet.h>
@@ -95,7 +95,7 @@ private:
 
 TEST(CurlTransportHeaders, AHeaderWithCrLfOrNulIsRefusedAndNothingIsSent) {
     Listener server;
-    CurlTransport transport{TlsOptions{}};
+    net::CurlTransport transport{net::TlsOptions{}};
     const std::vector<std::pair<std::string, std::string>> bad = {
         {"Authorization", "Bearer t0ken\r\nX-Injected: 1"},
         {"Authorization", "Bearer t0ken\nX-Injected: 1"},
@@ -103,7 +103,7 @@ TEST(CurlTransportHeaders, AHeaderWithCrLfOrNulIsRefusedAndNothingIsSent) {
         {"X-Evil\r\nX-Injected", "1"},
     };
     for (const auto& header : bad) {
-        HttpRequest request;
+        net::HttpRequest request;
         request.method = "GET";
         request.url = "http://127.0.0.1:" + std::to_string(server.port()) + "/api";
         request.total_timeout = std::chrono::milliseconds(2000);

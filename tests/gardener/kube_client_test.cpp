@@ -26,7 +26,7 @@ protected:
         options.clock = clock;
         client = std::make_unique<KubeClient>(test_kubeconfig(), options);
     }
-    HttpRequest last() { return transport->requests().back(); }
+    net::HttpRequest last() { return transport->requests().back(); }
 
     std::shared_ptr<FakeTransport> transport = std::make_shared<FakeTransport>();
     std::shared_ptr<FakeClock> clock = std::make_shared<FakeClock>();
@@ -37,7 +37,7 @@ TEST_F(KubeClientTest, GetSendsCredentialsAndAcceptsJson) {
     transport->reply(200, R"({"kind":"ConfigMap","metadata":{"name":"a"}})");
     const json object = client->get("/api/v1/namespaces/n/configmaps/a");
     EXPECT_EQ(object["metadata"]["name"], "a");
-    const HttpRequest request = last();
+    const net::HttpRequest request = last();
     EXPECT_EQ(request.method, "GET");
     EXPECT_EQ(request.url, "https://api.test/api/v1/namespaces/n/configmaps/a");
     EXPECT_EQ(header_of(request, "Authorization"), std::string("Bearer ") + k_secret_token);

@@ -6,6 +6,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 namespace kprov::gardener {
@@ -121,6 +122,39 @@ TEST(RetryAfter, HeaderSecondsThenStatusDetails) {
               std::chrono::seconds(3));
     EXPECT_EQ(retry_after("Wed, 21 Oct 2015 07:28:00 GMT", "{}"), std::nullopt);
     EXPECT_EQ(retry_after("", "not json"), std::nullopt);
+}
+
+TEST(RetryAfter, HugeValuesSaturate) {
+    EXPECT_EQ(retry_after("99999999999999999999999", ""), std::chrono::seconds::max());
+    EXPECT_EQ(retry_after(
+                  "", R"({"kind":"Status","details":{"retryAfterSeconds":18446744073709551615}})"),
+              std::chrono::seconds(std::numeric_limits<std::int64_t>::max()));
+    EXPECT_EQ(retry_after(
+                  "", R"({"kind":"Status","details":{"retryAfterSeconds":-9223372036854775808}})"),
+              std::chrono::seconds(0));
+}
+
+TEST_F(KubeErrorTest, StatusTextsAreCappedAndStrippedOfControlCharacters) {
+    const std::string hostile = "\x1b[31mred\x1b[0m \u00e9" + std::string(5000, 'z');
+    const nlohmann::json status = {{"kind", "Status"},
+                                   {"reason", "Forbidden\x1b[2J" + std::string(500, 'r')},
+                                   {"message", hostile}};
+    const KubeError e = post_error(403, status.dump());
+    const std::string what = e.what();
+    EXPECT_THAT(what, Not(HasSubstr("\x1b")));
+    EXPECT_THAT(what, HasSubstr("\xEF\xBF\xBD[31mred"));
+    EXPECT_THAT(what, HasSubstr("\xE2\x80\xA6 (truncated)"));
+    EXPECT_LT(what.size(), 1400u);
+    EXPECT_LT(e.reason().size(), 150u);
+
+    nlohmann::json causes = nlohmann::json::array();
+    for (int i = 0; i < 1000; ++i)
+        causes.push_back({{"field", "spec.f" + std::to_string(i)}, {"message", hostile}});
+    const KubeError invalid = post_error(
+        422, nlohmann::json{{"kind", "Status"}, {"details", {{"causes", causes}}}}.dump());
+    EXPECT_LT(std::string(invalid.what()).size(), 1400u);
+    EXPECT_LE(invalid.causes().size(), 100u);
+    EXPECT_THAT(invalid.what(), Not(HasSubstr("\x1b")));
 }
 
 TEST(TransportErrorMessage, NamesTheRequest) {

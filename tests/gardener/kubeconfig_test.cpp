@@ -1,8 +1,8 @@
 // Kubeconfig loading: contexts, inline data and files, and the messages of broken files.
 
 #include "engine/error.hpp"
-#include "gardener/base64.hpp"
 #include "gardener/kubeconfig.hpp"
+#include "net/base64.hpp"
 #include "temp_dir.hpp"
 
 #include <gmock/gmock.h>
@@ -32,7 +32,7 @@ clusters:
   cluster:
     server: https://garden.example:6443/
     certificate-authority-data: )" +
-           base64_encode(k_ca) + R"(
+           net::base64_encode(k_ca) + R"(
 - name: other-cluster
   cluster:
     server: http://127.0.0.1:8080
@@ -44,9 +44,9 @@ users:
 - name: admin
   user:
     client-certificate-data: )" +
-           base64_encode(k_cert) + R"(
+           net::base64_encode(k_cert) + R"(
     client-key-data: )" +
-           base64_encode(k_key) + R"(
+           net::base64_encode(k_key) + R"(
 contexts:
 - name: garden
   context: {cluster: garden-cluster, user: robot, namespace: garden-p}
@@ -185,7 +185,7 @@ contexts: [{name: c, context: {cluster: k, user: u}}]
 current-context: c
 clusters: [{name: k, cluster: {server: "https://h"}}]
 users: [{name: u, user: {client-certificate-data: )" +
-                                  base64_encode(k_cert) + R"(}}]
+                                  net::base64_encode(k_cert) + R"(}}]
 contexts: [{name: c, context: {cluster: k, user: u}}]
 )";
     EXPECT_EQ(error_of(cert_only),
@@ -200,7 +200,7 @@ contexts: [{name: c, context: {cluster: k, user: u}}]
     const std::string ca_and_insecure = R"(
 current-context: c
 clusters: [{name: k, cluster: {server: "https://h", insecure-skip-tls-verify: true, certificate-authority-data: )" +
-                                        base64_encode(k_ca) + R"(}}]
+                                        net::base64_encode(k_ca) + R"(}}]
 contexts: [{name: c, context: {cluster: k}}]
 )";
     EXPECT_THAT(error_of(ca_and_insecure), HasSubstr("exclude each other"));
@@ -359,11 +359,11 @@ contexts: [{name: c, context: {cluster: k, user: u}}]
 
 TEST(Base64, RoundTripsAndRejectsGarbage) {
     for (const std::string text : {"", "a", "ab", "abc", "abcd", "\x01\xff\x80"})
-        EXPECT_EQ(base64_decode(base64_encode(text)), text);
-    EXPECT_EQ(base64_decode("aGVs\nbG8="), "hello");
-    EXPECT_EQ(base64_decode("aGVsbG8"), "hello");
-    EXPECT_EQ(base64_decode("aGVs*G8="), std::nullopt);
-    EXPECT_EQ(base64_decode("aGVsbG8=x"), std::nullopt);
+        EXPECT_EQ(net::base64_decode(net::base64_encode(text)), text);
+    EXPECT_EQ(net::base64_decode("aGVs\nbG8="), "hello");
+    EXPECT_EQ(net::base64_decode("aGVsbG8"), "hello");
+    EXPECT_EQ(net::base64_decode("aGVs*G8="), std::nullopt);
+    EXPECT_EQ(net::base64_decode("aGVsbG8=x"), std::nullopt);
 }
 
 } // namespace

@@ -93,13 +93,13 @@ protected:
     void fail(const std::string& method, const std::string& path, int status,
               const std::string& reason, int times = 1000) {
         auto left = std::make_shared<int>(times);
-        cluster->set_hook(
-            [=](const HttpRequest& r, const std::string& p) -> std::optional<HttpResponse> {
-                if (r.method != method || p != path || *left == 0)
-                    return std::nullopt;
-                --*left;
-                return FakeCluster::answer(status, status_body(status, reason, "injected"));
-            });
+        cluster->set_hook([=](const net::HttpRequest& r,
+                              const std::string& p) -> std::optional<net::HttpResponse> {
+            if (r.method != method || p != path || *left == 0)
+                return std::nullopt;
+            --*left;
+            return FakeCluster::answer(status, status_body(status, reason, "injected"));
+        });
     }
 
     std::shared_ptr<FakeCluster> cluster = std::make_shared<FakeCluster>();
@@ -228,7 +228,7 @@ TEST_F(KymaInstallerTest, StartRefusesAnInstallationInProgress) {
     // Re-applying the CR resets its status to the release's: the installer writes InProgress
     // again before the start step reads it.
     cluster->set_hook(
-        [&](const HttpRequest& r, const std::string& p) -> std::optional<HttpResponse> {
+        [&](const net::HttpRequest& r, const std::string& p) -> std::optional<net::HttpResponse> {
             if (r.method == "GET" && p == k_cr_path) {
                 json live = *cluster->object(k_cr_path);
                 live["status"]["state"] = "InProgress";
@@ -261,8 +261,8 @@ TEST_F(KymaInstallerTest, StartLabelConflictsAreRetriedThenReported) {
     installer->install(kubeconfig, config_with());
     // Conflicts only on the label PUT (the one that sets action=install).
     auto left = std::make_shared<int>(2);
-    auto hook = [&, left](const HttpRequest& r,
-                          const std::string& p) -> std::optional<HttpResponse> {
+    auto hook = [&, left](const net::HttpRequest& r,
+                          const std::string& p) -> std::optional<net::HttpResponse> {
         if (r.method == "PUT" && p == k_cr_path &&
             json::parse(r.body)["metadata"]["labels"].value("action", "") == "install" &&
             *left != 0) {
@@ -420,7 +420,7 @@ std::string watch_event(const std::string& type, const std::string& name, const 
 
 // Streams `chunks` to a watch request, then holds the stream open until it is stopped.
 FakeCluster::Hook watch_hook(std::vector<std::string> chunks, std::string* query = nullptr) {
-    return [=](const HttpRequest& r, const std::string&) -> std::optional<HttpResponse> {
+    return [=](const net::HttpRequest& r, const std::string&) -> std::optional<net::HttpResponse> {
         if (r.url.find("watch=1") == std::string::npos)
             return std::nullopt;
         if (query)

@@ -123,7 +123,7 @@ TEST_F(KymaReleasesHttp, NonOkAnswersAreErrorsWithTheirStatus) {
                        "unexpected http status 500");
     EXPECT_EQ(status, 500);
 
-    transport->fail(TransportError::Kind::Timeout, true, "timed out");
+    transport->fail(net::TransportError::Kind::Timeout, true, "timed out");
     std::tie(message, status) = fetch_error(source, "9.9.9");
     EXPECT_EQ(message, "Failed to download installer YAML release for version 9.9.9: timed out");
     EXPECT_EQ(status, 0);

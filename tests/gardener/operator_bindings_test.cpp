@@ -1,11 +1,11 @@
 // ClusterBindings (original-provisioner.md §7.1) against a runtime cluster of kprov-sim: the
 // objects it creates, what it leaves alone, and that a second run changes nothing.
 
-#include "gardener/base64.hpp"
 #include "gardener/gardener_client.hpp"
 #include "gardener/kube_error.hpp"
 #include "gardener/operator_bindings.hpp"
 #include "gardener/runtime_cluster_client.hpp"
+#include "net/base64.hpp"
 #include "support/sim_process.hpp"
 #include "support/skip.hpp"
 
@@ -186,17 +186,17 @@ TEST_F(OperatorBindingsTest, TheRuntimeAgentSecretIsCreatedThenReplaced) {
     EXPECT_TRUE(m_cluster->get_namespace("kyma-system"));
     auto secret = m_cluster->get_secret("kyma-system", "compass-agent-configuration");
     ASSERT_TRUE(secret);
-    EXPECT_EQ(base64_decode((*secret)["data"]["CONNECTOR_URL"].get<std::string>()),
+    EXPECT_EQ(net::base64_decode((*secret)["data"]["CONNECTOR_URL"].get<std::string>()),
               "https://connector/graphql");
-    EXPECT_EQ(base64_decode((*secret)["data"]["RUNTIME_ID"].get<std::string>()), "rt-id");
-    EXPECT_EQ(base64_decode((*secret)["data"]["TENANT"].get<std::string>()), "tenant-a");
-    EXPECT_EQ(base64_decode((*secret)["data"]["TOKEN"].get<std::string>()), "token-1");
+    EXPECT_EQ(net::base64_decode((*secret)["data"]["RUNTIME_ID"].get<std::string>()), "rt-id");
+    EXPECT_EQ(net::base64_decode((*secret)["data"]["TENANT"].get<std::string>()), "tenant-a");
+    EXPECT_EQ(net::base64_decode((*secret)["data"]["TOKEN"].get<std::string>()), "token-1");
 
     agent.token = "token-2"; // a second run (after a crash) brings a new one-time token
     bindings.configure_runtime_agent(m_kubeconfig, agent);
     secret = m_cluster->get_secret("kyma-system", "compass-agent-configuration");
     ASSERT_TRUE(secret);
-    EXPECT_EQ(base64_decode((*secret)["data"]["TOKEN"].get<std::string>()), "token-2");
+    EXPECT_EQ(net::base64_decode((*secret)["data"]["TOKEN"].get<std::string>()), "token-2");
 }
 
 TEST_F(OperatorBindingsTest, AClusterThatIsGoneIsARemoteError) {

@@ -2,7 +2,7 @@
 
 #include "fakes.hpp"
 #include "gardener/kube_client.hpp"
-#include "gardener/rate_limiter.hpp"
+#include "net/rate_limiter.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -19,7 +19,7 @@ using std::chrono::milliseconds;
 
 TEST(RateLimiter, BurstThenQpsPacing) {
     auto clock = std::make_shared<FakeClock>();
-    RateLimiter limiter(20, 40, clock);
+    net::RateLimiter limiter(20, 40, clock);
     const auto start = clock->now();
     for (int i = 0; i < 40; ++i)
         ASSERT_TRUE(limiter.acquire());
@@ -35,7 +35,7 @@ TEST(RateLimiter, BurstThenQpsPacing) {
 
 TEST(RateLimiter, IdleTimeRefillsUpToTheBurst) {
     auto clock = std::make_shared<FakeClock>();
-    RateLimiter limiter(10, 5, clock);
+    net::RateLimiter limiter(10, 5, clock);
     for (int i = 0; i < 5; ++i)
         limiter.acquire();
     clock->advance(std::chrono::milliseconds(300)); // 3 tokens back
@@ -55,7 +55,7 @@ TEST(RateLimiter, IdleTimeRefillsUpToTheBurst) {
 TEST(RateLimiter, WaitingCallersAreServedInArrivalOrder) {
     // The clock does not move while callers wait: each later caller reserves a later slot.
     auto clock = std::make_shared<FakeClock>(false);
-    RateLimiter limiter(4, 1, clock);
+    net::RateLimiter limiter(4, 1, clock);
     for (int i = 0; i < 4; ++i)
         limiter.acquire();
     EXPECT_THAT(clock->sleeps(),
@@ -64,7 +64,7 @@ TEST(RateLimiter, WaitingCallersAreServedInArrivalOrder) {
 
 TEST(RateLimiter, ZeroQpsMeansNoLimit) {
     auto clock = std::make_shared<FakeClock>();
-    RateLimiter limiter(0, 1, clock);
+    net::RateLimiter limiter(0, 1, clock);
     for (int i = 0; i < 1000; ++i)
         limiter.acquire();
     EXPECT_TRUE(clock->sleeps().empty());
@@ -72,7 +72,7 @@ TEST(RateLimiter, ZeroQpsMeansNoLimit) {
 
 TEST(RateLimiter, StoppedWaiterGivesItsSlotBack) {
     auto clock = std::make_shared<FakeClock>(false);
-    RateLimiter limiter(1, 1, clock);
+    net::RateLimiter limiter(1, 1, clock);
     limiter.acquire();
     std::stop_source stop;
     stop.request_stop();
@@ -83,7 +83,7 @@ TEST(RateLimiter, StoppedWaiterGivesItsSlotBack) {
 }
 
 TEST(RateLimiter, ConcurrentCallersWithARealClockAllGetThrough) {
-    RateLimiter limiter(200, 1, steady_clock());
+    net::RateLimiter limiter(200, 1, net::steady_clock());
     const auto start = std::chrono::steady_clock::now();
     std::vector<std::thread> threads;
     for (int t = 0; t < 4; ++t)

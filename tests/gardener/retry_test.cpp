@@ -17,7 +17,7 @@ using ::testing::HasSubstr;
 using namespace testing;
 using nlohmann::json;
 using std::chrono::milliseconds;
-using Kind = TransportError::Kind;
+using Kind = net::TransportError::Kind;
 
 class RetryTest : public ::testing::Test {
 protected:
@@ -73,17 +73,17 @@ TEST_F(RetryTest, ServerErrorsBackOffExponentiallyWithJitter) {
 }
 
 TEST_F(RetryTest, JitterIsSpreadOverTheWholeRange) {
-    const RetryPolicy policy{5, milliseconds(1000), milliseconds(1000), milliseconds(60'000)};
+    const net::RetryPolicy policy{5, milliseconds(1000), milliseconds(1000), milliseconds(60'000)};
     milliseconds low{1000}, high{0};
     for (int i = 0; i < 200; ++i) {
-        const auto d = backoff_delay(policy, 0);
+        const auto d = net::backoff_delay(policy, 0);
         low = std::min(low, d);
         high = std::max(high, d);
     }
     EXPECT_LT(low, milliseconds(200));
     EXPECT_GT(high, milliseconds(800));
-    EXPECT_EQ(backoff_cap(policy, 10), milliseconds(1000));
-    EXPECT_EQ(backoff_cap({5, milliseconds(200), milliseconds(10'000), milliseconds(1)}, 3),
+    EXPECT_EQ(net::backoff_cap(policy, 10), milliseconds(1000));
+    EXPECT_EQ(net::backoff_cap({5, milliseconds(200), milliseconds(10'000), milliseconds(1)}, 3),
               milliseconds(1600));
 }
 

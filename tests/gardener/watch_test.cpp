@@ -15,7 +15,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using namespace testing;
 using nlohmann::json;
-using Kind = TransportError::Kind;
+using Kind = net::TransportError::Kind;
 
 std::string event(const std::string& type, const std::string& name, const std::string& rv) {
     return json({{"type", type},
@@ -111,7 +111,7 @@ TEST_F(WatchTest, EventsSplitAcrossChunksAndResumeAfterTheStreamEnds) {
         urls(),
         ElementsAre("https://api.test/s?watch=1&resourceVersion=10&allowWatchBookmarks=true",
                     "https://api.test/s?watch=1&resourceVersion=12&allowWatchBookmarks=true"));
-    const HttpRequest request = transport->requests()[0];
+    const net::HttpRequest request = transport->requests()[0];
     EXPECT_EQ(request.total_timeout.count(), 0) << "a watch has no total timeout";
     EXPECT_EQ(request.inactivity_timeout, std::chrono::milliseconds(150'000));
     EXPECT_TRUE(clock->sleeps().empty()) << "a stream that delivered resumes at once";

@@ -181,6 +181,66 @@ TEST(GraphqlMatcher, ReadsAliasesArgumentsAndNestedSelections) {
     EXPECT_EQ(f.selection, (std::vector<std::string>{"id", "status"}));
 }
 
+TEST_F(DirectorApi, RuntimesFiltersByLabelAndAnswersARuntimePage) {
+    const std::string reg =
+        "mutation ($in: RuntimeInput!) { result: registerRuntime(in: $in) { id } }";
+    std::vector<std::string> ids;
+    for (const auto& [name, labels] :
+         std::vector<std::pair<std::string, Json>>{{"rt-a", {{"req", "one"}}},
+                                                   {"rt-b", {{"req", "two"}}},
+                                                   {"rt-c", {{"req", {"one", "three"}}}},
+                                                   {"rt-d", Json::object()}}) {
+        Resp r = gql(reg, {{"in", {{"name", name}, {"labels", labels}}}});
+        ASSERT_FALSE(r.json.contains("errors")) << r.body;
+        ids.push_back(r.json["data"]["result"]["id"]);
+    }
+    const std::string query = "query ($f: [LabelFilter!], $first: Int, $after: PageCursor) { "
+                              "result: runtimes(filter: $f, first: $first, after: $after) { "
+                              "data { id name } pageInfo { hasNextPage endCursor } totalCount } }";
+    Resp one = gql(query, {{"f", Json::array({{{"key", "req"}, {"query", "\"one\""}}})}});
+    ASSERT_FALSE(one.json.contains("errors")) << one.body;
+    const Json& page = one.json["data"]["result"];
+    EXPECT_EQ(page["totalCount"], 2) << "a string label and a list label holding the value";
+    ASSERT_EQ(page["data"].size(), 2u);
+    EXPECT_EQ(page["data"][0].size(), 2u) << "only the selected fields";
+    EXPECT_EQ(page["pageInfo"]["hasNextPage"], false);
+
+    Resp any = gql(query, {{"f", Json::array({{{"key", "req"}}})}, {"first", 2}});
+    EXPECT_EQ(any.json["data"]["result"]["totalCount"], 3) << "key only: the label exists";
+    EXPECT_EQ(any.json["data"]["result"]["data"].size(), 2u);
+    EXPECT_EQ(any.json["data"]["result"]["pageInfo"]["hasNextPage"], true);
+    Resp rest = gql(query, {{"f", Json::array({{{"key", "req"}}})},
+                            {"after", any.json["data"]["result"]["pageInfo"]["endCursor"]}});
+    EXPECT_EQ(rest.json["data"]["result"]["data"].size(), 1u);
+
+    EXPECT_EQ(gql(query, {{"f", Json::array({{{"key", "req"}, {"query", "\"one\""}}})}}, "tenant-b")
+                  .json["data"]["result"]["totalCount"],
+              0)
+        << "another tenant's runtimes are not listed";
+    EXPECT_EQ(gql(query).json["data"]["result"]["totalCount"], 4) << "no filter: all";
+
+    Resp path =
+        gql(query, {{"f", Json::array({{{"key", "req"}, {"query", "$[*] ? (@ == \"one\")"}}})}});
+    ASSERT_TRUE(path.json.contains("errors")) << path.body;
+    EXPECT_EQ(path.json["errors"][0]["extensions"]["error_code"], 22);
+    EXPECT_NE(path.json["errors"][0]["message"].get<std::string>().find("not supported"),
+              std::string::npos);
+}
+
+TEST_F(DirectorApi, AnInjectedLostAnswerDoesTheWorkThenAnswersWithTheStatus) {
+    Http control(f.sim->url(), "");
+    Resp inject = control.post("/sim/director/errors",
+                               Json{{"operation", "registerRuntime"}, {"httpStatus", 502}}.dump(),
+                               "application/json");
+    ASSERT_EQ(inject.status, 200) << inject.body;
+    Resp lost = gql("mutation { result: registerRuntime(in: {name: \"rt-lost\"}) { id } }");
+    EXPECT_EQ(lost.status, 502);
+    Resp list = gql("{ result: runtimes { totalCount data { name } } }");
+    EXPECT_EQ(list.json["data"]["result"]["totalCount"], 1) << "the work was done";
+    Resp again = gql("mutation { result: registerRuntime(in: {name: \"rt-next\"}) { id } }");
+    EXPECT_EQ(again.status, 200) << "once only";
+}
+
 TEST(GraphqlMatcher, AnonymousQueriesAndOperationNames) {
     EXPECT_EQ(parse_graphql("{ runtime(id: \"1\") { id } }", nullptr, "").type, "query");
     auto two = "query A { a: runtime(id: \"1\") { id } } query B { b: runtime(id: \"2\") { id } }";

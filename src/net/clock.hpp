@@ -1,12 +1,13 @@
 #pragma once
-// Time for the Kubernetes client: reading a monotonic clock and sleeping. An interface so that
-// tests of retries, backoff and the rate limiter run on a fake clock and take no real time.
+// Time for the HTTP clients (Kubernetes, Director): reading a monotonic clock and sleeping. An
+// interface so that tests of retries, backoff and the rate limiter run on a fake clock and take no
+// real time.
 
 #include <chrono>
 #include <memory>
 #include <stop_token>
 
-namespace kprov::gardener {
+namespace kprov::net {
 
 /// A monotonic clock that can also sleep. Implementations are thread-safe.
 class Clock {
@@ -31,4 +32,4 @@ public:
 /// The process-wide SteadyClock.
 std::shared_ptr<Clock> steady_clock();
 
-} // namespace kprov::gardener
+} // namespace kprov::net

@@ -1,7 +1,7 @@
 #pragma once
-// The HTTP layer under the Kubernetes client, behind an interface so that unit tests can script
-// answers and failures (FakeTransport in tests/gardener/fakes.hpp) and production uses libcurl
-// (curl_transport.hpp).
+// The HTTP layer under the Kubernetes and Director clients, behind an interface so that unit tests
+// can script answers and failures (FakeTransport in tests/gardener/fakes.hpp) and production uses
+// libcurl (curl_transport.hpp).
 
 #include <chrono>
 #include <cstddef>
@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-namespace kprov::gardener {
+namespace kprov::net {
 
 struct HttpRequest {
     std::string method; // GET, POST, PUT, PATCH, DELETE
@@ -97,4 +97,4 @@ public:
     virtual HttpResponse perform(const HttpRequest& request) = 0;
 };
 
-} // namespace kprov::gardener
+} // namespace kprov::net

@@ -1,10 +1,13 @@
-#include "gardener/retry.hpp"
+#include "net/retry.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <limits>
 #include <mutex>
 #include <random>
+#include <spdlog/spdlog.h>
 
-namespace kprov::gardener {
+namespace kprov::net {
 
 std::chrono::milliseconds backoff_cap(const RetryPolicy& policy, int retry) {
     const auto cap = policy.max_backoff.count();
@@ -36,4 +39,27 @@ std::chrono::milliseconds retry_after_delay(const RetryPolicy& policy,
     return std::min(std::chrono::milliseconds(requested), limit);
 }
 
-} // namespace kprov::gardener
+std::optional<std::chrono::seconds> parse_retry_after(std::string_view header_value) {
+    const char* begin = header_value.data();
+    const char* end = begin + header_value.size();
+    while (begin != end && (*begin == ' ' || *begin == '\t'))
+        ++begin;
+    while (end != begin && (end[-1] == ' ' || end[-1] == '\t'))
+        --end;
+    const bool negative = begin != end && *begin == '-';
+    std::chrono::seconds::rep seconds = 0;
+    const auto [ptr, ec] = std::from_chars(begin, end, seconds);
+    if (ptr == begin || ptr != end)
+        return std::nullopt;
+    if (ec == std::errc::result_out_of_range)
+        return negative ? std::chrono::seconds(0) : std::chrono::seconds::max();
+    if (ec != std::errc())
+        return std::nullopt;
+    return std::chrono::seconds(std::max<std::chrono::seconds::rep>(seconds, 0));
+}
+
+void log_retry(std::string_view what, std::chrono::milliseconds delay, std::string_view note) {
+    spdlog::default_logger()->debug("{}: retrying in {}ms ({})", what, delay.count(), note);
+}
+
+} // namespace kprov::net

@@ -1,8 +1,8 @@
-#include "gardener/rate_limiter.hpp"
+#include "net/rate_limiter.hpp"
 
 #include <algorithm>
 
-namespace kprov::gardener {
+namespace kprov::net {
 
 RateLimiter::RateLimiter(double qps, int burst, std::shared_ptr<Clock> clock)
     : m_clock(std::move(clock))
@@ -36,4 +36,4 @@ bool RateLimiter::acquire(const std::stop_token& stop) {
     return false;
 }
 
-} // namespace kprov::gardener
+} // namespace kprov::net

@@ -2,12 +2,12 @@
 // HttpTransport over libcurl: one connection cache shared by every request (keep-alive and TLS
 // session reuse across threads) and a pool of easy handles.
 
-#include "gardener/http_transport.hpp"
+#include "net/http_transport.hpp"
 
 #include <memory>
 #include <string>
 
-namespace kprov::gardener {
+namespace kprov::net {
 
 /// How to reach one API server. Holds credentials (the client key): never log it.
 struct TlsOptions {
@@ -36,4 +36,4 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
-} // namespace kprov::gardener
+} // namespace kprov::net

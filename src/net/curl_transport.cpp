@@ -1,4 +1,4 @@
-#include "gardener/curl_transport.hpp"
+#include "net/curl_transport.hpp"
 
 #include "engine/error.hpp"
 
@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-namespace kprov::gardener {
+namespace kprov::net {
 namespace {
 
 constexpr std::size_t k_max_idle_handles = 16;
@@ -378,4 +378,4 @@ HttpResponse CurlTransport::perform(const HttpRequest& request) {
     throw to_error(code, handle, error_buffer.data());
 }
 
-} // namespace kprov::gardener
+} // namespace kprov::net

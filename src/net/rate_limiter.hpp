@@ -1,14 +1,14 @@
 #pragma once
-// Client-side rate limit for the Kubernetes client: a token bucket (QPS and burst), the same
-// model as client-go's default limiter.
+// Client-side rate limit for an HTTP client (the Kubernetes client uses it): a token bucket (QPS
+// and burst), the same model as client-go's default limiter.
 
-#include "gardener/clock.hpp"
+#include "net/clock.hpp"
 
 #include <memory>
 #include <mutex>
 #include <stop_token>
 
-namespace kprov::gardener {
+namespace kprov::net {
 
 /// A token bucket holding up to `burst` tokens, refilled at `qps` tokens per second. Thread-safe.
 /// Fair: each caller reserves the next free slot when it arrives and then waits for it outside
@@ -32,4 +32,4 @@ private:
     Clock::time_point m_last;
 };
 
-} // namespace kprov::gardener
+} // namespace kprov::net

@@ -1,10 +1,10 @@
-#include "gardener/clock.hpp"
+#include "net/clock.hpp"
 
 #include <condition_variable>
 #include <mutex>
 #include <thread>
 
-namespace kprov::gardener {
+namespace kprov::net {
 
 Clock::time_point SteadyClock::now() {
     return std::chrono::steady_clock::now();
@@ -30,4 +30,4 @@ std::shared_ptr<Clock> steady_clock() {
     return clock;
 }
 
-} // namespace kprov::gardener
+} // namespace kprov::net
