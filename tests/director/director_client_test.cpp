@@ -35,21 +35,15 @@ private:
     std::atomic<long long> m_now{1'000'000'000};
 };
 
-class DirectorClientTest : public ::testing::Test {
+class DirectorClientTest : public SimSuite<DirectorClientTest> {
+public:
+    static std::vector<std::string> sim_flags() { return {"--director-token-seconds", "60"}; }
+
 protected:
-    static void SetUpTestSuite() {
-        s_sim = start_sim({"--director-token-seconds", "60"}, s_why).release();
-    }
-    static void TearDownTestSuite() {
-        delete s_sim;
-        s_sim = nullptr;
-    }
     void SetUp() override {
-        if (!s_sim)
-            KPROV_SKIP_UNLESS_CI(s_why);
-        control = std::make_unique<SimControl>(s_sim->url);
-        control->post("/sim/director/reset");
-        control->del("/sim/faults");
+        SimSuite::SetUp();
+        if (IsSkipped())
+            return;
     }
 
     std::unique_ptr<DirectorClient> client(std::shared_ptr<net::Clock> clock = nullptr) {
@@ -65,10 +59,6 @@ protected:
         in.labels_json = R"({"team":"blue","kyma-project.io/region":"eu"})";
         return in;
     }
-
-    static inline testing::SimProcess* s_sim = nullptr;
-    static inline std::string s_why;
-    std::unique_ptr<SimControl> control;
 };
 
 TEST_F(DirectorClientTest, RegistersReadsUpdatesAndUnregistersWithTheTenantHeader) {

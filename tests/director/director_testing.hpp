@@ -108,4 +108,27 @@ inline std::unique_ptr<testing::SimProcess> start_sim(std::vector<std::string> f
     return std::make_unique<testing::SimProcess>(binary, std::move(flags));
 }
 
+/// A suite sharing one kprov-sim, started with `Suite::sim_flags()`; every test starts with
+/// Director's state and the sim's faults reset. A derived SetUp calls this one first and
+/// returns when IsSkipped().
+template <class Suite> class SimSuite : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() { s_sim = start_sim(Suite::sim_flags(), s_why).release(); }
+    static void TearDownTestSuite() {
+        delete s_sim;
+        s_sim = nullptr;
+    }
+    void SetUp() override {
+        if (!s_sim)
+            KPROV_SKIP_UNLESS_CI(s_why);
+        control = std::make_unique<SimControl>(s_sim->url);
+        control->post("/sim/director/reset");
+        control->del("/sim/faults");
+    }
+
+    static inline testing::SimProcess* s_sim = nullptr;
+    static inline std::string s_why;
+    std::unique_ptr<SimControl> control;
+};
+
 } // namespace kprov::director::test

@@ -57,25 +57,18 @@ json provision_document(const std::string& shoot) {
     return doc;
 }
 
-class ProvisioningWithDirectorTest : public ::testing::Test {
-protected:
-    static void SetUpTestSuite() {
-        s_sim = start_sim({"--project", "kprov", "--create-seconds", "0.6", "--reconcile-seconds",
-                           "0.2", "--delete-seconds", "0.3"},
-                          s_why)
-                    .release();
-    }
-    static void TearDownTestSuite() {
-        delete s_sim;
-        s_sim = nullptr;
+class ProvisioningWithDirectorTest : public SimSuite<ProvisioningWithDirectorTest> {
+public:
+    static std::vector<std::string> sim_flags() {
+        return {"--project",           "kprov", "--create-seconds", "0.6",
+                "--reconcile-seconds", "0.2",   "--delete-seconds", "0.3"};
     }
 
+protected:
     void SetUp() override {
-        if (!s_sim)
-            KPROV_SKIP_UNLESS_CI(s_why);
-        control = std::make_unique<SimControl>(s_sim->url);
-        control->post("/sim/director/reset");
-        control->del("/sim/faults");
+        SimSuite::SetUp();
+        if (IsSkipped())
+            return;
 
         stores::OpenOptions open;
         open.secret_key = std::string(32, 'k');
@@ -130,12 +123,8 @@ protected:
             gardener->admin_kubeconfig(shoot, 1h));
     }
 
-    static inline testing::SimProcess* s_sim = nullptr;
-    static inline std::string s_why;
-
     testing::TempDir dir;
     SystemClock clock;
-    std::unique_ptr<SimControl> control;
     std::unique_ptr<stores::StoreBackend> store;
     std::shared_ptr<gardener::GardenerClient> gardener;
     std::unique_ptr<gardener::GardenerShootClient> shoots;

@@ -19,19 +19,15 @@ using ::testing::Not;
 
 constexpr const char* k_request_id = "6f1c2b1e-2d7a-4c55-9a43-0f6a3c9e8d21";
 
-class RegistrationIdempotencyTest : public ::testing::Test {
+class RegistrationIdempotencyTest : public SimSuite<RegistrationIdempotencyTest> {
+public:
+    static std::vector<std::string> sim_flags() { return {}; }
+
 protected:
-    static void SetUpTestSuite() { s_sim = start_sim({}, s_why).release(); }
-    static void TearDownTestSuite() {
-        delete s_sim;
-        s_sim = nullptr;
-    }
     void SetUp() override {
-        if (!s_sim)
-            KPROV_SKIP_UNLESS_CI(s_why);
-        control = std::make_unique<SimControl>(s_sim->url);
-        control->post("/sim/director/reset");
-        control->del("/sim/faults");
+        SimSuite::SetUp();
+        if (IsSkipped())
+            return;
         director =
             std::make_unique<DirectorClient>(sim_credentials(s_sim->url), fast_options(s_sim->url));
     }
@@ -49,9 +45,6 @@ protected:
                       {{"operation", operation}, {"httpStatus", status}, {"count", 1}});
     }
 
-    static inline testing::SimProcess* s_sim = nullptr;
-    static inline std::string s_why;
-    std::unique_ptr<SimControl> control;
     std::unique_ptr<DirectorClient> director;
 };
 
