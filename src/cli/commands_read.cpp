@@ -85,7 +85,7 @@ Json runtime_record(const engine::Runtime& runtime) {
     return Json{{"id", runtime.id},
                 {"name", runtime.name},
                 {"description", runtime.description},
-                {"labels", Json::parse(runtime.labels_json, nullptr, false)},
+                {"labels", stored_json(runtime.labels_json)},
                 {"tenant", runtime.tenant},
                 {"subAccountID",
                  runtime.sub_account_id.empty() ? Json(nullptr) : Json(runtime.sub_account_id)},

@@ -239,6 +239,22 @@ std::string document_text(const Json& document, int indent) {
 
 } // namespace
 
+Json stored_json(const std::string& text) {
+    // The parser does not recurse; the callback keeps a too deep value from being built.
+    bool cut = false;
+    const Json::parser_callback_t bound = [&](int depth, Json::parse_event_t event, Json&) {
+        const bool opens =
+            event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start;
+        if (opens && static_cast<std::size_t>(depth) >= k_max_input_nesting)
+            cut = true;
+        return !cut;
+    };
+    Json value = Json::parse(text, bound, false);
+    if (cut)
+        return "(nested deeper than " + std::to_string(k_max_input_nesting) + " levels: not shown)";
+    return value;
+}
+
 void print_document(std::ostream& out, const Json& document, OutputFormat format) {
     if (format == OutputFormat::Yaml)
         out << json_to_yaml(document_text(document, -1));

@@ -60,6 +60,13 @@ struct Cell {
     std::optional<engine::OperationState> state;
 };
 
+/// A JSON value as the store holds it (a runtime's labels), for a document: a discarded value
+/// when the text is not JSON (as nlohmann's non-throwing parse gives it); the text
+/// "(nested deeper than 64 levels: not shown)" instead of a value nested more deeply than any
+/// reader accepts (stored by an older kprov or another program), as copying and dumping it
+/// would recurse once per level.
+nlohmann::ordered_json stored_json(const std::string& text);
+
 /// Rows of "key  value", the keys padded to one width (the table format of single records);
 /// values made visible() and coloured by their state when `colour`.
 void print_key_values(std::ostream& out, const std::vector<std::pair<std::string, Cell>>& rows,
