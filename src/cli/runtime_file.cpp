@@ -27,6 +27,7 @@ using nlohmann::json;
 // limit (every reader's) and this bound the walk (and a "billion laughs" document) long before
 // memory does.
 constexpr std::size_t k_max_values = 1'000'000;
+constexpr std::size_t k_max_problems = 100;
 
 // A path 64 levels deep says less than its first few levels and their count.
 std::string shortened(const std::string& path) {
@@ -214,8 +215,12 @@ private:
         return typed ? std::move(*typed) : json(nullptr);
     }
 
+    // Aliases repeat a node's problems wherever it is used: a bounded list says enough.
     void problem(const std::string& path, const YAML::Node& node, const std::string& what) {
-        m_problems.push_back(FieldProblem{path, what + " (" + where(node.Mark()) + ")"});
+        if (m_problems.size() < k_max_problems)
+            m_problems.push_back(FieldProblem{path, what + " (" + where(node.Mark()) + ")"});
+        else if (m_problems.size() == k_max_problems)
+            m_problems.push_back(FieldProblem{"", "more problems follow, not shown"});
     }
 
     std::string m_source;

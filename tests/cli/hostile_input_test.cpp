@@ -5,6 +5,8 @@
 // lists and shows every runtime in every format.
 
 #include "child_process.hpp"
+#include "cli/runtime_file.hpp"
+#include "engine/error.hpp"
 #include "stores/open_store.hpp"
 #include "support/store_fixtures.hpp"
 #include "support/test_databases.hpp"
@@ -163,6 +165,28 @@ TEST_F(HostileInput, AFileOneByteAboveTheDefaultLimitIsRefused) {
     const auto r = kprov({"plan", "-f", at_limit, "--gardener-project", "kyma-dev"});
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_THAT(r.err, HasSubstr(": 4194305 bytes is more than the 4 MiB limit"));
+}
+
+// runtime_file_fuzz's out-of-memory: an alias repeats its node's problems wherever it is used,
+// so a small file made a million of them (each with a long path). The list is bounded now.
+TEST_F(HostileInput, AliasesRepeatingAProblemReportABoundedList) {
+    std::string text = "k: &k [" + std::string(200, 'x') + ": !!foo x, !!foo y]\n";
+    std::string previous = "k";
+    for (int level = 0; level < 6; ++level) {
+        const std::string name = "l" + std::to_string(level);
+        text += name + ": &" + name + " [";
+        for (int i = 0; i < 10; ++i)
+            text += (i ? ", *" : "*") + previous;
+        text += "]\n";
+        previous = name;
+    }
+    try {
+        (void)read_runtime_text(text, "laughs.yaml");
+        ADD_FAILURE() << "accepted";
+    } catch (const ValidationError& e) {
+        EXPECT_EQ(e.problems().size(), 101u);
+        EXPECT_EQ(e.problems().back().message, "more problems follow, not shown");
+    }
 }
 
 // A pipe has no size: kprov reads 4 MiB and one byte, then stops, and the writer learns it.
