@@ -28,6 +28,8 @@ using nlohmann::json;
 // memory does.
 constexpr std::size_t k_max_values = 1'000'000;
 constexpr std::size_t k_max_problems = 100;
+// An alias of a long scalar repeated k_max_values times would be gigabytes: text is bounded too.
+constexpr std::size_t k_max_text_bytes = 4 * k_max_runtime_file_bytes;
 
 // A path 64 levels deep says less than its first few levels and their count.
 std::string shortened(const std::string& path) {
@@ -154,6 +156,8 @@ private:
                 continue;
             }
             const std::string& name = key.Scalar();
+            if (!count_text(name.size(), path, key))
+                return object;
             if (const auto at = invalid_utf8_at(name)) {
                 problem(path, key, "has a key with invalid UTF-8 at byte " + std::to_string(*at));
                 continue;
@@ -174,6 +178,8 @@ private:
     json scalar(const YAML::Node& node, const std::string& path) {
         const std::string& text = node.Scalar();
         const std::string& tag = node.Tag();
+        if (!count_text(text.size(), path, node))
+            return nullptr;
         // JSON (and so the store, the API and -o json) holds UTF-8 only; the bytes are not shown.
         if (const auto at = invalid_utf8_at(text)) {
             problem(path, node, "invalid UTF-8 at byte " + std::to_string(*at));
@@ -215,6 +221,19 @@ private:
         return typed ? std::move(*typed) : json(nullptr);
     }
 
+    // False once the text of every scalar and key so far exceeds k_max_text_bytes (reported once).
+    bool count_text(std::size_t bytes, const std::string& path, const YAML::Node& node) {
+        m_text_bytes += bytes;
+        if (m_text_bytes <= k_max_text_bytes)
+            return true;
+        if (!m_text_reported)
+            problem(path, node,
+                    "expands to more than " + describe_size(k_max_text_bytes) +
+                        " of text (aliases repeated too often)");
+        m_text_reported = true;
+        return false;
+    }
+
     // Aliases repeat a node's problems wherever it is used: a bounded list says enough.
     void problem(const std::string& path, const YAML::Node& node, const std::string& what) {
         if (m_problems.size() < k_max_problems)
@@ -225,6 +244,8 @@ private:
 
     std::string m_source;
     std::size_t m_values = 0;
+    std::size_t m_text_bytes = 0;
+    bool m_text_reported = false;
     std::vector<FieldProblem> m_problems;
 };
 

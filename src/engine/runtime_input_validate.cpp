@@ -381,7 +381,15 @@ std::vector<FieldProblem> upgrade_rules(const UpgradeShootInput& input,
     return problems.take();
 }
 
+// A list of a million wrong items is a million problems; the first hundred say what is wrong.
+constexpr std::size_t k_max_reported_problems = 100;
+
 void throw_if_any(std::vector<FieldProblem> problems) {
+    if (problems.size() > k_max_reported_problems) {
+        const auto more = problems.size() - k_max_reported_problems;
+        problems.resize(k_max_reported_problems);
+        problems.push_back({"", std::to_string(more) + " more problems follow, not shown"});
+    }
     if (!problems.empty())
         throw ValidationError(std::move(problems));
 }

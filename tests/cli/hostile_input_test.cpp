@@ -189,6 +189,45 @@ TEST_F(HostileInput, AliasesRepeatingAProblemReportABoundedList) {
     }
 }
 
+// runtime_file_fuzz's second out-of-memory: an alias of a long scalar repeated a million times
+// was gigabytes of text from a file of a few kilobytes.
+TEST_F(HostileInput, AliasesOfLongTextAreBoundedInBytes) {
+    std::string text = "k: &k " + std::string(4000, 'x') + "\nl0: &l0 [*k";
+    for (int i = 1; i < 10; ++i)
+        text += ", *k";
+    text += "]\n";
+    for (int level = 1; level < 6; ++level) {
+        const std::string name = "l" + std::to_string(level);
+        const std::string previous = "l" + std::to_string(level - 1);
+        text += name + ": &" + name + " [*" + previous;
+        for (int i = 1; i < 10; ++i)
+            text += ", *" + previous;
+        text += "]\n";
+    }
+    try {
+        (void)read_runtime_text(text, "laughs.yaml");
+        ADD_FAILURE() << "accepted";
+    } catch (const ValidationError& e) {
+        ASSERT_EQ(e.problems().size(), 1u);
+        EXPECT_THAT(e.problems()[0].message,
+                    HasSubstr("expands to more than 16 MiB of text (aliases repeated too often)"));
+    }
+}
+
+// A list of 200,000 wrong items: the engine reports the first hundred and how many follow.
+TEST_F(HostileInput, TwoHundredThousandProblemsAreReportedAsAHundred) {
+    std::string items = "1";
+    for (int i = 1; i < 200'000; ++i)
+        items += ",1";
+    const auto file = write("many.json", R"({"runtimeInput":{"name":"n"},"clusterConfig":{)"
+                                         R"("administrators":[)" +
+                                             items + "]}}");
+    const auto r = kprov({"plan", "-f", file, "--gardener-project", "kyma-dev"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_THAT(r.err, HasSubstr("(101 problems)"));
+    EXPECT_THAT(r.err, HasSubstr("more problems follow, not shown"));
+}
+
 // A pipe has no size: kprov reads 4 MiB and one byte, then stops, and the writer learns it.
 TEST_F(HostileInput, AnEndlessPipeIsReadOnlyUpToTheLimit) {
     const auto fifo = m_dir.file("endless.yaml");
