@@ -40,3 +40,22 @@ if(KPROV_FUZZ)
   target_link_libraries(kprov_kyma_manifest_fuzz PRIVATE kprov_gardener kprov_warnings
     nlohmann_json::nlohmann_json)
 endif()
+
+# What kprov reads from users' files (tests/fuzz/README.md): runtime and upgrade files through
+# the CLI's reader and the engine's validation (runtime_file_fuzz), and kubeconfigs in both
+# origins (kubeconfig_fuzz). The readers' sources are compiled into the targets, and the engine
+# is instrumented, so that coverage guides the fuzzer through them.
+if(KPROV_FUZZ)
+  target_compile_options(kprov_engine PRIVATE -fsanitize=fuzzer-no-link ${KPROV_FUZZ_FLAGS})
+  add_executable(kprov_runtime_file_fuzz tests/fuzz/runtime_file_fuzz.cpp
+    src/cli/runtime_file.cpp src/cli/yaml_output.cpp)
+  add_executable(kprov_kubeconfig_fuzz tests/fuzz/kubeconfig_fuzz.cpp
+    src/gardener/kubeconfig.cpp src/gardener/base64.cpp)
+  foreach(target kprov_runtime_file_fuzz kprov_kubeconfig_fuzz)
+    target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src)
+    target_compile_options(${target} PRIVATE -fsanitize=fuzzer ${KPROV_FUZZ_FLAGS})
+    target_link_options(${target} PRIVATE -fsanitize=fuzzer ${KPROV_FUZZ_FLAGS})
+    target_link_libraries(${target} PRIVATE kprov_engine kprov_warnings yaml-cpp
+      nlohmann_json::nlohmann_json)
+  endforeach()
+endif()

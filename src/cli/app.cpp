@@ -5,6 +5,7 @@
 
 #include "cli/cli_model.hpp"
 #include "cli/context.hpp"
+#include "cli/render.hpp"
 #include "engine/duration.hpp"
 #include "engine/engine_options.hpp"
 #include "engine/error.hpp"
@@ -99,7 +100,7 @@ Global options may stand before or after the command. Durations are Go-style: 90
 See kprov(1) for every command, option and environment variable.)";
 
 int report(std::ostream& err, const std::string& message, int code) {
-    err << "kprov: error: " << message << '\n';
+    err << "kprov: error: " << visible(message, true) << '\n';
     return code;
 }
 
@@ -136,12 +137,12 @@ int report_invalid(std::ostream& err, const ValidationError& e) {
     const auto& problems = e.problems();
     std::string heading =
         e.source().empty() ? std::string("invalid input") : e.source() + " is invalid";
-    err << "kprov: error: " << heading;
+    err << "kprov: error: " << visible(heading);
     if (problems.size() > 1)
         err << " (" << problems.size() << " problems)";
     err << ":\n";
     for (const auto& p : problems)
-        err << "  " << (p.path.empty() ? "" : p.path + ": ") << p.message << '\n';
+        err << "  " << visible((p.path.empty() ? "" : p.path + ": ") + p.message, true) << '\n';
     return k_exit_usage;
 }
 

@@ -19,14 +19,14 @@ void print_config(Context& ctx) {
     std::size_t key_width = 0, value_width = 0;
     for (const auto& e : entries) {
         key_width = std::max(key_width, e.key.size());
-        value_width = std::max(value_width, std::min<std::size_t>(e.value.size(), 48));
+        value_width = std::max(value_width, std::min<std::size_t>(visible(e.value).size(), 48));
     }
     for (const auto& e : entries) {
         ctx.out() << std::left << std::setw(static_cast<int>(key_width) + 2) << e.key
-                  << std::setw(static_cast<int>(value_width) + 2) << e.value
+                  << std::setw(static_cast<int>(value_width) + 2) << visible(e.value)
                   << config::to_string(e.origin);
         if (!e.source.empty())
-            ctx.out() << " (" << e.source << ")";
+            ctx.out() << " (" << visible(e.source) << ")";
         ctx.out() << '\n';
     }
 }

@@ -85,7 +85,7 @@ Json runtime_record(const engine::Runtime& runtime) {
     return Json{{"id", runtime.id},
                 {"name", runtime.name},
                 {"description", runtime.description},
-                {"labels", Json::parse(runtime.labels_json, nullptr, false)},
+                {"labels", stored_json(runtime.labels_json)},
                 {"tenant", runtime.tenant},
                 {"subAccountID",
                  runtime.sub_account_id.empty() ? Json(nullptr) : Json(runtime.sub_account_id)},
@@ -162,7 +162,7 @@ void print_status_table(Context& ctx, const engine::Runtime& runtime,
     const Timestamp now = SystemClock().now();
     const auto& g = runtime.gardener;
     const bool colour = use_colour(ctx.out());
-    std::vector<std::pair<std::string, std::string>> rows = {
+    std::vector<std::pair<std::string, Cell>> rows = {
         {"runtime", runtime.id},
         {"name", runtime.name},
         {"shoot", g.name},
@@ -174,7 +174,7 @@ void print_status_table(Context& ctx, const engine::Runtime& runtime,
     if (runtime.deleted)
         rows.emplace_back("deleted", "yes");
     if (last) {
-        rows.emplace_back("state", coloured(state_text(last), last->state, colour));
+        rows.emplace_back("state", Cell{state_text(last), last->state});
         rows.emplace_back("operation", std::string(engine::to_api(last->type)) + " " + last->id);
         rows.emplace_back("stage", last->stage);
         rows.emplace_back("started", relative_time(last->start_timestamp, now));
@@ -214,7 +214,7 @@ void print_status_table(Context& ctx, const engine::Runtime& runtime,
             return joined;
         }());
     }
-    print_key_values(ctx.out(), rows);
+    print_key_values(ctx.out(), rows, colour);
 }
 
 // -l key=value, checked.
@@ -392,7 +392,7 @@ int cmd_history(Context& ctx, const ReadArgs& args) {
         if (!first)
             ctx.out() << '\n';
         first = false;
-        ctx.out() << engine::to_api(op.type) << ' ' << op.id << "  "
+        ctx.out() << engine::to_api(op.type) << ' ' << visible(op.id) << "  "
                   << coloured(std::string(engine::to_api(op.state)), op.state, colour)
                   << "  started " << relative_time(op.start_timestamp, now);
         if (op.end_timestamp)
@@ -401,7 +401,7 @@ int cmd_history(Context& ctx, const ReadArgs& args) {
                                                                               op.start_timestamp));
         ctx.out() << '\n';
         if (!op.last_error.empty())
-            ctx.out() << "  error: " << op.last_error.message << '\n';
+            ctx.out() << "  error: " << visible(op.last_error.message) << '\n';
         std::vector<std::vector<Cell>> rows;
         for (const auto& t : store->transitions_of(op.id)) {
             std::vector<Cell> row = {

@@ -1,6 +1,7 @@
 #include "cli/render.hpp"
 
 #include "cli/yaml_output.hpp"
+#include "engine/input_limits.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -16,13 +17,68 @@ namespace kprov::cli {
 
 using Json = nlohmann::ordered_json;
 
-void print_key_values(std::ostream& out,
-                      const std::vector<std::pair<std::string, std::string>>& rows) {
+namespace {
+
+// A backslash, `kind` and `digits` hex digits of `value`: \x1b, \u009b.
+void append_escape(std::string& out, char kind, unsigned value, int digits) {
+    static const char k_hex[] = "0123456789abcdef";
+    out += '\\';
+    out += kind;
+    for (int shift = (digits - 1) * 4; shift >= 0; shift -= 4)
+        out += k_hex[(value >> shift) & 0xFu];
+}
+
+// U+202A-U+202E and U+2066-U+2069 reorder what follows them on screen ("Trojan source").
+bool bidi_control(std::string_view sequence) {
+    if (sequence.size() != 3 || static_cast<unsigned char>(sequence[0]) != 0xE2)
+        return false;
+    const auto b1 = static_cast<unsigned char>(sequence[1]);
+    const auto b2 = static_cast<unsigned char>(sequence[2]);
+    return (b1 == 0x80 && b2 >= 0xAA && b2 <= 0xAE) || (b1 == 0x81 && b2 >= 0xA6 && b2 <= 0xA9);
+}
+
+} // namespace
+
+std::string visible(std::string_view text, bool keep_newlines) {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        const auto b = static_cast<unsigned char>(text[i]);
+        const std::size_t n = utf8_length_at(text, i);
+        if (n == 0) {
+            append_escape(out, 'x', b, 2);
+            ++i;
+            continue;
+        }
+        const auto sequence = text.substr(i, n);
+        i += n;
+        if (b == '\n' && keep_newlines)
+            out += '\n';
+        else if (b < 0x20 || b == 0x7F)
+            append_escape(out, 'x', b, 2);
+        else if (b == 0xC2 && static_cast<unsigned char>(sequence[1]) < 0xA0) // C1: U+0080-009F
+            append_escape(out, 'u', static_cast<unsigned char>(sequence[1]), 4);
+        else if (bidi_control(sequence))
+            append_escape(out, 'u',
+                          0x2000u + ((static_cast<unsigned char>(sequence[1]) & 0x3Fu) << 6) +
+                              (static_cast<unsigned char>(sequence[2]) & 0x3Fu),
+                          4);
+        else
+            out += sequence;
+    }
+    return out;
+}
+
+void print_key_values(std::ostream& out, const std::vector<std::pair<std::string, Cell>>& rows,
+                      bool colour) {
     std::size_t width = 0;
     for (const auto& [key, value] : rows)
         width = std::max(width, key.size());
-    for (const auto& [key, value] : rows)
-        out << std::left << std::setw(static_cast<int>(width) + 2) << key << value << '\n';
+    for (const auto& [key, value] : rows) {
+        const auto text = visible(value.text);
+        out << std::left << std::setw(static_cast<int>(width) + 2) << key
+            << (value.state ? coloured(text, *value.state, colour) : text) << '\n';
+    }
 }
 
 bool use_colour(const std::ostream& out) {
@@ -62,8 +118,12 @@ std::string relative_time(Timestamp t, Timestamp now) {
 }
 
 void print_table(std::ostream& out, const std::vector<std::string>& headers,
-                 const std::vector<std::vector<Cell>>& rows, bool colour,
+                 const std::vector<std::vector<Cell>>& given_rows, bool colour,
                  const std::string& indent) {
+    std::vector<std::vector<Cell>> rows = given_rows;
+    for (auto& row : rows)
+        for (auto& cell : row)
+            cell.text = visible(cell.text);
     std::vector<std::size_t> widths(headers.size(), 0);
     for (std::size_t i = 0; i < headers.size(); ++i)
         widths[i] = headers[i].size();
@@ -92,7 +152,7 @@ void print_warnings(Context& ctx, const std::vector<std::string>& warnings) {
     if (ctx.global().quiet)
         return;
     for (const auto& warning : warnings)
-        ctx.err() << "kprov: warning: " << warning << '\n';
+        ctx.err() << "kprov: warning: " << visible(warning, true) << '\n';
 }
 
 OutputFormat output_format(const Context& ctx) {
@@ -108,12 +168,98 @@ OutputFormat output_format(const Context& ctx) {
     return OutputFormat::Name;
 }
 
+namespace {
+
+// Deeper than any document kprov builds from valid input (inputs nest up to
+// k_max_input_nesting, and a result wraps them in a few levels): only a store written by an
+// older kprov or by another program holds such values.
+constexpr std::size_t k_max_output_nesting = k_max_input_nesting + 16;
+const char* const k_cut_marker = "(nested deeper than 80 levels: not shown)";
+static_assert(k_max_output_nesting == 80, "k_cut_marker names the limit");
+
+// Messages quote remote answers: bytes that are not UTF-8 must not fail the output.
+std::string scalar_text(const Json& value) {
+    return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+bool nests_deeper_than(const Json& value, std::size_t limit) {
+    std::vector<std::pair<const Json*, std::size_t>> todo = {{&value, 0}};
+    while (!todo.empty()) {
+        const auto [v, depth] = todo.back();
+        todo.pop_back();
+        if (!v->is_structured())
+            continue;
+        if (depth + 1 > limit)
+            return true;
+        for (const auto& item : *v)
+            todo.emplace_back(&item, depth + 1);
+    }
+    return false;
+}
+
+// nlohmann's layout (indent 2), with containers below `depth` k_max_output_nesting replaced by
+// k_cut_marker; the recursion is bounded by that depth.
+void write_cut(std::string& out, const Json& value, std::size_t depth) {
+    if (!value.is_structured()) {
+        out += scalar_text(value);
+        return;
+    }
+    if (depth >= k_max_output_nesting) {
+        out += scalar_text(Json(k_cut_marker));
+        return;
+    }
+    const bool object = value.is_object();
+    if (value.empty()) {
+        out += object ? "{}" : "[]";
+        return;
+    }
+    const std::string inner((depth + 1) * 2, ' ');
+    out += object ? "{\n" : "[\n";
+    bool first = true;
+    for (auto it = value.begin(); it != value.end(); ++it) {
+        out += first ? "" : ",\n";
+        first = false;
+        out += inner;
+        if (object)
+            out += scalar_text(Json(it.key())) + ": ";
+        write_cut(out, *it, depth + 1);
+    }
+    out += "\n" + std::string(depth * 2, ' ') + (object ? "}" : "]");
+}
+
+// `document` as JSON text (indented by 2, or compact for the YAML renderer); a value nested
+// too deeply to render safely (dump and the YAML emitter recurse) is cut with a marker.
+std::string document_text(const Json& document, int indent) {
+    if (!nests_deeper_than(document, k_max_output_nesting))
+        return document.dump(indent, ' ', false, Json::error_handler_t::replace);
+    std::string out;
+    write_cut(out, document, 0);
+    return out;
+}
+
+} // namespace
+
+Json stored_json(const std::string& text) {
+    // The parser does not recurse; the callback keeps a too deep value from being built.
+    bool cut = false;
+    const Json::parser_callback_t bound = [&](int depth, Json::parse_event_t event, Json&) {
+        const bool opens =
+            event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start;
+        if (opens && static_cast<std::size_t>(depth) >= k_max_input_nesting)
+            cut = true;
+        return !cut;
+    };
+    Json value = Json::parse(text, bound, false);
+    if (cut)
+        return "(nested deeper than " + std::to_string(k_max_input_nesting) + " levels: not shown)";
+    return value;
+}
+
 void print_document(std::ostream& out, const Json& document, OutputFormat format) {
     if (format == OutputFormat::Yaml)
-        out << json_to_yaml(document.dump());
+        out << json_to_yaml(document_text(document, -1));
     else
-        // Messages quote remote answers: bytes that are not UTF-8 must not fail the output.
-        out << document.dump(2, ' ', false, Json::error_handler_t::replace) << '\n';
+        out << document_text(document, 2) << '\n';
 }
 
 void print_operation(std::ostream& out, const engine::Operation& op, OutputFormat format,
@@ -130,11 +276,11 @@ void print_operation(std::ostream& out, const engine::Operation& op, OutputForma
     case OutputFormat::Wide:
         break;
     }
-    std::vector<std::pair<std::string, std::string>> rows = {
+    std::vector<std::pair<std::string, Cell>> rows = {
         {"runtime", op.cluster_id},
         {"operation", op.id},
         {"type", std::string(engine::to_api(op.type))},
-        {"state", coloured(std::string(engine::to_api(op.state)), op.state, use_colour(out))},
+        {"state", Cell{std::string(engine::to_api(op.state)), op.state}},
         {"message", op.message},
     };
     if (!op.last_error.empty())
@@ -145,7 +291,7 @@ void print_operation(std::ostream& out, const engine::Operation& op, OutputForma
         rows.emplace_back("started", relative_time(op.start_timestamp, now));
         rows.emplace_back("ended", op.end_timestamp ? relative_time(*op.end_timestamp, now) : "");
     }
-    print_key_values(out, rows);
+    print_key_values(out, rows, use_colour(out));
 }
 
 } // namespace kprov::cli

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -30,9 +31,11 @@ using engine::operation_status_json;
 /// formats are the caller's.
 void print_document(std::ostream& out, const nlohmann::ordered_json& document, OutputFormat format);
 
-/// Rows of "key  value", the keys padded to one width (the table format of single records).
-void print_key_values(std::ostream& out,
-                      const std::vector<std::pair<std::string, std::string>>& rows);
+/// `text` safe to print on a terminal: control characters (C0, DEL, C1), bidirectional
+/// overrides and bytes that are not UTF-8 written as escapes ("\x1b", "\u009b", "\u202e",
+/// "\xff"), so that a value cannot move the cursor, retitle the window or hide text. Line feeds
+/// stay as they are when `keep_newlines` (messages of several lines), else become "\n".
+std::string visible(std::string_view text, bool keep_newlines = false);
 
 /// Whether to colour what goes to `out`: only std::cout on a terminal, never with NO_COLOR set
 /// (to anything but "") or TERM=dumb (https://no-color.org).
@@ -48,13 +51,30 @@ std::string relative_time(Timestamp t, Timestamp now);
 
 /// A table cell: its text, and the state whose colour it takes (none: plain).
 struct Cell {
+    Cell(std::string cell_text, std::optional<engine::OperationState> cell_state = std::nullopt)
+        : text(std::move(cell_text))
+        , state(cell_state) {}
+    Cell(const char* cell_text)
+        : text(cell_text) {}
     std::string text;
-    std::optional<engine::OperationState> state = std::nullopt;
+    std::optional<engine::OperationState> state;
 };
+
+/// A JSON value as the store holds it (a runtime's labels), for a document: a discarded value
+/// when the text is not JSON (as nlohmann's non-throwing parse gives it); the text
+/// "(nested deeper than 64 levels: not shown)" instead of a value nested more deeply than any
+/// reader accepts (stored by an older kprov or another program), as copying and dumping it
+/// would recurse once per level.
+nlohmann::ordered_json stored_json(const std::string& text);
+
+/// Rows of "key  value", the keys padded to one width (the table format of single records);
+/// values made visible() and coloured by their state when `colour`.
+void print_key_values(std::ostream& out, const std::vector<std::pair<std::string, Cell>>& rows,
+                      bool colour = false);
 
 /// Rows under upper-case `headers`, columns padded to their widest cell (colour codes do not
 /// count), separated by three spaces; the last column is not padded. `indent` prefixes every
-/// line.
+/// line. Cells are made visible() first.
 void print_table(std::ostream& out, const std::vector<std::string>& headers,
                  const std::vector<std::vector<Cell>>& rows, bool colour,
                  const std::string& indent = "");

@@ -8,18 +8,14 @@
 #include "cli/runtime_file.hpp"
 
 #include "engine/error.hpp"
+#include "engine/input_limits.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <iterator>
 #include <map>
 #include <regex>
-#include <sstream>
+#include <unordered_set>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 namespace kprov::cli {
@@ -27,10 +23,30 @@ namespace {
 
 using nlohmann::json;
 
-// Anchors and aliases make a graph; yaml-cpp even builds cycles ("a: &x [*x]"). These bound
-// the walk (and a "billion laughs" document) long before memory does.
-constexpr int k_max_depth = 64;
+// Anchors and aliases make a graph; yaml-cpp even builds cycles ("a: &x [*x]"). The nesting
+// limit (every reader's) and this bound the walk (and a "billion laughs" document) long before
+// memory does.
 constexpr std::size_t k_max_values = 1'000'000;
+constexpr std::size_t k_max_problems = 100;
+// An alias of a long scalar repeated k_max_values times would be gigabytes: text is bounded too.
+constexpr std::size_t k_max_text_bytes = 4 * k_max_runtime_file_bytes;
+
+// A path 64 levels deep says less than its first few levels and their count.
+std::string shortened(const std::string& path) {
+    constexpr std::size_t k_shown = 12;
+    std::size_t levels = 0, cut = std::string::npos;
+    for (std::size_t i = 1; i < path.size(); ++i)
+        if ((path[i] == '.' || path[i] == '[') && ++levels == k_shown)
+            cut = i;
+    if (cut == std::string::npos)
+        return path;
+    return path.substr(0, cut) + " (and " + std::to_string(levels + 1 - k_shown) + " levels below)";
+}
+
+std::string too_deep() {
+    return "nests deeper than " + std::to_string(k_max_input_nesting) +
+           " levels of objects and lists";
+}
 
 const std::string k_str = "tag:yaml.org,2002:str";
 const std::string k_int = "tag:yaml.org,2002:int";
@@ -89,11 +105,10 @@ public:
     explicit Converter(std::string source)
         : m_source(std::move(source)) {}
 
-    json convert(const YAML::Node& node, const std::string& path, int depth) {
-        if (depth > k_max_depth) {
-            problem(path, node,
-                    "nests deeper than " + std::to_string(k_max_depth) +
-                        " levels (an alias inside its own anchor?)");
+    // `depth`: the mappings and sequences around `node`.
+    json convert(const YAML::Node& node, const std::string& path, std::size_t depth) {
+        if ((node.IsMap() || node.IsSequence()) && depth + 1 > k_max_input_nesting) {
+            problem(shortened(path), node, too_deep());
             return nullptr;
         }
         if (++m_values > k_max_values) {
@@ -131,7 +146,7 @@ public:
     }
 
 private:
-    json mapping(const YAML::Node& node, const std::string& path, int depth) {
+    json mapping(const YAML::Node& node, const std::string& path, std::size_t depth) {
         json object = json::object();
         std::map<std::string, YAML::Mark> seen;
         for (const auto& entry : node) {
@@ -141,6 +156,12 @@ private:
                 continue;
             }
             const std::string& name = key.Scalar();
+            if (!count_text(name.size(), path, key))
+                return object;
+            if (const auto at = invalid_utf8_at(name)) {
+                problem(path, key, "has a key with invalid UTF-8 at byte " + std::to_string(*at));
+                continue;
+            }
             const std::string key_path = path.empty() ? name : path + "." + name;
             const auto [first, inserted] = seen.emplace(name, key.Mark());
             if (!inserted) {
@@ -157,6 +178,13 @@ private:
     json scalar(const YAML::Node& node, const std::string& path) {
         const std::string& text = node.Scalar();
         const std::string& tag = node.Tag();
+        if (!count_text(text.size(), path, node))
+            return nullptr;
+        // JSON (and so the store, the API and -o json) holds UTF-8 only; the bytes are not shown.
+        if (const auto at = invalid_utf8_at(text)) {
+            problem(path, node, "invalid UTF-8 at byte " + std::to_string(*at));
+            return nullptr;
+        }
         if (tag == "!" || tag == k_str) // quoted, block, or explicitly text
             return text;
         if (tag == "?") {
@@ -193,12 +221,31 @@ private:
         return typed ? std::move(*typed) : json(nullptr);
     }
 
+    // False once the text of every scalar and key so far exceeds k_max_text_bytes (reported once).
+    bool count_text(std::size_t bytes, const std::string& path, const YAML::Node& node) {
+        m_text_bytes += bytes;
+        if (m_text_bytes <= k_max_text_bytes)
+            return true;
+        if (!m_text_reported)
+            problem(path, node,
+                    "expands to more than " + describe_size(k_max_text_bytes) +
+                        " of text (aliases repeated too often)");
+        m_text_reported = true;
+        return false;
+    }
+
+    // Aliases repeat a node's problems wherever it is used: a bounded list says enough.
     void problem(const std::string& path, const YAML::Node& node, const std::string& what) {
-        m_problems.push_back(FieldProblem{path, what + " (" + where(node.Mark()) + ")"});
+        if (m_problems.size() < k_max_problems)
+            m_problems.push_back(FieldProblem{path, what + " (" + where(node.Mark()) + ")"});
+        else if (m_problems.size() == k_max_problems)
+            m_problems.push_back(FieldProblem{"", "more problems follow, not shown"});
     }
 
     std::string m_source;
     std::size_t m_values = 0;
+    std::size_t m_text_bytes = 0;
+    bool m_text_reported = false;
     std::vector<FieldProblem> m_problems;
 };
 
@@ -222,6 +269,9 @@ json from_yaml(const std::string& text, const std::string& source) {
     std::vector<YAML::Node> documents;
     try {
         documents = YAML::LoadAll(text);
+    } catch (const YAML::DeepRecursion& e) {
+        fail(source + ":" + std::to_string(e.mark.line + 1) + ":" +
+             std::to_string(e.mark.column + 1) + ": " + too_deep());
     } catch (const YAML::Exception& e) {
         fail(source + ":" + std::to_string(e.mark.line + 1) + ":" +
              std::to_string(e.mark.column + 1) + ": not valid YAML: " + e.msg);
@@ -253,6 +303,27 @@ std::string json_position(const std::string& text, std::size_t byte) {
     return std::to_string(line) + ":" + std::to_string(column);
 }
 
+// One object or array open while a JSON text is parsed: what names its current member.
+struct JsonLevel {
+    bool array = false;
+    std::string key;                      // the object's current member
+    std::size_t index = 0;                // the array's current element
+    std::unordered_set<std::string> keys; // the object's members so far
+};
+
+struct TooDeep {
+    std::string path;
+};
+
+// The path of the innermost open value.
+std::string json_path(const std::vector<JsonLevel>& levels) {
+    std::vector<std::string> segments;
+    for (std::size_t i = 0; i + 1 < levels.size(); ++i)
+        segments.push_back(levels[i].array ? "[" + std::to_string(levels[i].index) + "]"
+                                           : input_path_segment(levels[i].key));
+    return input_path("", segments);
+}
+
 bool looks_like_json(const std::string& text) {
     const auto first = text.find_first_not_of(" \t\r\n");
     return first != std::string::npos && text[first] == '{';
@@ -261,20 +332,38 @@ bool looks_like_json(const std::string& text) {
 } // namespace
 
 json read_runtime_text(const std::string& text, const std::string& source) {
-    // JSON first, watching for repeated keys, which nlohmann/json would silently merge.
+    if (text.size() > k_max_runtime_file_bytes)
+        fail(source + ": " + describe_size(text.size()) + " is more than the " +
+             describe_size(k_max_runtime_file_bytes) + " limit");
+    // JSON first, watching for repeated keys, which nlohmann/json would silently merge, and for
+    // nesting: nlohmann parses without recursion, but dumps and copies recursively.
     bool repeated_key = false;
-    std::vector<std::vector<std::string>> keys;
+    std::vector<JsonLevel> levels;
     const json::parser_callback_t watch = [&](int, json::parse_event_t event, json& parsed) {
-        if (event == json::parse_event_t::object_start)
-            keys.emplace_back();
-        else if (event == json::parse_event_t::object_end && !keys.empty())
-            keys.pop_back();
-        else if (event == json::parse_event_t::key && !keys.empty()) {
-            auto& level = keys.back();
-            const auto name = parsed.get<std::string>();
-            repeated_key =
-                repeated_key || std::find(level.begin(), level.end(), name) != level.end();
-            level.push_back(name);
+        using Event = json::parse_event_t;
+        switch (event) {
+        case Event::object_start:
+        case Event::array_start:
+            levels.push_back({event == Event::array_start, {}, 0, {}});
+            if (levels.size() > k_max_input_nesting)
+                throw TooDeep{json_path(levels)};
+            break;
+        case Event::object_end:
+        case Event::array_end:
+            levels.pop_back();
+            if (!levels.empty() && levels.back().array)
+                ++levels.back().index;
+            break;
+        case Event::key: {
+            auto& level = levels.back();
+            level.key = parsed.get<std::string>();
+            repeated_key = !level.keys.insert(level.key).second || repeated_key;
+            break;
+        }
+        case Event::value:
+            if (!levels.empty() && levels.back().array)
+                ++levels.back().index;
+            break;
         }
         return true;
     };
@@ -283,6 +372,8 @@ json read_runtime_text(const std::string& text, const std::string& source) {
         json document = json::parse(text, watch);
         if (document.is_object() && !repeated_key)
             return document;
+    } catch (const TooDeep& e) {
+        throw ValidationError(e.path, too_deep());
     } catch (const json::parse_error& e) {
         json_error = source + ":" + json_position(text, e.byte) + ": not valid JSON: " +
                      std::string(e.what()).substr(std::string(e.what()).find(": ") + 2);
@@ -303,22 +394,8 @@ json read_runtime_text(const std::string& text, const std::string& source) {
 }
 
 json read_runtime_file(const std::string& path) {
-    if (path == "-") {
-        std::string text((std::istreambuf_iterator<char>(std::cin)),
-                         std::istreambuf_iterator<char>());
-        return read_runtime_text(text, "<stdin>");
-    }
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        throw Error("cannot read " + path + ": it is a directory (expected a YAML or JSON file)");
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error("cannot read " + path + ": " + std::strerror(errno));
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad())
-        throw Error("cannot read " + path + ": " + std::strerror(errno));
-    return read_runtime_text(text.str(), path);
+    const std::string text = read_bounded_file(path, k_max_runtime_file_bytes, "runtime file");
+    return read_runtime_text(text, path == "-" ? "<stdin>" : path);
 }
 
 } // namespace kprov::cli

@@ -43,7 +43,13 @@ void emit(YAML::Emitter& out, const Json& value) {
         // A literal block always reads back with one final newline ("|" clips), so only text
         // that ends in exactly one takes that form; other multi-line text is double-quoted.
         const auto newline = s.find('\n');
-        if (newline != std::string::npos && s.ends_with('\n') && !s.ends_with("\n\n"))
+        if (s.find('\x7f') != std::string::npos) {
+            // yaml-cpp escapes the other control characters itself, DEL only with all of
+            // non-ASCII: that for this scalar alone, so the text stays exact and terminal-safe.
+            out.SetOutputCharset(YAML::EscapeNonAscii);
+            out << YAML::DoubleQuoted << s;
+            out.SetOutputCharset(YAML::EmitNonAscii);
+        } else if (newline != std::string::npos && s.ends_with('\n') && !s.ends_with("\n\n"))
             out << YAML::Literal << s;
         else if (newline != std::string::npos)
             out << YAML::DoubleQuoted << s;

@@ -6,13 +6,11 @@
 
 #include "config/settings.hpp"
 #include "engine/error.hpp"
+#include "engine/input_limits.hpp"
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 namespace kprov::config {
@@ -23,24 +21,35 @@ public:
     explicit Flattener(std::string path)
         : m_path(std::move(path)) {}
 
-    void add_mapping(const YAML::Node& mapping, const std::string& prefix) {
+    // `depth`: the mappings around `mapping`'s members.
+    void add_mapping(const YAML::Node& mapping, const std::string& prefix, std::size_t depth = 1) {
+        if (depth > k_max_input_nesting) {
+            problem(prefix.substr(0, prefix.size() - 1), mapping,
+                    "nests deeper than " + std::to_string(k_max_input_nesting) + " levels");
+            return;
+        }
         for (const auto& item : mapping) {
             const auto& key_node = item.first;
             if (!key_node.IsScalar()) {
                 problem("", key_node, "has a key that is not text");
                 continue;
             }
-            add(prefix + key_node.Scalar(), item.second);
+            if (const auto at = invalid_utf8_at(key_node.Scalar())) {
+                problem("", key_node,
+                        "has a key with invalid UTF-8 at byte " + std::to_string(*at));
+                continue;
+            }
+            add(prefix + key_node.Scalar(), item.second, depth);
         }
     }
 
     ConfigFileValues take() { return std::move(m_out); }
 
 private:
-    void add(const std::string& key, const YAML::Node& value) {
+    void add(const std::string& key, const YAML::Node& value, std::size_t depth) {
         switch (value.Type()) {
         case YAML::NodeType::Map:
-            add_mapping(value, key + ".");
+            add_mapping(value, key + ".", depth + 1);
             return;
         case YAML::NodeType::Sequence:
             problem(key, value, "is a list (expected a single value)");
@@ -51,6 +60,11 @@ private:
             store(key, value, "");
             return;
         case YAML::NodeType::Scalar:
+            // Settings end up in messages, headers and -o json, which hold UTF-8 only.
+            if (const auto at = invalid_utf8_at(value.Scalar())) {
+                problem(key, value, "has invalid UTF-8 at byte " + std::to_string(*at));
+                return;
+            }
             store(key, value, value.Scalar());
             return;
         }
@@ -87,12 +101,13 @@ std::string read_text(const std::string& path) {
         throw ConfigError("config file " + path + " does not exist");
     if (std::filesystem::is_directory(path, ec))
         throw ConfigError("config file " + path + " is a directory (expected a YAML file)");
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw ConfigError("config file " + path + " cannot be read: " + std::strerror(errno));
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
+    try {
+        return read_bounded_file(path, k_max_config_file_bytes, "config file");
+    } catch (const ValidationError& e) { // too large
+        throw ConfigError(e.problems().front().message);
+    } catch (const Error& e) {
+        throw ConfigError("config file " + path + ": " + e.what());
+    }
 }
 
 } // namespace
@@ -102,6 +117,10 @@ ConfigFileValues read_config_file(const std::string& path) {
     YAML::Node root;
     try {
         root = YAML::Load(text);
+    } catch (const YAML::DeepRecursion& e) {
+        throw ConfigError("config file " + path + " nests deeper than " +
+                          std::to_string(k_max_input_nesting) + " levels (line " +
+                          std::to_string(e.mark.line + 1) + ")");
     } catch (const YAML::Exception& e) {
         throw ConfigError("config file " + path + " is not valid YAML: " + e.msg + " (line " +
                           std::to_string(e.mark.line + 1) + ", column " +

@@ -5,6 +5,7 @@
 // the validator can still look at everything that was good.
 
 #include "engine/error.hpp"
+#include "engine/input_limits.hpp"
 #include "engine/runtime_input.hpp"
 #include "engine/runtime_input_detail.hpp"
 #include "engine/text.hpp"
@@ -508,9 +509,29 @@ std::array<ProviderSubInput, 4> provider_sub_inputs(const ProviderInput& input) 
              {"openstack", "openStackConfig", input.openstack.has_value()}}};
 }
 
+namespace {
+
+// A document nested deeper than every reader allows, or with text that is not UTF-8, is
+// refused whole before anything walks it: the checker recurses, dump() does, and a store, the
+// API and -o json hold UTF-8 only. Every reader bounds nesting already; this holds for any
+// caller (a GraphQL literal nests up to the parser's own limit).
+template <typename Input> std::optional<detail::Parsed<Input>> out_of_bounds(const json& document) {
+    auto problem = input_bounds_problem(document, "");
+    if (!problem)
+        return std::nullopt;
+    detail::Parsed<Input> parsed;
+    parsed.problems.push_back(FieldProblem{std::move(problem->path), std::move(problem->message)});
+    parsed.unparsed.emplace_back(); // "": nothing of it was read
+    return parsed;
+}
+
+} // namespace
+
 namespace detail {
 
 Parsed<ProvisionInput> parse_provision_document(const json& document) {
+    if (auto refused = out_of_bounds<ProvisionInput>(document))
+        return std::move(*refused);
     Checker checker;
     checker.object(document, *find_input_type("ProvisionRuntimeInput"), "");
     Parsed<ProvisionInput> parsed{{}, checker.take_problems(), checker.take_unparsed()};
@@ -529,6 +550,8 @@ Parsed<ProvisionInput> parse_provision_document(const json& document) {
 }
 
 Parsed<UpgradeShootInput> parse_upgrade_document(const json& document) {
+    if (auto refused = out_of_bounds<UpgradeShootInput>(document))
+        return std::move(*refused);
     Checker checker;
     checker.object(document, *find_input_type("UpgradeShootInput"), "");
     Parsed<UpgradeShootInput> parsed{{}, checker.take_problems(), checker.take_unparsed()};
@@ -538,6 +561,8 @@ Parsed<UpgradeShootInput> parse_upgrade_document(const json& document) {
 }
 
 Parsed<KymaUpgradeInput> parse_kyma_upgrade_document(const json& document) {
+    if (auto refused = out_of_bounds<KymaUpgradeInput>(document))
+        return std::move(*refused);
     Checker checker;
     checker.object(document, *find_input_type("UpgradeRuntimeInput"), "");
     Parsed<KymaUpgradeInput> parsed{{}, checker.take_problems(), checker.take_unparsed()};

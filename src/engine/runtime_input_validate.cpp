@@ -3,6 +3,7 @@
 // problem is collected; the original stopped at the first.
 
 #include "engine/error.hpp"
+#include "engine/input_limits.hpp"
 #include "engine/runtime_input.hpp"
 #include "engine/runtime_input_detail.hpp"
 #include "engine/text.hpp"
@@ -260,6 +261,27 @@ bool worker_cidr_used(const GardenerConfigInput& g) {
     return true;
 }
 
+// Bounds of the runtime's own texts, which kprov stores and prints but nothing else checks:
+// the name as the original's varchar(256) columns hold names; description and labels are
+// kprov's own bounds, generous for a sentence and a set of labels, and far below what a
+// runtime file or a request may carry.
+constexpr std::size_t k_max_runtime_name_bytes = 256;
+constexpr std::size_t k_max_description_bytes = 2000;
+constexpr std::size_t k_max_labels_bytes = 256 * 1024;
+
+void check_runtime_texts(const RuntimeInput& runtime, Problems& problems) {
+    const auto at_most = [&](const std::string& path, std::size_t size, std::size_t max) {
+        if (size > max)
+            problems.add(path,
+                         "must be at most " + describe_size(max) + ", got " + describe_size(size));
+    };
+    at_most("runtimeInput.name", runtime.name.size(), k_max_runtime_name_bytes);
+    if (runtime.description)
+        at_most("runtimeInput.description", runtime.description->size(), k_max_description_bytes);
+    if (runtime.labels_json)
+        at_most("runtimeInput.labels", runtime.labels_json->size(), k_max_labels_bytes);
+}
+
 std::vector<FieldProblem> provision_rules(const ProvisionInput& input,
                                           const ConversionOptions& options,
                                           const std::vector<std::string>& unparsed) {
@@ -291,6 +313,7 @@ std::vector<FieldProblem> provision_rules(const ProvisionInput& input,
         problems.append(
             detail::provider_content_problems(k_provider_config, g.provider_config, *type));
     check_shoot_name(g.name, options.gardener_project, problems);
+    check_runtime_texts(input.runtime, problems);
     // Gardener: 0 <= minimum <= maximum, maxSurge and maxUnavailable not negative, not both 0.
     check_auto_scaler(k_gardener, g.auto_scaler_min, g.auto_scaler_max, problems);
     check_rollout(k_gardener, g.max_surge, g.max_unavailable, problems);
@@ -358,7 +381,15 @@ std::vector<FieldProblem> upgrade_rules(const UpgradeShootInput& input,
     return problems.take();
 }
 
+// A list of a million wrong items is a million problems; the first hundred say what is wrong.
+constexpr std::size_t k_max_reported_problems = 100;
+
 void throw_if_any(std::vector<FieldProblem> problems) {
+    if (problems.size() > k_max_reported_problems) {
+        const auto more = problems.size() - k_max_reported_problems;
+        problems.resize(k_max_reported_problems);
+        problems.push_back({"", std::to_string(more) + " more problems follow, not shown"});
+    }
     if (!problems.empty())
         throw ValidationError(std::move(problems));
 }

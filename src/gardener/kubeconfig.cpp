@@ -217,7 +217,8 @@ Kubeconfig parse_kubeconfig(std::string_view text, const std::string& source,
     config.context = context.empty() ? r.text(root, "current-context", "") : context;
     if (config.context.empty()) {
         const YAML::Node contexts = root["contexts"];
-        if (contexts && contexts.IsSequence() && contexts.size() == 1 && contexts[0]["name"])
+        if (contexts && contexts.IsSequence() && contexts.size() == 1 && contexts[0].IsMap() &&
+            contexts[0]["name"])
             config.context = contexts[0]["name"].as<std::string>("");
         if (config.context.empty())
             r.fail("current-context", "missing, and no context was chosen");

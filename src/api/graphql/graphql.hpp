@@ -11,6 +11,7 @@
 // learns its concrete type from the object's "__typename" member.
 
 #include "api/graphql/value.hpp"
+#include "engine/input_limits.hpp" // k_max_input_nesting: one limit for every reader of input
 
 #include <any>
 #include <cstddef>
@@ -46,9 +47,9 @@ std::shared_ptr<const Schema> load_schema(std::string_view sdl);
 struct Limits {
     std::size_t max_document_bytes = 64 * 1024;
     std::size_t max_tokens = 10'000;
-    int max_depth = 15;                    // nesting of selection sets (fragments expanded)
-    int max_aliases = 30;                  // aliased fields in the whole document
-    std::size_t max_variable_nesting = 64; // arrays and objects in the variables
+    int max_depth = 15;   // nesting of selection sets (fragments expanded)
+    int max_aliases = 30; // aliased fields in the whole document
+    std::size_t max_variable_nesting = k_max_input_nesting; // arrays and objects in variables
     /// An executed answer ("data" and "errors" as text) larger than this is replaced by
     /// {"data": null, "errors": [{"message": "The response exceeds the limit of N bytes.",
     /// "extensions": {"code": "RESPONSE_TOO_LARGE"}}]}; execution stops soon after the answer
