@@ -1,6 +1,7 @@
 #include "director/oauth.hpp"
 
 #include "engine/error.hpp"
+#include "engine/input_limits.hpp"
 #include "engine/ports.hpp"
 #include "gardener/kube_client.hpp"
 #include "net/base64.hpp"
@@ -44,6 +45,9 @@ std::string answer_summary(const std::string& body) {
 } // namespace
 
 OAuthCredentials parse_oauth_credentials(const std::string& yaml_text, const std::string& source) {
+    if (const auto line = yaml_document_starting_with_comma(yaml_text))
+        throw ConfigError("director OAuth file " + source + " is not YAML (line " +
+                          std::to_string(*line) + "): " + std::string(k_yaml_comma_document));
     YAML::Node root;
     try {
         root = YAML::Load(yaml_text);

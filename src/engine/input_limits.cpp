@@ -207,3 +207,55 @@ std::optional<InputProblem> input_bounds_problem(const json& value, const std::s
 }
 
 } // namespace kprov
+
+namespace kprov {
+namespace {
+
+bool is_blank(char c) {
+    return c == ' ' || c == '\t' || c == '\r';
+}
+
+// A document marker ("---" or "...") at the start of `line`, followed by a blank or the end.
+bool starts_with_marker(std::string_view line, std::string_view marker) {
+    return line.substr(0, 3) == marker && (line.size() == 3 || is_blank(line[3]));
+}
+
+} // namespace
+
+std::optional<std::size_t> yaml_document_starting_with_comma(std::string_view text) {
+    bool at_start = true; // nothing but comments, directives and properties seen in this document
+    std::size_t number = 0;
+    for (std::size_t from = 0; from <= text.size();) {
+        const std::size_t end = std::min(text.find('\n', from), text.size());
+        std::string_view line = text.substr(from, end - from);
+        from = end + 1;
+        ++number;
+        if (starts_with_marker(line, "---") || starts_with_marker(line, "...")) {
+            at_start = true;
+            line.remove_prefix(3);
+        } else if (at_start && line.starts_with('%')) {
+            continue; // a directive
+        }
+        // What follows on the line, token by token, while the document has no content yet.
+        std::size_t i = 0;
+        while (at_start) {
+            while (i < line.size() && is_blank(line[i]))
+                ++i;
+            if (i == line.size() || line[i] == '#')
+                break;
+            if (line[i] == ',')
+                return number;
+            if (line[i] != '&' && line[i] != '!') {
+                at_start = false; // content: yaml-cpp's own checks take over
+                break;
+            }
+            while (i < line.size() && !is_blank(line[i])) // an anchor or a tag
+                ++i;
+        }
+        if (end == text.size())
+            break;
+    }
+    return std::nullopt;
+}
+
+} // namespace kprov

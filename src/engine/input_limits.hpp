@@ -65,4 +65,14 @@ std::optional<InputProblem> input_bounds_problem(const nlohmann::json& value,
                                                  const std::string& path,
                                                  std::size_t max_nesting = k_max_input_nesting);
 
+/// Where a YAML document of `text` begins with a flow entry (`,`), after only comments,
+/// directives, document markers and node properties (anchors, tags): the 1-based line; nullopt
+/// when none does. Such a document is never valid YAML, and Debian's yaml-cpp 0.7 allocates
+/// without bound on it (a bare "," took 2.8 GB before failing), so every YAML reader refuses it
+/// before yaml-cpp sees it (tests/fuzz/known/yaml-cpp-memory-135-bytes.yaml).
+std::optional<std::size_t> yaml_document_starting_with_comma(std::string_view text);
+
+/// What the readers say about such a document, after their "not valid YAML" and line.
+inline constexpr std::string_view k_yaml_comma_document = "a document cannot begin with ','";
+
 } // namespace kprov

@@ -1,4 +1,5 @@
 // The installer YAML as objects to apply: document split, YAML to JSON, the static kind table
+#include "engine/input_limits.hpp"
 // (kyma-installation.md §2.4 step 2, §7.1 "K8s apply").
 
 #include "engine/error.hpp"
@@ -199,6 +200,9 @@ std::vector<std::string> split_yaml_documents(std::string_view yaml) {
 }
 
 json yaml_document_to_json(const std::string& document) {
+    if (const auto line = yaml_document_starting_with_comma(document))
+        throw Error("not valid YAML at line " + std::to_string(*line) + ": " +
+                    std::string(k_yaml_comma_document));
     YAML::Node node;
     try {
         node = YAML::Load(document);

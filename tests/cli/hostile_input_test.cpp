@@ -154,6 +154,14 @@ TEST_F(HostileInput, A200MegabyteFileIsRefusedBeforeItIsRead) {
                 HasSubstr("runtime file " + file + ": 200 MiB is more than the 4 MiB limit"));
 }
 
+// runtime_file_fuzz's last finding: yaml-cpp took 2.8 GB on these 135 bytes.
+TEST_F(HostileInput, AYamlDocumentBeginningWithACommaIsRefusedBeforeYamlCppParsesIt) {
+    const std::string file = KPROV_SOURCE_DIR "/tests/fuzz/known/yaml-cpp-memory-135-bytes.yaml";
+    const auto r = kprov({"plan", "-f", file, "--gardener-project", "kyma-dev"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_THAT(r.err, HasSubstr(":1: not valid YAML: a document cannot begin with ','"));
+}
+
 TEST_F(HostileInput, AFileOneByteAboveTheDefaultLimitIsRefused) {
     const auto at_limit = write(
         "at.yaml", example_runtime() + std::string((4u << 20) - example_runtime().size(), '\n'));

@@ -98,5 +98,18 @@ TEST(InputBounds, TheRuntimesTextsHaveCaps) {
                             HasSubstr("runtimeInput.labels: must be at most 256 KiB, got ")));
 }
 
+// Debian's yaml-cpp 0.7 allocates without bound on a document that begins with ','
+// (tests/fuzz/known/yaml-cpp-memory-135-bytes.yaml); the readers refuse it first.
+TEST(YamlCommaDocument, IsFoundAfterCommentsDirectivesMarkersAndProperties) {
+    for (const std::string text :
+         {",", "  , {}", "# c\n\n ,", "---\n,", "--- ,", "%YAML 1.2\n---\n,", "&a ,", "!t &a\n,",
+          "a: 1\n---\n,", "a: 1\n...\n, x"})
+        EXPECT_TRUE(yaml_document_starting_with_comma(text)) << text;
+    EXPECT_EQ(yaml_document_starting_with_comma("a: 1\n---\n# c\n  ,"), 4u);
+    for (const std::string text : {"", "a: 1", "x, {}", "[a, &x ,]", "a: ,", "- ,", "x\n,",
+                                   "a: |\n  ,\n", "\"a,\": 1", "# ,"})
+        EXPECT_FALSE(yaml_document_starting_with_comma(text)) << text;
+}
+
 } // namespace
 } // namespace kprov::engine
