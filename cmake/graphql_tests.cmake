@@ -50,7 +50,8 @@ if(KPROV_FUZZ)
   add_executable(kprov_runtime_file_fuzz tests/fuzz/runtime_file_fuzz.cpp
     src/cli/runtime_file.cpp src/cli/yaml_output.cpp)
   add_executable(kprov_kubeconfig_fuzz tests/fuzz/kubeconfig_fuzz.cpp
-    src/gardener/kubeconfig.cpp src/gardener/base64.cpp)
+    src/gardener/kubeconfig.cpp)
+  target_link_libraries(kprov_kubeconfig_fuzz PRIVATE kprov_net_base64)
   foreach(target kprov_runtime_file_fuzz kprov_kubeconfig_fuzz)
     target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src)
     target_compile_options(${target} PRIVATE -fsanitize=fuzzer ${KPROV_FUZZ_FLAGS})
