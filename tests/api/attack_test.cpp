@@ -137,7 +137,7 @@ TEST_F(Attacks, IdleConnectionsAndExpensiveDocumentsDoNotBlockANormalRequest) {
     expensive += " }";
     std::vector<std::thread> heavy;
     for (int i = 0; i < 4; ++i)
-        heavy.emplace_back([&] { process->graphql(expensive + std::string(i + 1, ' ')); });
+        heavy.emplace_back([&, i] { process->graphql(expensive + std::string(i + 1, ' ')); });
     const double ms = typename_ms();
     for (auto& t : heavy)
         t.join();
