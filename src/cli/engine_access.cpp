@@ -5,6 +5,7 @@
 #include "director/open_director.hpp"
 #include "engine/installation_watches.hpp"
 #include "gardener/gardener_client.hpp"
+#include "gardener/kcp_client.hpp"
 #include "gardener/kyma_installer.hpp"
 #include "gardener/kyma_releases.hpp"
 #include "gardener/operator_bindings.hpp"
@@ -136,6 +137,32 @@ private:
     std::unique_ptr<gardener::GardenerShootClient> m_port;
 };
 
+namespace {
+
+// The KCP's client, from KPROV_KCP_KUBECONFIG_PATH: the user's own file, so file references in
+// it are read.
+std::unique_ptr<engine::KymaLifecycleManager> open_kcp(const config::Settings& settings,
+                                                       gardener::ClientOptions options) {
+    if (settings.kcp_kubeconfig_path.empty())
+        throw ConfigError(
+            "KPROV_KYMA_INSTALLER=lifecycle-manager needs the kubeconfig of the Kyma Control "
+            "Plane where Kyma Lifecycle Manager runs: set KPROV_KCP_KUBECONFIG_PATH (config key "
+            "kcp.kubeconfig_path)");
+    gardener::Kubeconfig kcp;
+    try {
+        kcp = gardener::load_kubeconfig(settings.kcp_kubeconfig_path);
+    } catch (const ConfigError& e) {
+        throw ConfigError(std::string(e.what()) +
+                          " (KPROV_KCP_KUBECONFIG_PATH, config key kcp.kubeconfig_path)");
+    }
+    options.label = "kcp";
+    options.component = "k8s client - kcp";
+    return std::make_unique<gardener::KcpClient>(std::move(kcp), settings.kcp_namespace,
+                                                 std::move(options));
+}
+
+} // namespace
+
 EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int store_connections)
     : m_ctx(ctx)
     , m_log(ctx)
@@ -174,6 +201,16 @@ EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int stor
         m_watches = std::make_unique<engine::InstallationWatches>(*m_installer, *m_store, m_clock);
         m_options.kyma.installer = m_installer.get();
         m_options.kyma.releases = m_releases.get();
+        m_options.kyma.watches = m_watches.get();
+    } else if (settings.kyma_installer == "lifecycle-manager") {
+        m_kcp = open_kcp(settings, cluster_options);
+        m_watches = std::make_unique<engine::InstallationWatches>(
+            [kcp = m_kcp.get()](const std::string& name, const std::string& resource_version,
+                                std::chrono::milliseconds max_wait, std::stop_token stop) {
+                return kcp->await_change(name, resource_version, max_wait, std::move(stop));
+            },
+            *m_store, m_clock);
+        m_options.kyma.lifecycle_manager = m_kcp.get();
         m_options.kyma.watches = m_watches.get();
     }
     m_service = std::make_unique<engine::EngineService>(*m_store, *m_shoots, m_clock, m_options);

@@ -89,6 +89,8 @@ public:
     /// The Installation CR watches of this process (KymaOptions::watches); null without a Kyma
     /// installer. A daemon or a --wait tells it whom to wake (set_on_change).
     engine::InstallationWatches* installation_watches() { return m_watches.get(); }
+    /// The KCP (KPROV_KYMA_INSTALLER=lifecycle-manager); null with any other backend.
+    engine::KymaLifecycleManager* kcp() { return m_kcp.get(); }
     /// The shoots as this process's watch delivered them (EngineDaemon fills it); shoots()
     /// answers ShootClient::watched from it.
     engine::WatchedShoots& watched_shoots() { return m_watched; }
@@ -106,6 +108,8 @@ private:
     std::unique_ptr<LazyShoots> m_shoots;
     std::unique_ptr<gardener::ClusterBindings> m_clusters;
     std::unique_ptr<engine::KymaInstaller> m_installer; ///< null with KPROV_KYMA_INSTALLER=none
+    /// The KCP; null unless KPROV_KYMA_INSTALLER=lifecycle-manager.
+    std::unique_ptr<engine::KymaLifecycleManager> m_kcp;
     std::unique_ptr<engine::ReleaseSource> m_releases;
     std::unique_ptr<engine::InstallationWatches> m_watches; ///< null without an installer
     std::unique_ptr<engine::Director> m_director;           ///< null when Director is off

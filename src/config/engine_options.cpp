@@ -1,5 +1,6 @@
 #include "config/engine_options.hpp"
 
+#include "engine/duration.hpp"
 #include "engine/error.hpp"
 
 #include <fstream>
@@ -39,6 +40,46 @@ engine::ShootOptions shoot_options(const Settings& settings) {
     return options;
 }
 
+engine::KlmOptions klm_options(const Settings& settings) {
+    engine::KlmOptions klm;
+    if (!engine::is_kyma_channel(settings.kyma_channel))
+        throw ConfigError("KPROV_KYMA_CHANNEL \"" + settings.kyma_channel +
+                          "\" is not a channel name (3 to 32 lower-case letters, not "
+                          "\"none\"), e.g. regular or fast");
+    klm.default_channel = settings.kyma_channel;
+    std::string_view rest = settings.kyma_modules;
+    while (!rest.empty()) {
+        const auto comma = rest.find(',');
+        std::string_view name = rest.substr(0, comma);
+        while (!name.empty() && name.front() == ' ')
+            name.remove_prefix(1);
+        while (!name.empty() && name.back() == ' ')
+            name.remove_suffix(1);
+        if (!name.empty())
+            klm.modules.emplace_back(name);
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    }
+    if (settings.kyma_lossy != "refuse" && settings.kyma_lossy != "warn")
+        throw ConfigError("KPROV_KYMA_LOSSY \"" + settings.kyma_lossy +
+                          "\" is neither refuse (the default) nor warn");
+    klm.lossy_warn = settings.kyma_lossy == "warn";
+    klm.deletion_timeout = settings.kyma_deletion_timeout;
+    if (settings.kyma_kubeconfig_expiration < std::chrono::minutes(10))
+        throw ConfigError("KPROV_KYMA_KUBECONFIG_EXPIRATION " +
+                          format_duration(settings.kyma_kubeconfig_expiration) +
+                          " is shorter than Gardener's minimum of 10m");
+    if (settings.kyma_kubeconfig_rotation >= settings.kyma_kubeconfig_expiration)
+        throw ConfigError("KPROV_KYMA_KUBECONFIG_ROTATION " +
+                          format_duration(settings.kyma_kubeconfig_rotation) +
+                          " is not shorter than KPROV_KYMA_KUBECONFIG_EXPIRATION " +
+                          format_duration(settings.kyma_kubeconfig_expiration) +
+                          ": the Secret would expire before it is re-issued");
+    klm.kubeconfig_expiration =
+        std::chrono::ceil<std::chrono::seconds>(settings.kyma_kubeconfig_expiration);
+    klm.kubeconfig_rotation = settings.kyma_kubeconfig_rotation;
+    return klm;
+}
+
 engine::EngineOptions engine_options(const Settings& settings) {
     engine::EngineOptions options;
     options.conversion = conversion_options(settings);
@@ -61,6 +102,7 @@ engine::EngineOptions engine_options(const Settings& settings) {
     // The installer itself is the caller's to build (it needs gardener/): cli/engine_access.
     options.kyma.installer_setting = settings.kyma_installer;
     options.kyma.cleanup_selector = settings.cluster_cleanup_resource_selector;
+    options.kyma.klm = klm_options(settings);
     options.operator_bindings.l2_subject_name = settings.operator_l2_subject_name;
     options.operator_bindings.l3_subject_name = settings.operator_l3_subject_name;
     options.operator_bindings.create_for_administrators = settings.operator_creating_for_admin;

@@ -16,6 +16,12 @@ engine::ConversionOptions conversion_options(const Settings& settings);
 /// throws ConfigError naming the file when it cannot be read or parsed.
 engine::ShootOptions shoot_options(const Settings& settings);
 
+/// Kyma Lifecycle Manager's mapping and rhythms (KPROV_KYMA_CHANNEL, _MODULES, _LOSSY,
+/// _DELETION_TIMEOUT, _KUBECONFIG_EXPIRATION, _KUBECONFIG_ROTATION). Throws ConfigError naming
+/// the setting for a channel that is not one, an unknown lossy mode, an expiration under 10
+/// minutes or a rotation not shorter than the expiration.
+engine::KlmOptions klm_options(const Settings& settings);
+
 /// Everything the engine's service and executor take from the configuration: the two above,
 /// the stage timeouts (APP_*_TIMEOUT_*), operator bindings (APP_OPERATOR_ROLE_BINDING_*), the
 /// lease duration (KPROV_LEASE_DURATION) and APP_TENANT_STRICT. The log sink stays empty.

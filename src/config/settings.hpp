@@ -119,6 +119,15 @@ struct Settings {
     std::string kyma_installer = "installation-cr";
     std::string kyma_releases_url = "https://storage.googleapis.com/kyma-prow-artifacts";
     std::string kyma_dev_releases_url = "https://storage.googleapis.com/kyma-development-artifacts";
+    // Kyma Lifecycle Manager (kyma-lifecycle-manager.md)
+    std::string kcp_kubeconfig_path;
+    std::string kcp_namespace = "kcp-system";
+    std::string kyma_channel = "regular";
+    std::string kyma_modules;
+    std::string kyma_lossy = "refuse";
+    Duration kyma_deletion_timeout = std::chrono::minutes(30);
+    Duration kyma_kubeconfig_expiration = std::chrono::hours(24);
+    Duration kyma_kubeconfig_rotation = std::chrono::seconds(49'248);
 };
 
 /// One line of `kprov config`.

@@ -595,7 +595,8 @@ const std::vector<SettingSpec>& setting_specs() {
          .kind = Kind::KymaInstaller,
          .default_value = "installation-cr",
          .description = "how kymaConfig is installed: installation-cr (the Kyma installer's "
-                        "Installation CR) or none (requests with a kymaConfig are refused)",
+                        "Installation CR), lifecycle-manager (Kyma Lifecycle Manager in a KCP) "
+                        "or none (requests with a kymaConfig are refused)",
          .field =
              [](Settings& s) {
                  return Field{&s.kyma_installer};
@@ -619,6 +620,87 @@ const std::vector<SettingSpec>& setting_specs() {
          .field =
              [](Settings& s) {
                  return Field{&s.kyma_dev_releases_url};
+             }},
+        {.key = "kcp.kubeconfig_path",
+         .env = "KPROV_KCP_KUBECONFIG_PATH",
+         .kind = Kind::Path,
+         .default_value = "",
+         .description = "kubeconfig of the Kyma Control Plane cluster where Kyma Lifecycle Manager "
+                        "runs (needed by lifecycle-manager)",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.kcp_kubeconfig_path};
+             }},
+        {.key = "kcp.namespace",
+         .env = "KPROV_KCP_NAMESPACE",
+         .kind = Kind::String,
+         .default_value = "kcp-system",
+         .description = "KCP namespace of the Kyma resources and kubeconfig Secrets",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.kcp_namespace};
+             }},
+        {.key = "kyma.channel",
+         .env = "KPROV_KYMA_CHANNEL",
+         .kind = Kind::String,
+         .default_value = "regular",
+         .description =
+             "lifecycle-manager: the channel of a kymaConfig whose version is not a channel name",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.kyma_channel};
+             }},
+        {.key = "kyma.modules",
+         .env = "KPROV_KYMA_MODULES",
+         .kind = Kind::String,
+         .default_value = "",
+         .description = "lifecycle-manager: comma-separated module names the landscape offers; "
+                        "others are refused (empty: any)",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.kyma_modules};
+             }},
+        {.key = "kyma.lossy",
+         .env = "KPROV_KYMA_LOSSY",
+         .kind = Kind::String,
+         .default_value = "refuse",
+         .description =
+             "lifecycle-manager: what a Kyma resource cannot say (namespaces, overrides, "
+             "sourceURL, a Kyma 1.x version) is refused, or passed with a warning (warn)",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.kyma_lossy};
+             }},
+        {.key = "kyma.deletion_timeout",
+         .env = "KPROV_KYMA_DELETION_TIMEOUT",
+         .kind = Kind::Duration,
+         .default_value = "30m",
+         .description =
+             "lifecycle-manager: how long deprovisioning waits for the Kyma to go before it "
+             "deletes the kubeconfig Secret (and again before deleting the shoot all the same)",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.kyma_deletion_timeout};
+             }},
+        {.key = "kyma.kubeconfig_expiration",
+         .env = "KPROV_KYMA_KUBECONFIG_EXPIRATION",
+         .kind = Kind::Duration,
+         .default_value = "24h",
+         .description =
+             "lifecycle-manager: validity of the admin kubeconfig in the KCP Secret (at least 10m)",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.kyma_kubeconfig_expiration};
+             }},
+        {.key = "kyma.kubeconfig_rotation",
+         .env = "KPROV_KYMA_KUBECONFIG_ROTATION",
+         .kind = Kind::Duration,
+         .default_value = "13h40m48s",
+         .description = "lifecycle-manager: age after which watch and serve re-issue the KCP "
+                        "Secret's kubeconfig (below the expiration)",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.kyma_kubeconfig_rotation};
              }},
         {.key = "enqueue_in_progress_operations",
          .env = "APP_ENQUEUE_IN_PROGRESS_OPERATIONS",

@@ -28,7 +28,7 @@ constexpr std::array k_log_levels{"trace",   "debug", "info",  "warn",
                                   "warning", "error", "fatal", "panic"};
 constexpr std::array k_ssl_modes{"disable", "allow",     "prefer",
                                  "require", "verify-ca", "verify-full"};
-constexpr std::array k_kyma_installers{"installation-cr", "none"};
+constexpr std::array k_kyma_installers{"installation-cr", "lifecycle-manager", "none"};
 
 bool is_artifact_url(std::string_view text) {
     for (const std::string_view scheme : {"http://", "https://", "file:///"})
@@ -146,8 +146,9 @@ Complaint check_text(Kind kind, std::string_view text, std::string& normalized) 
         normalized = lowercase(text);
         if (is_one_of(normalized, k_kyma_installers))
             return std::nullopt;
-        return "is not a Kyma installer (expected installation-cr, the Kyma installer's "
-               "Installation CR, or none, which refuses requests with a kymaConfig)";
+        return "is not a Kyma installer (expected lifecycle-manager, today's Kyma Lifecycle "
+               "Manager in a KCP; installation-cr, Kyma 1.x's Installation CR; or none, which "
+               "refuses requests with a kymaConfig)";
     case Kind::ArtifactUrl:
         if (!is_artifact_url(text))
             return "is not a URL prefix (expected http://, https:// or file:///abs/path, without "
@@ -321,7 +322,7 @@ std::string_view kind_name(Kind kind) {
     case Kind::SslMode:
         return "sslmode";
     case Kind::KymaInstaller:
-        return "Kyma installer (installation-cr or none)";
+        return "Kyma installer (installation-cr, lifecycle-manager or none)";
     case Kind::ArtifactUrl:
         return "URL prefix (http, https or file)";
     }

@@ -75,6 +75,8 @@ StageResult wait_for_cluster_deletion(StageContext& context) {
     }
     // Before the soft delete is written: a crash in between unregisters nothing twice, since
     // a runtime Director no longer knows is skipped.
+    // At the end in any case (KEB's Delete_Kubeconfig): KLM has nothing left to reach.
+    delete_kyma_secret_if_any(context);
     if (context.options().director.deregisters())
         unregister_from_director(context);
     context.change().soft_delete = true;
@@ -85,13 +87,16 @@ StageResult wait_for_cluster_deletion(StageContext& context) {
 
 StageTable deprovision_stages(const EngineOptions& options) {
     const auto& t = options.timeouts;
-    return StageTable({
+    std::vector<StageDef> stages{
         {std::string(k_stage_cleanup_cluster), t.cluster_cleanup, cleanup_cluster},
         {std::string(k_stage_trigger_kyma_uninstall), t.trigger_uninstall, trigger_kyma_uninstall},
         {std::string(k_stage_deprovision_cluster), t.cluster_deletion, deprovision_cluster},
         {std::string(k_stage_wait_for_cluster_deletion), t.waiting_for_cluster_deletion,
          wait_for_cluster_deletion},
-    });
+    };
+    for (auto& stage : klm_deprovision_stages(options))
+        stages.push_back(std::move(stage));
+    return StageTable(std::move(stages));
 }
 
 } // namespace kprov::engine

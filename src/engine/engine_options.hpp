@@ -5,6 +5,7 @@
 
 #include "engine/duration.hpp"
 #include "engine/kyma.hpp"
+#include "engine/kyma_lifecycle.hpp"
 #include "engine/ports.hpp"
 #include "engine/runtime_input.hpp"
 #include "engine/shoot_builder.hpp"
@@ -95,19 +96,29 @@ class InstallationWatches;
 /// Installing Kyma (kyma-installation.md; KPROV_KYMA_INSTALLER). Without an installer
 /// (KPROV_KYMA_INSTALLER=none) a request with a kymaConfig is refused at once.
 struct KymaOptions {
-    /// Null: no installer; `installer_setting` says why in the refusal.
+    /// The installation-cr backend; null with any other setting.
     KymaInstaller* installer = nullptr;
+    /// The lifecycle-manager backend (the KCP); null with any other setting.
+    KymaLifecycleManager* lifecycle_manager = nullptr;
+    KlmOptions klm;
     /// Where releases missing from kyma_release come from; null: only stored ones are known.
     ReleaseSource* releases = nullptr;
     /// Watches of Installation CRs that make a waiting operation due on a change; null: the
     /// Kyma stages poll (every `poll`).
     InstallationWatches* watches = nullptr;
-    /// The value of KPROV_KYMA_INSTALLER ("installation-cr" or "none"), for messages.
+    /// The value of KPROV_KYMA_INSTALLER ("installation-cr", "lifecycle-manager" or "none"), for
+    /// messages; with neither backend built, "none" refuses kymaConfig.
     std::string installer_setting = "none";
 
     /// Whether requests with a kymaConfig are accepted: an installer is configured (plans,
     /// which contact nothing, go by the setting alone).
-    bool installs() const { return installer != nullptr || installer_setting != "none"; }
+    bool installs() const {
+        return installer != nullptr || lifecycle_manager != nullptr || installer_setting != "none";
+    }
+    /// Whether kymaConfig goes to Kyma Lifecycle Manager (plans go by the setting alone).
+    bool lifecycle() const {
+        return lifecycle_manager != nullptr || installer_setting == "lifecycle-manager";
+    }
     /// How often WaitingForInstallation looks, and how long after a trigger (the original's 30 s).
     Duration poll{std::chrono::seconds(30)};
     /// APP_GARDENER_CLUSTER_CLEANUP_RESOURCE_SELECTOR: CleanupCluster deletes the Service

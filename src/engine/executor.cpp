@@ -70,8 +70,7 @@ private:
                                                             " not found in installation stages",
                                                         std::string(k_reason_step_not_found)));
             if (m_now - m_op.last_transition.value_or(m_op.start_timestamp) > stage->timeout)
-                return fail(StageError::non_recoverable("error: timeout while processing operation",
-                                                        std::string(k_reason_timeout)));
+                return timed_out(*stage, runtime);
             StageResult next;
             try {
                 m_lease.renew_if_needed(m_now); // the fence before each stage
@@ -101,6 +100,15 @@ private:
             }
             return schedule(next.delay);
         }
+    }
+
+    PassResult timed_out(const StageDef& stage, const Runtime& runtime) {
+        if (!stage.on_timeout)
+            return fail(StageError::non_recoverable("error: timeout while processing operation",
+                                                    std::string(k_reason_timeout)));
+        StageContext context(m_op, runtime, m_ex.m_shoots, m_ex.m_clusters, m_ex.m_options, m_now,
+                             m_memory);
+        return fail(stage.on_timeout(context));
     }
 
     // A stage's notes go into the history as entries within its stage, before what follows;
@@ -143,10 +151,12 @@ private:
     void watch_installation() {
         auto& awaited = m_memory.awaited_installation;
         InstallationWatches* watches = m_ex.m_options.kyma.watches;
-        if (awaited && watches && m_op.stage == k_stage_waiting_for_installation)
+        const bool waits = m_op.stage == k_stage_waiting_for_installation ||
+                           m_op.stage == k_stage_waiting_for_kyma_ready ||
+                           m_op.stage == k_stage_waiting_for_kyma_deletion;
+        if (awaited && watches && waits)
             watches->watch(
-                m_op.cluster_id, std::move(awaited->kubeconfig),
-                std::move(awaited->resource_version),
+                m_op.cluster_id, std::move(awaited->target), std::move(awaited->resource_version),
                 std::chrono::duration_cast<Duration>(m_op.next_run_at - m_ex.m_clock.now()));
         awaited.reset();
     }

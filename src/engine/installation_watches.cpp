@@ -7,7 +7,17 @@ namespace kprov::engine {
 
 InstallationWatches::InstallationWatches(KymaInstaller& installer, Store& store, const Clock& clock,
                                          std::size_t max_watches)
-    : m_installer(installer)
+    : InstallationWatches(
+          [&installer](const std::string& kubeconfig, const std::string& resource_version,
+                       std::chrono::milliseconds max_wait, std::stop_token stop) {
+              return installer.await_change(kubeconfig, resource_version, max_wait,
+                                            std::move(stop));
+          },
+          store, clock, max_watches) {}
+
+InstallationWatches::InstallationWatches(AwaitChange await_change, Store& store, const Clock& clock,
+                                         std::size_t max_watches)
+    : m_await_change(std::move(await_change))
     , m_store(store)
     , m_clock(clock)
     , m_max_watches(max_watches) {}
@@ -51,8 +61,8 @@ void InstallationWatches::run(const std::string& runtime_id, const std::string& 
                               const std::string& resource_version, Duration max_wait,
                               const std::shared_ptr<bool>& done, std::stop_token stop) {
     const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(max_wait);
-    const bool changed = m_installer.await_change(kubeconfig, resource_version, wait, stop) &&
-                         !stop.stop_requested();
+    const bool changed =
+        m_await_change(kubeconfig, resource_version, wait, stop) && !stop.stop_requested();
     std::function<void()> on_change;
     {
         // Done before the operation is made due: the pass that follows may ask for the next

@@ -14,6 +14,7 @@
 #include "engine/store.hpp"
 #include "engine/time.hpp"
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -27,7 +28,18 @@ namespace kprov::engine {
 
 class InstallationWatches {
 public:
+    /// Blocks until the watched object of `target` changes after a resourceVersion, for at most
+    /// a time or until stopped; true on a change, false otherwise (and at once when it cannot
+    /// watch). Throws nothing: KymaInstaller::await_change, KymaLifecycleManager::await_change.
+    using AwaitChange =
+        std::function<bool(const std::string& target, const std::string& resource_version,
+                           std::chrono::milliseconds max_wait, std::stop_token stop)>;
+
+    /// Watches Installation CRs through `installer`.
     InstallationWatches(KymaInstaller& installer, Store& store, const Clock& clock,
+                        std::size_t max_watches = 256);
+    /// Watches whatever `await_change` watches (the KCP's Kymas).
+    InstallationWatches(AwaitChange await_change, Store& store, const Clock& clock,
                         std::size_t max_watches = 256);
     /// Stops every watch and waits for their threads.
     ~InstallationWatches();
@@ -38,10 +50,10 @@ public:
     /// first watch().
     void set_on_change(std::function<void()> on_change);
 
-    /// Watches the runtime's Installation CR for a change after `resource_version`, for at most
-    /// `max_wait` (the operation polls then anyway). No-op while a watch of the runtime runs or
-    /// `max_watches` are running.
-    void watch(const std::string& runtime_id, std::string kubeconfig, std::string resource_version,
+    /// Watches the runtime's object (`target`: a kubeconfig or a Kyma name) for a change after
+    /// `resource_version`, for at most `max_wait` (the operation polls then anyway). No-op while
+    /// a watch of the runtime runs or `max_watches` are running.
+    void watch(const std::string& runtime_id, std::string target, std::string resource_version,
                Duration max_wait);
 
     /// Watches running now.
@@ -59,7 +71,7 @@ private:
     /// released m_mutex. Called with m_mutex held.
     std::vector<std::jthread> take_ended();
 
-    KymaInstaller& m_installer;
+    AwaitChange m_await_change;
     Store& m_store;
     const Clock& m_clock;
     std::size_t m_max_watches;

@@ -172,6 +172,8 @@ KymaInstaller& StageContext::installer() const {
 }
 
 std::string_view after_bindings(const StageContext& context) {
+    if (uses_lifecycle_manager(context))
+        return k_stage_applying_kyma_secret;
     if (context.runtime().kyma)
         return k_stage_starting_installation;
     return context.options().director.registers() ? k_stage_connect_runtime_agent

@@ -139,7 +139,7 @@ StageResult connect_runtime_agent_if_registering(StageContext& context) {
 
 StageTable provision_stages(const EngineOptions& options) {
     const auto& t = options.timeouts;
-    return StageTable({
+    std::vector<StageDef> stages{
         {std::string(k_stage_creating_shoot), t.shoot_creation, creating_shoot_or_unregister},
         {std::string(k_stage_waiting_for_cluster_domain), t.cluster_domains,
          waiting_for_cluster_domain},
@@ -154,7 +154,10 @@ StageTable provision_stages(const EngineOptions& options) {
          connect_runtime_agent_if_registering},
         {std::string(k_stage_wait_for_agent_to_connect), t.agent_connection,
          wait_for_agent_to_connect},
-    });
+    };
+    for (auto& stage : klm_provision_stages(options))
+        stages.push_back(std::move(stage));
+    return StageTable(std::move(stages));
 }
 
 } // namespace kprov::engine

@@ -23,8 +23,11 @@ StartedOperation EngineService::provision(const ProvisionInput& input,
     // Before Director is asked: a repeated request must not register a second runtime there.
     if (const auto owner = shoot_name_owner(runtime))
         return answer_repeated(*owner, runtime, std::move(plan.warnings));
-    // Inside the request, as the original: an unknown version fails it (§1.5).
-    if (runtime.kyma)
+    // Inside the request, as the original: an unknown version fails it (§1.5). Kyma Lifecycle
+    // Manager installs from a channel: that is the release kprov records.
+    if (runtime.kyma && m_options.kyma.lifecycle())
+        runtime.kyma->release = channel_release(kyma_channel_of(*runtime.kyma, m_options.kyma.klm));
+    else if (runtime.kyma)
         runtime.kyma->release = release_of(runtime.kyma->release.version, true);
     // With registration, Director names the runtime (§2.3 step 1); a registered runtime that
     // cannot be stored is unregistered again (step 5).
@@ -127,6 +130,11 @@ StartedOperation EngineService::deprovision(const std::string& runtime_id,
         const auto last = m_store.last_operation(runtime.id);
         op.start_timestamp = last && last->start_timestamp > deleted ? now : deleted;
         op.last_transition = std::max(deleted, now);
+    }
+    // Kyma Lifecycle Manager's Kyma lives in the KCP, whatever became of the shoot: it goes first.
+    if (runtime.kyma && m_options.kyma.lifecycle_manager) {
+        op.type = OperationType::Deprovision;
+        op.stage = k_stage_deleting_kyma;
     }
     StartedOperation started = start(runtime, op, context);
     if (!foreign.empty())

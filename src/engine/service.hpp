@@ -149,6 +149,11 @@ public:
 /// The ValidationError of a request with a kymaConfig while no installer is configured
 /// (KPROV_KYMA_INSTALLER=none): it names the setting (deliberate difference 5).
 ValidationError kyma_installer_refusal(const KymaOptions& options);
+/// With the lifecycle-manager backend: refuses (ValidationError, every problem at once) module
+/// names the landscape does not offer, and what the Kyma resource cannot say unless
+/// KlmOptions::lossy_warn, which turns the latter into `warnings`.
+void check_lifecycle_manager_input(const KymaConfig& config, const KymaOptions& options,
+                                   std::vector<std::string>& warnings);
 
 // Messages of the first operation record.
 inline constexpr std::string_view k_message_provisioning_started = "Provisioning started";
@@ -273,7 +278,10 @@ public:
                                              const RequestContext& context, std::string_view by);
 
 private:
-    /// Whether deprovisioning `runtime` uninstalls Kyma first (§4.1).
+    /// The kyma_release row of a Kyma Lifecycle Manager channel (no YAML), stored once.
+    KymaRelease channel_release(const std::string& channel);
+    /// Whether deprovisioning `runtime` uninstalls Kyma first (§4.1); always with Kyma Lifecycle
+    /// Manager.
     bool deprovision_with_uninstall(const Runtime& runtime, const std::optional<ShootState>& shoot);
     /// Plans the upgrade of `runtime` against its live own shoot.
     UpgradePlan upgrade_plan_of(const Runtime& runtime, const UpgradeShootInput& input);

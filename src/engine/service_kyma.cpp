@@ -9,8 +9,35 @@ ValidationError kyma_installer_refusal(const KymaOptions& options) {
     return ValidationError(
         "kymaConfig",
         "kprov installs no Kyma: KPROV_KYMA_INSTALLER is " + options.installer_setting +
-            ". Set KPROV_KYMA_INSTALLER=installation-cr to install Kyma with the Kyma "
-            "installer's Installation CR, or leave kymaConfig out");
+            ". Set KPROV_KYMA_INSTALLER=lifecycle-manager (with KPROV_KCP_KUBECONFIG_PATH) to "
+            "install today's Kyma modules through Kyma Lifecycle Manager, or installation-cr for "
+            "Kyma 1.x's Installation CR, or leave kymaConfig out");
+}
+
+void check_lifecycle_manager_input(const KymaConfig& config, const KymaOptions& options,
+                                   std::vector<std::string>& warnings) {
+    std::vector<FieldProblem> problems = unknown_kyma_modules(config, options.klm);
+    auto lossy = unrepresentable_kyma_fields(config);
+    if (options.klm.lossy_warn) {
+        for (const auto& p : lossy)
+            warnings.push_back("kymaConfig: " + p.path + " " + p.message +
+                               "; not passed to Kyma Lifecycle Manager (KPROV_KYMA_LOSSY=warn)");
+    } else {
+        for (auto& p : lossy) {
+            p.message += "; Kyma Lifecycle Manager cannot honour it (leave it out, or set "
+                         "KPROV_KYMA_LOSSY=warn to install without it)";
+            problems.push_back(std::move(p));
+        }
+    }
+    if (!problems.empty())
+        throw ValidationError(std::move(problems));
+}
+
+KymaRelease EngineService::channel_release(const std::string& channel) {
+    if (auto stored = m_store.find_kyma_release(channel))
+        return std::move(*stored);
+    // No installer YAML: a channel is all Kyma Lifecycle Manager needs.
+    return m_store.insert_kyma_release(KymaRelease{{}, channel, {}, {}});
 }
 
 KymaRelease EngineService::release_of(const std::string& version, bool store) {
@@ -36,6 +63,16 @@ StartedOperation EngineService::upgrade_kyma(const std::string& runtime_id,
     if (!runtime.kyma)
         throw KymaNotManaged("failed to upgrade cluster: " + runtime_id +
                              " Kyma configuration of the cluster is managed by Reconciler");
+    if (m_options.kyma.lifecycle())
+        // kyma-lifecycle-manager.md §1.6: once KLM reached the runtime, it takes modules and
+        // channel from the runtime's own Kyma (kyma-system/default) and never again from the
+        // KCP's; an edit in the KCP would be accepted and then ignored.
+        throw KymaNotManaged(
+            "failed to upgrade cluster: " + runtime_id +
+            " has its Kyma modules from Kyma Lifecycle Manager, which takes them from the "
+            "runtime's own Kyma resource (kyma-system/default) once it has reached the runtime: "
+            "change spec.modules or spec.channel there (kprov kubeconfig " +
+            runtime_id + " gives access)");
     if (const auto last = m_store.last_operation(runtime_id);
         last && last->state == OperationState::InProgress)
         throw OperationInProgress("cannot start new operation for " + runtime_id +
@@ -70,6 +107,8 @@ bool EngineService::deprovision_with_uninstall(const Runtime& runtime,
                                                const std::optional<ShootState>& shoot) {
     if (!runtime.kyma)
         return false;
+    if (m_options.kyma.lifecycle_manager)
+        return true; // the Kyma in the KCP goes first, whatever became of the shoot
     KymaInstaller* installer = m_options.kyma.installer;
     if (!installer) {
         log(LogLevel::Warning, "runtime " + runtime.id + " has Kyma, but KPROV_KYMA_INSTALLER is " +

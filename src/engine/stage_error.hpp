@@ -16,6 +16,8 @@ inline constexpr std::string_view k_component_gardener_client = "k8s client - ga
 inline constexpr std::string_view k_component_cluster_client = "k8s client - cluster";
 inline constexpr std::string_view k_component_gardener = "gardener"; ///< a shoot's own failure
 inline constexpr std::string_view k_component_kyma_installer = "kyma installer";
+/// kprov's: the KCP, where Kyma Lifecycle Manager reconciles the runtime's Kyma.
+inline constexpr std::string_view k_component_lifecycle_manager = "kyma lifecycle manager";
 
 // Reasons.
 inline constexpr std::string_view k_reason_internal = "err_provisioner_internal";

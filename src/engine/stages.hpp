@@ -24,8 +24,11 @@
 //   PROVISION, PROVISION_NO_INSTALL: CreatingShoot -> WaitingForClusterDomain ->
 //       WaitingForClusterCreation -> CreatingBindingsForOperators [-> ConnectRuntimeAgent, with
 //       Director registration] -> Finished
+//   With KPROV_KYMA_INSTALLER=lifecycle-manager, a runtime with Kyma goes on after the bindings
+//       with ApplyingKymaSecret -> ApplyingKyma -> WaitingForKymaReady [-> ConnectRuntimeAgent]
 //   DEPROVISION, DEPROVISION_NO_INSTALL: DeprovisionCluster -> WaitForClusterDeletion -> Finished
-//       (an operation may start at either)
+//       (an operation may start at either); with lifecycle-manager, DEPROVISION starts with
+//       DeletingKyma -> WaitingForKymaDeletion, and WaitForClusterDeletion deletes the Secret
 //   UPGRADE_SHOOT: UpgradingShoot -> WaitingForShootNewVersion -> WaitingForShootUpgrade ->
 //       CreatingBindingsForOperators -> Finished
 //   HIBERNATE: HibernatingShoot -> WaitForHibernation -> Finished
@@ -33,6 +36,7 @@
 // UPGRADE and RECONNECT_RUNTIME (Kyma-era types) have no table: kprov fails such operations.
 
 #include "engine/engine_options.hpp"
+#include "engine/kyma_lifecycle.hpp"
 #include "engine/model.hpp"
 #include "engine/ports.hpp"
 #include "engine/runtime_input.hpp"
@@ -68,6 +72,13 @@ inline constexpr std::string_view k_stage_starting_upgrade = "StartingUpgrade";
 inline constexpr std::string_view k_stage_updating_upgrade_state = "UpdatingUpgradeState";
 inline constexpr std::string_view k_stage_cleanup_cluster = "CleanupCluster";
 inline constexpr std::string_view k_stage_trigger_kyma_uninstall = "TriggerKymaUninstall";
+// kprov's, for Kyma Lifecycle Manager (kyma-lifecycle-manager.md §6; KEB's Sync_Kubeconfig,
+// Apply_Kyma, Delete_Kyma_Resource and Check_Kyma_Resource_Deleted).
+inline constexpr std::string_view k_stage_applying_kyma_secret = "ApplyingKymaSecret";
+inline constexpr std::string_view k_stage_applying_kyma = "ApplyingKyma";
+inline constexpr std::string_view k_stage_waiting_for_kyma_ready = "WaitingForKymaReady";
+inline constexpr std::string_view k_stage_deleting_kyma = "DeletingKyma";
+inline constexpr std::string_view k_stage_waiting_for_kyma_deletion = "WaitingForKymaDeletion";
 // kprov's own (see the table above).
 inline constexpr std::string_view k_stage_creating_shoot = "CreatingShoot";
 inline constexpr std::string_view k_stage_upgrading_shoot = "UpgradingShoot";
@@ -113,7 +124,7 @@ struct PassMemory {
     std::optional<std::string> message;
     /// The Installation CR a waiting Kyma stage read (StageContext::await_installation).
     struct AwaitedInstallation {
-        std::string kubeconfig;
+        std::string target; ///< a kubeconfig or a Kyma name (StageContext::await_installation)
         std::string resource_version;
     };
     std::optional<AwaitedInstallation> awaited_installation;
@@ -159,14 +170,19 @@ public:
     /// Sets the operation's message (the installation's progress) when the pass saves; a new
     /// message also goes into the history, as an entry within the stage.
     void report(std::string message) { m_memory.message = std::move(message); }
-    /// Asks for the operation to be made due as soon as the Installation CR changes after
-    /// `resource_version` (KymaOptions::watches), rather than at the next poll.
-    void await_installation(std::string kubeconfig, std::string resource_version) {
-        m_memory.awaited_installation = {std::move(kubeconfig), std::move(resource_version)};
+    /// Asks for the operation to be made due as soon as the installation's object changes after
+    /// `resource_version` (KymaOptions::watches), rather than at the next poll. `target` is
+    /// what the backend watches: the runtime's kubeconfig for the Installation CR, the Kyma's
+    /// name for Kyma Lifecycle Manager.
+    void await_installation(std::string target, std::string resource_version) {
+        m_memory.awaited_installation = {std::move(target), std::move(resource_version)};
     }
     /// The configured Kyma installer. Throws a recoverable StageError naming
     /// KPROV_KYMA_INSTALLER when there is none (the setting changed after the request).
     KymaInstaller& installer() const;
+    /// The configured KCP (lifecycle-manager backend). Throws a recoverable StageError naming
+    /// KPROV_KYMA_INSTALLER when there is none.
+    KymaLifecycleManager& lifecycle_manager() const;
 
 private:
     const Operation& m_operation;
@@ -184,6 +200,9 @@ struct StageDef {
     std::string name;
     Duration timeout;
     StageFunction run;
+    /// What the operation fails with when the stage times out; empty: the original's
+    /// "error: timeout while processing operation".
+    std::function<StageError(StageContext&)> on_timeout = {};
 };
 
 /// The stages of one operation type.
@@ -221,6 +240,20 @@ StageResult waiting_for_provisioning_installation(StageContext& context);
 /// CleanupCluster and TriggerKymaUninstall (§4.3, §4.4), before DeprovisionCluster.
 StageResult cleanup_cluster(StageContext& context);
 StageResult trigger_kyma_uninstall(StageContext& context);
+
+// --- Kyma Lifecycle Manager (klm_stages.cpp) ---------------------------------------------------
+
+/// Whether the runtime's Kyma is Kyma Lifecycle Manager's: it has Kyma and that backend is
+/// configured.
+bool uses_lifecycle_manager(const StageContext& context);
+/// ApplyingKymaSecret, ApplyingKyma, WaitingForKymaReady (the latter goes on with
+/// ConnectRuntimeAgent when registering, else Finished).
+std::vector<StageDef> klm_provision_stages(const EngineOptions& options);
+/// DeletingKyma and WaitingForKymaDeletion, before DeprovisionCluster.
+std::vector<StageDef> klm_deprovision_stages(const EngineOptions& options);
+/// Deletes the runtime's kubeconfig Secret from the KCP when uses_lifecycle_manager (absent:
+/// fine). Throws a recoverable StageError when the KCP fails.
+void delete_kyma_secret_if_any(StageContext& context);
 
 /// CreatingBindingsForOperators (provisioning and upgrade): an admin kubeconfig (a failed
 /// request waits 20 s, no error), then the operator bindings (a failure is a recoverable error
