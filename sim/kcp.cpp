@@ -164,18 +164,11 @@ ApiResponse Kcp::serve_kymas(const K8sPath& path, const ApiRequest& req) {
         return warned(ApiResponse::json(200, write_kyma(path, req, json_body(req), warnings)),
                       warnings);
     if (m == "PATCH") {
-        auto type = patch_type_from(req.content_type());
-        if (!type)
-            throw unsupported_media_type(req.content_type());
-        if (*type == PatchType::Apply && req.query_value("fieldManager").empty())
-            throw invalid({"meta.k8s.io", "v1", "patchoptions", "PatchOptions", false, "", {}, {}},
-                          "",
-                          {{"FieldValueRequired", "Required value: is required for apply patch",
-                            "fieldManager"}});
+        PatchType type = patch_type_of(req);
         auto current = m_store.find_object(info, path.ns, path.name);
-        if (!current && *type == PatchType::Apply && path.subresource.empty()) {
+        if (!current && type == PatchType::Apply && path.subresource.empty()) {
             // Server-side apply creates what does not exist yet.
-            Json body = apply_patch(Json::object(), req.body, *type, info, path.name);
+            Json body = apply_patch(Json::object(), req.body, type, info, path.name);
             body["metadata"]["name"] = path.name;
             review_unknown_fields(req, admit_kyma(body), warnings);
             clear_server_fields(body);
@@ -185,7 +178,7 @@ ApiResponse Kcp::serve_kymas(const K8sPath& path, const ApiRequest& req) {
         }
         if (!current)
             throw not_found(info, path.name);
-        Json next = apply_patch(*current, req.body, *type, info, path.name);
+        Json next = apply_patch(*current, req.body, type, info, path.name);
         return warned(ApiResponse::json(200, write_kyma(path, req, std::move(next), warnings)),
                       warnings);
     }

@@ -282,7 +282,8 @@ void Klm::advance(ObjectStore& kcp, const ClusterRegistry& clusters,
     Json kymas = kcp.list(info, k_namespace, ListOptions{})["items"];
     // The Secrets by the Kyma name they are labelled with, read once per pass.
     std::map<std::string, std::vector<Json>> secrets;
-    for (auto& s : kcp.list(*kcp.find("", "secrets"), k_namespace, ListOptions{})["items"]) {
+    Json secret_list = kcp.list(*kcp.find("", "secrets"), k_namespace, ListOptions{});
+    for (auto& s : secret_list["items"]) {
         const Json& labels = s["metadata"].value("labels", Json::object());
         if (labels.is_object() && labels.contains(k_kyma_name_label) &&
             labels[k_kyma_name_label].is_string())
@@ -483,7 +484,8 @@ void Klm::reconcile_deletion(ObjectStore& kcp, const Json& kyma_in, Memo& memo, 
 
 Json Klm::describe(const ObjectStore& kcp) const {
     Json out = Json::array();
-    for (const auto& kyma : kcp.list(kyma_info(), k_namespace, ListOptions{})["items"]) {
+    Json kymas = kcp.list(kyma_info(), k_namespace, ListOptions{});
+    for (const auto& kyma : kymas["items"]) {
         const Json& md = kyma["metadata"];
         std::string name = md["name"].get<std::string>();
         const Json& status = kyma.value("status", Json::object());
