@@ -66,6 +66,10 @@ tests, demos and CI. Prints its URL as the first line of stdout; stops on SIGINT
                                 (default 1; fractions allowed)
   --kyma-backoff-factor F       installer retries wait 10, 20, 40, 60, 80 s times F
                                 (default: kyma-component-seconds / 10)
+  --kcp-kubeconfig-out FILE     write a kubeconfig for the KCP cluster API (<url>/kcp)
+  --kcp-token T                 the KCP cluster API's bearer token (default: generated)
+  --klm-module-seconds S        how long the simulated Kyma Lifecycle Manager takes to make a
+                                module Ready, and to remove a Kyma's modules (default 1)
   --token T                     the Gardener API's bearer token (default: generated)
   --tls                         serve HTTPS with a CA and certificate generated at start
   --ca-out FILE                 write the CA certificate (PEM), with --tls
@@ -108,6 +112,20 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
         {"--kubeconfig-out",
          [&](const std::string&, const std::string& v) {
              o.kubeconfig_out = v;
+         }},
+        {"--kcp-kubeconfig-out",
+         [&](const std::string&, const std::string& v) {
+             o.kcp_kubeconfig_out = v;
+         }},
+        {"--kcp-token",
+         [&](const std::string& f, const std::string& v) {
+             if (v.empty())
+                 throw std::invalid_argument(f + ": the token must not be empty");
+             s.kcp_token = v;
+         }},
+        {"--klm-module-seconds",
+         [&](const std::string& f, const std::string& v) {
+             s.klm.module_seconds = to_double(f, v, 0, 86400);
          }},
         {"--project",
          [&](const std::string&, const std::string& v) {
@@ -286,6 +304,8 @@ int run_cli(int argc, char** argv) {
         sim.start();
         if (!opts.kubeconfig_out.empty())
             write_file(opts.kubeconfig_out, sim.gardener_kubeconfig(), 0600);
+        if (!opts.kcp_kubeconfig_out.empty())
+            write_file(opts.kcp_kubeconfig_out, sim.kcp_kubeconfig(), 0600);
         if (!opts.ca_out.empty())
             write_file(opts.ca_out, sim.ca_pem(), 0644);
         if (!opts.client_cert_out.empty()) {
@@ -299,7 +319,7 @@ int run_cli(int argc, char** argv) {
     }
     std::printf("%s\n", sim.url().c_str());
     std::fflush(stdout);
-    std::cerr << "kprov-sim: serving the Gardener API, runtime clusters and Director at "
+    std::cerr << "kprov-sim: serving the Gardener API, runtime clusters, the KCP and Director at "
               << sim.url() << " (seed " << opts.sim.lifecycle.seed
               << "); SIGINT or SIGTERM stops it\n";
     int sig = 0;

@@ -12,9 +12,10 @@ namespace kprov::sim {
 
 struct CliOptions {
     SimOptions sim;
-    std::string kubeconfig_out;  ///< --kubeconfig-out FILE
-    std::string client_cert_out; ///< --client-cert-out PREFIX (PREFIX.crt, PREFIX.key)
-    std::string ca_out;          ///< --ca-out FILE
+    std::string kubeconfig_out;     ///< --kubeconfig-out FILE
+    std::string kcp_kubeconfig_out; ///< --kcp-kubeconfig-out FILE
+    std::string client_cert_out;    ///< --client-cert-out PREFIX (PREFIX.crt, PREFIX.key)
+    std::string ca_out;             ///< --ca-out FILE
     bool help = false;
     bool version = false;
 };

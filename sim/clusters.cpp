@@ -131,6 +131,8 @@ void ClusterRegistry::create(const std::string& id, const std::string& shoot_ns,
     c.shoot_ns = shoot_ns;
     c.shoot_name = shoot_name;
     c.store = std::make_unique<ObjectStore>(resources(), m_next_rv, m_current_rv);
+    if (m_shut_down)
+        c.watches.shutdown();
     std::vector<std::string> conditional = k_crd_groups;
     conditional.push_back(k_apiextensions);
     c.store->set_conditional_update_groups(conditional);
@@ -208,6 +210,17 @@ bool ClusterRegistry::token_valid(const std::string& id, const std::string& toke
     return it != m_tokens.end() && it->second.cluster == id && it->second.expiry > Clock::now();
 }
 
+std::size_t ClusterRegistry::expire_tokens(const std::string& id) {
+    std::size_t n = 0;
+    TimePoint now = Clock::now();
+    for (auto& [token, t] : m_tokens)
+        if (t.cluster == id && t.expiry > now) {
+            t.expiry = now;
+            ++n;
+        }
+    return n;
+}
+
 std::vector<ResourceInfo> ClusterRegistry::served(const Cluster& c, TimePoint now) const {
     std::vector<ResourceInfo> out;
     for (const auto& info : resources()) {
@@ -249,39 +262,7 @@ void ClusterRegistry::observe(Cluster& c, const std::string& type, const Resourc
     if (info.resource == "installations" && md.value("namespace", "") == "default" &&
         name == "kyma-installation")
         c.kyma.observe(type, obj);
-    std::uint64_t rv = std::stoull(md.value("resourceVersion", "0"));
-    hub(c, info).publish(type, obj, rv);
-}
-
-WatchHub& ClusterRegistry::hub(Cluster& c, const ResourceInfo& info) {
-    auto& h = c.hubs[info.group + "/" + info.resource];
-    if (!h) {
-        h = std::make_unique<WatchHub>(256);
-        if (m_shut_down)
-            h->shutdown();
-    }
-    return *h;
-}
-
-ApiResponse ClusterRegistry::watch(Cluster& c, const ResourceInfo& info, const std::string& ns,
-                                   const ApiRequest& req) {
-    static const std::map<std::string, std::string> fields = {
-        {"metadata.name", "/metadata/name"}, {"metadata.namespace", "/metadata/namespace"}};
-    WatchRequest w =
-        WatchRequest::parse(req, fields, info, m_bookmark_seconds, m_watch_timeout_seconds);
-    w.options.ns = ns;
-    std::vector<Json> initial;
-    if (!w.from) {
-        Json list = c.store->list(info, ns, ListOptions{});
-        for (auto& item : list["items"]) {
-            item["kind"] = info.kind;
-            item["apiVersion"] = info.api_version();
-            initial.push_back(std::move(item));
-        }
-    }
-    ApiResponse r;
-    r.stream = hub(c, info).subscribe(w.options, w.from, initial);
-    return r;
+    c.watches.publish(type, info, obj);
 }
 
 ApiResponse ClusterRegistry::handle(const std::string& id, const std::string& sub_path,
@@ -318,7 +299,8 @@ ApiResponse ClusterRegistry::handle(const std::string& id, const std::string& su
         throw no_such_resource();
     const ResourceInfo& info = *c.store->find(path->group, path->version, path->resource);
     if (req.method == "GET" && path->name.empty() && path->subresource.empty() && is_watch(req))
-        return watch(c, info, path->ns, req);
+        return c.watches.watch(*c.store, info, path->ns, req, m_bookmark_seconds,
+                               m_watch_timeout_seconds);
     if (req.method == "DELETE" && info.resource == "serviceinstances" && c.fail_instance_deletion)
         throw internal_error("serviceinstance deletion failed (kprov-sim failInstanceDeletion)");
     return serve_store(*c.store, info, *path, req);
@@ -405,8 +387,7 @@ std::optional<TimePoint> ClusterRegistry::next_due() const {
 void ClusterRegistry::shutdown() {
     m_shut_down = true;
     for (auto& [id, c] : m_clusters)
-        for (auto& [key, h] : c.hubs)
-            h->shutdown();
+        c.watches.shutdown();
 }
 
 Json ClusterRegistry::describe() const {

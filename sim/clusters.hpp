@@ -12,7 +12,7 @@
 #include "kyma_installer.hpp"
 #include "object_store.hpp"
 #include "runtime_agent.hpp"
-#include "watch_hub.hpp"
+#include "store_watches.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -38,6 +38,11 @@ public:
     void remove(const std::string& id);
     void set_hibernated(const std::string& id, bool hibernated);
     bool exists(const std::string& id) const { return m_clusters.count(id) > 0; }
+    /// True when cluster `id` exists and is hibernated.
+    bool hibernated(const std::string& id) const {
+        auto it = m_clusters.find(id);
+        return it != m_clusters.end() && it->second.hibernated;
+    }
     /// The cluster id for a /sim path segment: a technical id as is, or the shoot name of
     /// exactly one existing cluster; otherwise `name` unchanged (a cluster to come).
     std::string resolve(const std::string& name) const;
@@ -46,6 +51,8 @@ public:
     std::string issue_token(const std::string& id, TimePoint expiry);
     /// True when `token` grants access to cluster `id` now.
     bool token_valid(const std::string& id, const std::string& token) const;
+    /// Makes every token of cluster `id` expire now; returns how many there were.
+    std::size_t expire_tokens(const std::string& id);
 
     /// Serves one request of cluster `id`; `sub_path` is what follows /clusters/<id>.
     /// Authentication is the caller's job.
@@ -97,7 +104,7 @@ private:
         std::string tiller_pod_phase = "Running"; ///< of the pod a tiller-deploy Deployment gets
         std::map<std::string, TimePoint> crd_established; ///< CRD name -> served from then on
         std::set<std::string> crd_status_pending;         ///< CRDs whose Established status is due
-        std::map<std::string, std::unique_ptr<WatchHub>> hubs; ///< per group/resource
+        StoreWatches watches;
     };
     struct Token {
         std::string cluster;
@@ -108,9 +115,6 @@ private:
     const Cluster& cluster(const std::string& id) const;
     std::vector<ResourceInfo> served(const Cluster& c, TimePoint now) const;
     void observe(Cluster& c, const std::string& type, const ResourceInfo& info, const Json& obj);
-    WatchHub& hub(Cluster& c, const ResourceInfo& info);
-    ApiResponse watch(Cluster& c, const ResourceInfo& info, const std::string& ns,
-                      const ApiRequest& req);
     void apply_knobs(Cluster& c, const Json& knobs);
     void set_tiller_pod_phase(Cluster& c, const std::string& phase);
     void write_crd_status(Cluster& c, TimePoint now);

@@ -68,6 +68,7 @@ Json apply_settings(Services& s, const Json& j) {
     s.world.watch_expired_as_event =
         json_field(j, "watchExpiredAsEvent", s.world.watch_expired_as_event);
     s.world.clusters.set_watch_limits(s.world.bookmark_seconds, s.world.watch_timeout_seconds);
+    s.world.kcp.set_watch_limits(s.world.bookmark_seconds, s.world.watch_timeout_seconds);
     KymaSettings& kyma = s.world.clusters.kyma_settings();
     kyma.component_seconds = json_field(j, "kymaComponentSeconds", kyma.component_seconds);
     kyma.backoff_factor = json_field(j, "kymaBackoffFactor", kyma.backoff_factor);
@@ -101,7 +102,11 @@ Json index() {
                                        "GET /sim/director",
                                        "GET /sim/director/calls",
                                        "POST /sim/director/errors",
-                                       "POST /sim/director/reset"})}};
+                                       "POST /sim/director/reset",
+                                       "POST /sim/clusters/{cluster}/expire-tokens",
+                                       "GET /sim/kcp/klm",
+                                       "POST /sim/kcp/klm",
+                                       "GET /sim/kcp/kymas"})}};
 }
 
 ApiResponse not_found_path(const ApiRequest& req) {
@@ -128,6 +133,8 @@ ApiResponse handle_control(Services& s, const ApiRequest& req) {
     };
     if (is("GET", {}))
         return ApiResponse::json(200, index());
+    if (auto kcp = handle_kcp_control(s, req))
+        return *kcp;
     if (is("GET", {"stats"}))
         return ApiResponse::json(200, s.stats.to_json());
     if (is("GET", {"writes"}))

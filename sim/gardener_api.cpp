@@ -196,12 +196,14 @@ World::World(const SimOptions& opts, std::string ca)
     , clusters([this] { return ++rv; }, [this] { return rv; }, opts.kyma)
     , shoots(
           opts.lifecycle, hub, clusters, garden, [this] { return ++rv; }, [this] { return rv; })
+    , kcp([this] { return ++rv; }, [this] { return rv; }, opts.klm)
     , seed(make_seed(opts))
     , ca_pem(std::move(ca))
     , bookmark_seconds(opts.bookmark_seconds)
     , watch_timeout_seconds(opts.watch_timeout_seconds)
     , watch_expired_as_event(opts.watch_expired_as_event) {
     clusters.set_watch_limits(bookmark_seconds, watch_timeout_seconds);
+    kcp.set_watch_limits(bookmark_seconds, watch_timeout_seconds);
     garden.ensure_namespace("garden");
     if (!opts.project.empty())
         garden.ensure_namespace("garden-" + opts.project);
@@ -239,8 +241,12 @@ ApiResponse World::handle_gardener(const ApiRequest& req, const std::string& use
 
 namespace {
 
-// The path without a /clusters/<id> prefix; `prefix` gets its template.
+// The path without a /clusters/<id> or /kcp prefix; `prefix` gets its template.
 std::string strip_cluster(const std::string& path, std::string& prefix) {
+    if (path == "/kcp" || path.rfind("/kcp/", 0) == 0) {
+        prefix = "/kcp";
+        return path.substr(4);
+    }
     if (path.rfind("/clusters/", 0) != 0)
         return path;
     std::size_t slash = path.find('/', 10);
@@ -258,6 +264,9 @@ std::optional<K8sPath> parse_request_path(const std::string& full_path) {
             if (info.group == g && info.resource == r)
                 return info.namespaced;
         for (const auto& info : ClusterRegistry::resources())
+            if (info.group == g && info.resource == r)
+                return info.namespaced;
+        for (const auto& info : Kcp::resources())
             if (info.group == g && info.resource == r)
                 return info.namespaced;
         return false;

@@ -334,6 +334,17 @@ bool is_dry_run(const ApiRequest& req) {
     return req.query_value("dryRun") == "All";
 }
 
+PatchType patch_type_of(const ApiRequest& req) {
+    auto type = patch_type_from(req.content_type());
+    if (!type)
+        throw unsupported_media_type(req.content_type());
+    if (*type == PatchType::Apply && req.query_value("fieldManager").empty())
+        throw invalid({"meta.k8s.io", "v1", "patchoptions", "PatchOptions", false, "", {}, {}}, "",
+                      {{"FieldValueRequired", "Required value: is required for apply patch",
+                        "fieldManager"}});
+    return *type;
+}
+
 ApiResponse serve_store(ObjectStore& store, const ResourceInfo& info, const K8sPath& path,
                         const ApiRequest& req) {
     if (!path.subresource.empty() || (!info.namespaced && !path.ns.empty()))
@@ -364,15 +375,8 @@ ApiResponse serve_store(ObjectStore& store, const ResourceInfo& info, const K8sP
     if (req.method == "PUT" && !collection)
         return respond(req, info, 200, store.update(info, path.ns, path.name, body_is_json(), dry));
     if (req.method == "PATCH" && !collection) {
-        auto type = patch_type_from(req.content_type());
-        if (!type)
-            throw unsupported_media_type(req.content_type());
-        if (*type == PatchType::Apply && req.query_value("fieldManager").empty())
-            throw invalid({"meta.k8s.io", "v1", "patchoptions", "PatchOptions", false, "", {}, {}},
-                          "",
-                          {{"FieldValueRequired", "Required value: is required for apply patch",
-                            "fieldManager"}});
-        return respond(req, info, 200, store.patch(info, path.ns, path.name, req.body, *type, dry));
+        PatchType type = patch_type_of(req);
+        return respond(req, info, 200, store.patch(info, path.ns, path.name, req.body, type, dry));
     }
     if (req.method == "DELETE")
         return respond(req, info, 200,

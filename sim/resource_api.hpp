@@ -42,6 +42,10 @@ bool is_watch(const ApiRequest& req);
 /// dryRun=All
 bool is_dry_run(const ApiRequest& req);
 
+/// The patch type of a PATCH request. Throws ApiError 415 for an unknown media type and 422 for
+/// an apply patch without fieldManager.
+PatchType patch_type_of(const ApiRequest& req);
+
 /// Serves the standard verbs of an ObjectStore resource (list, get, create, update, patch,
 /// delete, deletecollection). Throws ApiError.
 ApiResponse serve_store(ObjectStore& store, const ResourceInfo& info, const K8sPath& path,

@@ -1,6 +1,7 @@
 // The HTTP(S) front of the simulator: cpp-httplib setup, authentication, fault injection,
-// request counters, routing to the Gardener API, the runtime clusters, Director and /sim, and
-// the ticker that drives the shoot lifecycle. The only file that sees cpp-httplib.
+// request counters, routing to the Gardener API, the runtime clusters, the KCP, Director and
+// /sim, and the ticker that drives the shoot lifecycle, the Kyma installers and the KLM. The only
+// file that sees cpp-httplib.
 
 #include "kubeconfig.hpp"
 #include "sim.hpp"
@@ -20,6 +21,7 @@ struct Simulator::Impl {
     SimOptions opts;
     std::optional<Pki> pki;
     std::string token;
+    std::string kcp_token;
     std::unique_ptr<World> world;
     Faults faults;
     Stats stats;
@@ -65,9 +67,10 @@ struct Simulator::Impl {
                 world->shoots.advance(Clock::now());
                 world->clusters.advance(Clock::now());
                 due = world->shoots.next_due();
-                auto kyma_due = world->clusters.next_due();
-                if (kyma_due && (!due || *kyma_due < *due))
-                    due = kyma_due;
+                world->kcp.advance(world->clusters, world->runtime_base, Clock::now());
+                for (auto d : {world->clusters.next_due(), world->kcp.next_due()})
+                    if (d && (!due || *d < *due))
+                        due = d;
             } catch (const std::exception& e) {
                 // A lifecycle bug must not end the process; the next tick tries again.
                 std::fprintf(stderr, "kprov-sim: lifecycle error: %s\n", e.what());
@@ -121,6 +124,8 @@ struct Simulator::Impl {
                 wake_ticker(); // the Kyma installer may have something new to act on
             return r;
         }
+        if (path == "/kcp" || path.rfind("/kcp/", 0) == 0)
+            return route_kcp(req);
         auto user = authenticate(req, [&](const std::string& t) { return t == token; });
         if (!user)
             throw unauthorized();
@@ -132,6 +137,24 @@ struct Simulator::Impl {
         }
         if (req.method != "GET")
             wake_ticker();
+        return r;
+    }
+
+    ApiResponse route_kcp(const ApiRequest& req) {
+        ApiResponse r;
+        {
+            std::lock_guard lock(world->mu);
+            if (!authenticate(req, [&](const std::string& t) { return t == kcp_token; }))
+                throw unauthorized();
+            // What fell due is applied first; the ticker makes the full passes (it is woken
+            // after every write), so a read stays cheap with many Kymas.
+            TimePoint now = Clock::now();
+            if (auto due = world->kcp.next_due(); due && *due <= now)
+                world->kcp.advance(world->clusters, world->runtime_base, now);
+            r = world->kcp.handle(req.path.size() > 4 ? req.path.substr(4) : "/", req);
+        }
+        if (req.method != "GET")
+            wake_ticker(); // the KLM may have something new to act on
         return r;
     }
 
@@ -237,6 +260,7 @@ struct Simulator::Impl {
 Simulator::Simulator(SimOptions opts)
     : m(std::make_unique<Impl>(std::move(opts))) {
     m->token = m->opts.token.empty() ? "sim-" + random_token(32) : m->opts.token;
+    m->kcp_token = m->opts.kcp_token.empty() ? "kcp-" + random_token(32) : m->opts.kcp_token;
 }
 
 Simulator::~Simulator() {
@@ -294,6 +318,9 @@ void Simulator::start() {
         host = "[" + host + "]";
     s.url =
         std::string(s.opts.tls ? "https" : "http") + "://" + host + ":" + std::to_string(s.port);
+    s.world->runtime_base = s.url + "/clusters/";
+    s.world->kcp.set_removal_hook(
+        [&s](const std::string& kyma_path) { s.stats.record_write("REMOVED", kyma_path, ""); });
     s.listen_thread = std::thread([&svr] { svr.listen_after_bind(); });
     // Server::stop() does nothing until the listen loop runs: wait for it, or a stop() right
     // after start() would leave the listen thread in accept() for good.
@@ -323,6 +350,7 @@ void Simulator::stop() {
     {
         std::lock_guard lock(s.world->mu);
         s.world->clusters.shutdown();
+        s.world->kcp.shutdown();
     }
     s.server->stop();
     if (s.listen_thread.joinable())
@@ -363,6 +391,20 @@ std::string Simulator::gardener_kubeconfig() const {
     kc.token = m->token;
     if (!m->opts.project.empty())
         kc.namespace_ = "garden-" + m->opts.project;
+    return make_kubeconfig(kc);
+}
+
+const std::string& Simulator::kcp_token() const {
+    return m->kcp_token;
+}
+
+std::string Simulator::kcp_kubeconfig() const {
+    KubeconfigSpec kc;
+    kc.name = "kprov-sim-kcp";
+    kc.server = m->url + "/kcp";
+    kc.ca_pem = ca_pem();
+    kc.token = m->kcp_token;
+    kc.namespace_ = Klm::k_namespace;
     return make_kubeconfig(kc);
 }
 

@@ -4,6 +4,7 @@
 // the kprov-sim executable (main.cpp), which is a thin wrapper around it.
 
 #include "director.hpp"
+#include "klm.hpp"
 #include "kyma_installer.hpp"
 #include "shoot_store.hpp"
 #include "tls.hpp"
@@ -19,9 +20,11 @@ struct SimOptions {
     int port = 0; ///< 0: any free port
     LifecycleSettings lifecycle;
     KymaSettings kyma; ///< the simulated Kyma installer's time scale
+    KlmSettings klm;   ///< the simulated Kyma Lifecycle Manager's time scale
     std::string seed_provider = "aws";
     std::string seed_region = "eu-central-1";
-    std::string token; ///< the Gardener API's bearer token; generated when empty
+    std::string token;     ///< the Gardener API's bearer token; generated when empty
+    std::string kcp_token; ///< the KCP cluster API's bearer token; generated when empty
     bool tls = false;
     double fail_rate = 0;
     int latency_ms = 0;
@@ -58,6 +61,11 @@ public:
     /// The Gardener API kubeconfig: token auth, current-context set, namespace garden-<project>
     /// when a project is set, certificate-authority-data with TLS.
     std::string gardener_kubeconfig() const;
+    /// The KCP cluster API's bearer token.
+    const std::string& kcp_token() const;
+    /// The KCP cluster API kubeconfig: server <url>/kcp, its own token, namespace kcp-system,
+    /// certificate-authority-data with TLS.
+    std::string kcp_kubeconfig() const;
     /// The CA certificate (PEM); "" without TLS.
     std::string ca_pem() const;
     /// A client certificate signed by the sim CA (CN `common_name`, O=system:masters).

@@ -7,6 +7,7 @@
 #include "director.hpp"
 #include "faults.hpp"
 #include "k8s_path.hpp"
+#include "kcp.hpp"
 #include "object_store.hpp"
 #include "shoot_store.hpp"
 #include "sim.hpp"
@@ -29,6 +30,8 @@ struct World {
     ObjectStore garden;
     ClusterRegistry clusters;
     ShootStore shoots;
+    Kcp kcp;
+    std::string runtime_base; ///< "<url>/clusters/": where Secrets' kubeconfigs reach clusters
     Json seed;
     std::string ca_pem;
     double bookmark_seconds;
@@ -54,6 +57,9 @@ struct Services {
 
 /// Serves /sim/... (see tests/sim/README.md). Throws ApiError.
 ApiResponse handle_control(Services& s, const ApiRequest& req);
+/// Serves /sim/kcp/... and POST /sim/clusters/{cluster}/expire-tokens; nullopt for other
+/// paths. Throws ApiError.
+std::optional<ApiResponse> handle_kcp_control(Services& s, const ApiRequest& req);
 
 /// "<VERB> <path template>" for the request counters; VERB is the HTTP method, or WATCH.
 std::string stats_key(const ApiRequest& req);

@@ -134,13 +134,22 @@ TEST(Binary, PrintsItsUrlFirstWithinASecondAndStopsOnSigterm) {
 TEST(Binary, TlsWritesTheCaAndAClientCertificateAndStopsOnSigint) {
     std::string dir = temp_dir();
     SimProcess p({"--tls", "--kubeconfig-out", dir + "/kc", "--ca-out", dir + "/ca.crt",
-                  "--client-cert-out", dir + "/client", "--token", "tok"});
+                  "--client-cert-out", dir + "/client", "--token", "tok", "--kcp-kubeconfig-out",
+                  dir + "/kcp"});
     std::string url = p.first_line(3.0);
     ASSERT_EQ(url.rfind("https://127.0.0.1:", 0), 0u) << url;
     Http cert(url, "", dir + "/ca.crt", dir + "/client.crt", dir + "/client.key");
     EXPECT_EQ(cert.get("/apis/core.gardener.cloud/v1beta1/shoots").status, 200);
     Http token(url, "tok", dir + "/ca.crt");
     EXPECT_EQ(token.get("/version").status, 200);
+    // The KCP's kubeconfig: its own path, token and the CA; no token is 401 over TLS.
+    std::string kcp = read_file(dir + "/kcp");
+    EXPECT_EQ(yaml_value(kcp, "server"), url + "/kcp");
+    EXPECT_FALSE(yaml_value(kcp, "certificate-authority-data").empty());
+    Http kcp_client(url, yaml_value(kcp, "token"), dir + "/ca.crt");
+    EXPECT_EQ(kcp_client.get("/kcp/api/v1/namespaces/kcp-system").status, 200);
+    EXPECT_EQ(Http(url, "", dir + "/ca.crt").get("/kcp/api/v1/namespaces").status, 401);
+    EXPECT_EQ(token.get("/kcp/api/v1/namespaces").status, 401);
     EXPECT_EQ(p.stop(SIGINT), 0);
 }
 
