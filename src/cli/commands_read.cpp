@@ -140,6 +140,74 @@ std::optional<KymaInstallation> kyma_installation(engine::Store& store,
     return std::nullopt;
 }
 
+// The Kyma resource in the KCP of a runtime whose Kyma is Kyma Lifecycle Manager's, read live
+// (the store cannot know how far KLM got); `error` says why it could not be read.
+struct KymaResourceView {
+    std::string name;
+    std::string namespace_name;
+    std::optional<engine::KymaState> state; ///< nullopt: absent, or `error`
+    std::string error;
+};
+
+std::optional<KymaResourceView> kyma_resource(Context& ctx, const engine::Runtime& runtime) {
+    const auto& settings = ctx.config().settings;
+    if (!runtime.kyma || runtime.deleted || settings.kyma_installer != "lifecycle-manager")
+        return std::nullopt;
+    KymaResourceView view{engine::kyma_name_of(runtime.id), settings.kcp_namespace, {}, {}};
+    try {
+        view.state = open_kcp(settings, std::chrono::seconds(10))->read_kyma(view.name);
+    } catch (const std::exception& e) {
+        view.error = e.what();
+    }
+    return view;
+}
+
+Json kyma_resource_json(const std::optional<KymaResourceView>& view) {
+    if (!view)
+        return nullptr;
+    Json out{{"name", view->name}, {"namespace", view->namespace_name}};
+    if (!view->error.empty()) {
+        out["error"] = view->error;
+        return out;
+    }
+    out["exists"] = view->state.has_value();
+    if (!view->state)
+        return out;
+    const auto& s = *view->state;
+    Json modules = Json::array();
+    for (const auto& m : s.modules)
+        modules.push_back({{"name", m.name}, {"state", m.state}, {"message", m.message}});
+    out["state"] = s.state;
+    out["lastOperation"] = s.last_operation;
+    out["channel"] = s.channel;
+    out["deleting"] = s.deleting;
+    out["modules"] = std::move(modules);
+    return out;
+}
+
+void add_kyma_resource_rows(std::vector<std::pair<std::string, Cell>>& rows,
+                            const KymaResourceView& view) {
+    const std::string where = view.namespace_name + "/" + view.name;
+    if (!view.error.empty()) {
+        rows.emplace_back("kyma resource", where + ": could not ask the KCP: " + view.error);
+        return;
+    }
+    if (!view.state) {
+        rows.emplace_back("kyma resource", where + ": not found in the KCP");
+        return;
+    }
+    const auto& s = *view.state;
+    rows.emplace_back("kyma resource",
+                      where + ": " + (s.state.empty() ? std::string("(no state yet)") : s.state) +
+                          (s.deleting ? " (being deleted)" : "") + ", channel " + s.channel + ", " +
+                          engine::kyma_progress(s));
+    std::string modules;
+    for (const auto& m : s.modules)
+        modules += (modules.empty() ? "" : ", ") + m.name + " " + m.state;
+    if (!modules.empty())
+        rows.emplace_back("modules", modules);
+}
+
 Json kyma_installation_json(const std::optional<KymaInstallation>& installation) {
     if (!installation)
         return nullptr;
@@ -158,7 +226,8 @@ Cell state_cell(const std::optional<engine::Operation>& op) {
 
 void print_status_table(Context& ctx, const engine::Runtime& runtime,
                         const std::optional<engine::Operation>& last,
-                        const std::optional<KymaInstallation>& kyma, bool wide) {
+                        const std::optional<KymaInstallation>& kyma,
+                        const std::optional<KymaResourceView>& resource, bool wide) {
     const Timestamp now = SystemClock().now();
     const auto& g = runtime.gardener;
     const bool colour = use_colour(ctx.out());
@@ -196,6 +265,8 @@ void print_status_table(Context& ctx, const engine::Runtime& runtime,
             rows.emplace_back("installation",
                               kyma->state + (kyma->description.empty() ? std::string()
                                                                        : ": " + kyma->description));
+        if (resource)
+            add_kyma_resource_rows(rows, *resource);
     }
     if (wide) {
         rows.emplace_back("sub-account", runtime.sub_account_id);
@@ -263,11 +334,15 @@ int cmd_status(Context& ctx, const ReadArgs& args) {
     const auto runtime = find_runtime(*store, args.id);
     const auto last = store->last_operation(runtime.id);
     const auto kyma = kyma_installation(*store, runtime);
-    switch (const auto format = output_format(ctx)) {
+    const auto format = output_format(ctx);
+    const auto resource = format == OutputFormat::Name ? std::nullopt : kyma_resource(ctx, runtime);
+    switch (format) {
     case OutputFormat::Json:
     case OutputFormat::Yaml: {
         auto document = status_document(runtime, last, CompassIds(ctx));
         document["kymaInstallation"] = kyma_installation_json(kyma);
+        if (resource)
+            document["kymaResource"] = kyma_resource_json(resource);
         print_document(ctx.out(), document, format);
         break;
     }
@@ -276,7 +351,7 @@ int cmd_status(Context& ctx, const ReadArgs& args) {
         break;
     case OutputFormat::Table:
     case OutputFormat::Wide:
-        print_status_table(ctx, runtime, last, kyma, format == OutputFormat::Wide);
+        print_status_table(ctx, runtime, last, kyma, resource, format == OutputFormat::Wide);
         break;
     }
     return k_exit_ok;

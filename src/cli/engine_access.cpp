@@ -137,12 +137,14 @@ private:
     std::unique_ptr<gardener::GardenerShootClient> m_port;
 };
 
-namespace {
-
-// The KCP's client, from KPROV_KCP_KUBECONFIG_PATH: the user's own file, so file references in
-// it are read.
 std::unique_ptr<engine::KymaLifecycleManager> open_kcp(const config::Settings& settings,
-                                                       gardener::ClientOptions options) {
+                                                       std::chrono::milliseconds request_timeout) {
+    gardener::ClientOptions options;
+    options.qps = settings.gardener_qps;
+    options.burst = settings.gardener_burst;
+    options.request_timeout = request_timeout;
+    options.connect_timeout = std::min(options.connect_timeout, request_timeout);
+    options.retry.max_total = std::min(options.retry.max_total, request_timeout);
     if (settings.kcp_kubeconfig_path.empty())
         throw ConfigError(
             "KPROV_KYMA_INSTALLER=lifecycle-manager needs the kubeconfig of the Kyma Control "
@@ -160,8 +162,6 @@ std::unique_ptr<engine::KymaLifecycleManager> open_kcp(const config::Settings& s
     return std::make_unique<gardener::KcpClient>(std::move(kcp), settings.kcp_namespace,
                                                  std::move(options));
 }
-
-} // namespace
 
 EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int store_connections)
     : m_ctx(ctx)
@@ -203,7 +203,7 @@ EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int stor
         m_options.kyma.releases = m_releases.get();
         m_options.kyma.watches = m_watches.get();
     } else if (settings.kyma_installer == "lifecycle-manager") {
-        m_kcp = open_kcp(settings, cluster_options);
+        m_kcp = open_kcp(settings);
         m_watches = std::make_unique<engine::InstallationWatches>(
             [kcp = m_kcp.get()](const std::string& name, const std::string& resource_version,
                                 std::chrono::milliseconds max_wait, std::stop_token stop) {

@@ -10,6 +10,7 @@
 #include "engine/watched_shoots.hpp"
 #include "stores/open_store.hpp"
 
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -51,6 +52,13 @@ private:
     std::shared_ptr<spdlog::logger> m_previous;
     std::shared_ptr<spdlog::logger> m_logger;
 };
+
+/// The KCP's client (KPROV_KYMA_INSTALLER=lifecycle-manager), from KPROV_KCP_KUBECONFIG_PATH:
+/// the user's own file, so file references in it are read. Throws ConfigError naming the
+/// setting when it is unset or cannot be used.
+std::unique_ptr<engine::KymaLifecycleManager>
+open_kcp(const config::Settings& settings,
+         std::chrono::milliseconds request_timeout = std::chrono::seconds(60));
 
 /// Everything an engine command needs. The store is opened at construction (StoreError,
 /// ConfigError); Gardener at its first use, so that a command that needs no Gardener call

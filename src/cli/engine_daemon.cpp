@@ -64,6 +64,9 @@ EngineDaemon::EngineDaemon(Context& ctx, EngineAccess& access, engine::Executor&
     m_installations = access.installation_watches();
     if (m_installations)
         m_installations->set_on_change([this] { m_pool.notify_due(); });
+    if (auto* kcp = access.kcp())
+        m_secrets = std::make_unique<engine::KymaSecretRefresher>(
+            *kcp, store, access.shoots(), access.clock(), access.options().kyma.klm, access.log());
 }
 
 EngineDaemon::~EngineDaemon() {
@@ -74,6 +77,8 @@ void EngineDaemon::start() {
     m_pool.start();
     if (m_audit)
         m_audit->start();
+    if (m_secrets)
+        m_secrets->start();
     m_watched.follow([watch = m_watch.get()] { return watch->is_up(); });
     m_watch->start();
 }
@@ -85,6 +90,8 @@ void EngineDaemon::stop() {
     m_watch->stop();
     if (m_audit)
         m_audit->stop();
+    if (m_secrets)
+        m_secrets->stop();
     m_pool.stop();
 }
 

@@ -4,6 +4,7 @@
 // shoots change, and the SIGINT/SIGTERM handling that stops them gracefully.
 
 #include "cli/engine_access.hpp"
+#include "engine/kyma_secret_refresher.hpp"
 #include "engine/worker_pool.hpp"
 
 #include <chrono>
@@ -70,6 +71,9 @@ private:
     engine::WatchedShoots& m_watched; ///< the access's, filled by m_watch
     /// The access's Installation CR watches, which wake m_pool; null without a Kyma installer.
     engine::InstallationWatches* m_installations = nullptr;
+    /// Keeps the KCP's kubeconfig Secrets fresh; null unless KPROV_KYMA_INSTALLER is
+    /// lifecycle-manager.
+    std::unique_ptr<engine::KymaSecretRefresher> m_secrets;
 };
 
 } // namespace kprov::cli

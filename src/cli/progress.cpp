@@ -1,6 +1,7 @@
 #include "cli/progress.hpp"
 
 #include "engine/error.hpp"
+#include "engine/stages.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -38,6 +39,11 @@ std::string installer_progress(const engine::Operation& op) {
     if (message.substr(0, prefix.size()) == prefix)
         return std::string(message.substr(prefix.size()));
     if (message.substr(0, 13) == "Installation ")
+        return std::string(message);
+    // What the Kyma Lifecycle Manager stages report: "3/5 modules ready: serverless Processing".
+    if ((op.stage == engine::k_stage_waiting_for_kyma_ready ||
+         op.stage == engine::k_stage_waiting_for_kyma_deletion) &&
+        message.substr(0, 22) != "Operation in progress.")
         return std::string(message);
     return {};
 }

@@ -15,6 +15,7 @@ engine::ConversionOptions conversion_options(const Settings& settings) {
         settings.default_enable_kubernetes_version_auto_update;
     options.default_enable_machine_image_version_auto_update =
         settings.default_enable_machine_image_version_auto_update;
+    options.kyma_requires_runtime_agent = settings.kyma_installer != "lifecycle-manager";
     return options;
 }
 

@@ -181,6 +181,9 @@ struct ConversionOptions {
     std::string gardener_project;
     bool default_enable_kubernetes_version_auto_update = false;
     bool default_enable_machine_image_version_auto_update = false;
+    /// The original's rule that a kymaConfig holds compass-runtime-agent (Kyma 1.x's component);
+    /// off with Kyma Lifecycle Manager, whose catalog has no such module.
+    bool kyma_requires_runtime_agent = true;
 };
 
 /// The original's validator rules (original-provisioner.md §1.5: the Kyma ones when kymaConfig

@@ -113,7 +113,7 @@ void check_override_keys(const json& entries, const std::string& path, Problems&
 // valid Kubernetes names (the original let the runtime cluster refuse them, 422, until the
 // stage timed out). Items that are not components were reported by the parser.
 void check_kyma_config(const std::string& kyma_config_json, const std::string& prefix,
-                       Problems& problems) {
+                       Problems& problems, bool requires_agent = true) {
     const json kyma = json::parse(kyma_config_json);
     const auto found = kyma.find("components");
     if (found == kyma.end() || !found->is_array())
@@ -126,7 +126,7 @@ void check_kyma_config(const std::string& kyma_config_json, const std::string& p
     const bool has_agent = std::any_of(components.begin(), components.end(), [](const json& c) {
         return c.is_object() && c.value("component", json()) == "compass-runtime-agent";
     });
-    if (!has_agent)
+    if (!has_agent && requires_agent)
         problems.add("kymaConfig.components",
                      prefix + "Kyma components list does not contain Compass Runtime Agent");
     check_override_keys(kyma.value("configuration", json()), "kymaConfig.configuration", problems);
@@ -291,7 +291,8 @@ std::vector<FieldProblem> provision_rules(const ProvisionInput& input,
     // The original's rules in its order (§1.5). Rules 3 and 4 (runtimeInput, clusterConfig or
     // gardenerConfig missing) are the parser's "is required", as gqlgen's schema check was.
     if (input.kyma_config_json)
-        check_kyma_config(*input.kyma_config_json, k_kyma_prefix, problems);
+        check_kyma_config(*input.kyma_config_json, k_kyma_prefix, problems,
+                          options.kyma_requires_runtime_agent);
     if (g.machine_image_version && !g.machine_image_version->empty() &&
         (!g.machine_image || g.machine_image->empty()))
         problems.add(k_gardener + ".machineImageVersion",
