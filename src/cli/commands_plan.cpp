@@ -14,6 +14,7 @@
 #include "engine/service.hpp"
 #include "engine/shoot_builder.hpp"
 #include "engine/shoot_upgrade.hpp"
+#include "gardener/kcp_client.hpp"
 #include "gardener/kyma_objects.hpp"
 #include "gardener/kyma_releases.hpp"
 
@@ -47,9 +48,12 @@ std::vector<nlohmann::json> kyma_objects(const engine::KymaConfig& kyma) {
 }
 
 // One object as is; with the OIDC ConfigMap or Kyma's objects a v1 List (ConfigMap first: it
-// must exist before the shoot that references it; Kyma's go to the new cluster afterwards).
+// must exist before the shoot that references it; Kyma's go to the new cluster afterwards, or,
+// with Kyma Lifecycle Manager (`klm`), the Kyma resource to the KCP's `namespace_name`).
 std::string plan_document(const engine::ShootPlan& plan,
-                          const std::optional<engine::KymaConfig>& kyma) {
+                          const std::optional<engine::KymaConfig>& kyma,
+                          const std::optional<engine::KymaResource>& klm,
+                          const std::string& namespace_name) {
     using Json = nlohmann::ordered_json;
     if (!plan.oidc_config_map && !kyma)
         return plan.shoot;
@@ -57,7 +61,9 @@ std::string plan_document(const engine::ShootPlan& plan,
     if (plan.oidc_config_map)
         list["items"].push_back(Json::parse(*plan.oidc_config_map));
     list["items"].push_back(Json::parse(plan.shoot));
-    if (kyma)
+    if (kyma && klm)
+        list["items"].push_back(Json::parse(gardener::kyma_object(*klm, namespace_name).dump()));
+    else if (kyma)
         for (const auto& object : kyma_objects(*kyma))
             list["items"].push_back(Json::parse(object.dump()));
     return list.dump();
@@ -66,6 +72,19 @@ std::string plan_document(const engine::ShootPlan& plan,
 // What the Kyma stages will install, on stderr beside the document.
 void print_kyma_summary(Context& ctx, const engine::KymaConfig& kyma) {
     const auto& settings = ctx.config().settings;
+    if (settings.kyma_installer == "lifecycle-manager") {
+        std::string modules;
+        for (const auto& m : engine::kyma_modules_of(kyma))
+            modules += "\n  " + m.name;
+        ctx.err() << "Kyma modules from channel "
+                  << engine::kyma_channel_of(kyma, config::klm_options(settings))
+                  << ", installed by Kyma Lifecycle Manager in namespace " << settings.kcp_namespace
+                  << " of the KCP:" << modules
+                  << "\nthe Kyma resource follows the Shoot in the list (its skr-domain annotation "
+                     "comes from the shoot's domain once Gardener has set it); its kubeconfig "
+                     "Secret holds a fresh admin kubeconfig\n";
+        return;
+    }
     gardener::ReleaseSourceOptions sources;
     sources.releases_url = settings.kyma_releases_url;
     sources.on_demand_url = settings.kyma_dev_releases_url;
@@ -147,7 +166,11 @@ int cmd_plan(Context& ctx, const PlanArgs& args) {
 
     if (planned.runtime.kyma && !ctx.global().quiet)
         print_kyma_summary(ctx, *planned.runtime.kyma);
-    const std::string document = plan_document(plan, planned.runtime.kyma);
+    std::optional<engine::KymaResource> klm;
+    if (planned.runtime.kyma && settings.kyma_installer == "lifecycle-manager")
+        klm = engine::build_kyma_resource(planned.runtime, "", config::klm_options(settings));
+    const std::string document =
+        plan_document(plan, planned.runtime.kyma, klm, settings.kcp_namespace);
     if (format == "json")
         ctx.out() << nlohmann::ordered_json::parse(document).dump(2) << '\n';
     else

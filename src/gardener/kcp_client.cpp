@@ -59,6 +59,24 @@ template <typename Write> json with_conflict_retries(Write write) {
 
 } // namespace
 
+json kyma_object(const engine::KymaResource& kyma, const std::string& namespace_name) {
+    json modules = json::array();
+    for (const auto& m : kyma.modules) {
+        json module = {{"name", m.name}};
+        if (!m.channel.empty())
+            module["channel"] = m.channel;
+        modules.push_back(std::move(module));
+    }
+    return {{"apiVersion", "operator.kyma-project.io/v1beta2"},
+            {"kind", "Kyma"},
+            {"metadata",
+             {{"name", kyma.name},
+              {"namespace", namespace_name},
+              {"labels", string_map(kyma.labels)},
+              {"annotations", string_map(kyma.annotations)}}},
+            {"spec", {{"channel", kyma.channel}, {"modules", modules}}}};
+}
+
 engine::KymaState kyma_state_of(const json& object) {
     engine::KymaState state;
     const json& metadata = member(object, "metadata");
@@ -179,24 +197,8 @@ engine::KymaState KcpClient::apply_kyma(const engine::KymaResource& kyma) {
     const std::string path = kymas_path() + "/" + kyma.name;
     return kyma_state_of(with_conflict_retries([&] {
         auto live = m_kube.get_if_exists(path);
-        if (!live) {
-            json modules = json::array();
-            for (const auto& m : kyma.modules) {
-                json module = {{"name", m.name}};
-                if (!m.channel.empty())
-                    module["channel"] = m.channel;
-                modules.push_back(std::move(module));
-            }
-            return m_kube.create(kymas_path(),
-                                 {{"apiVersion", "operator.kyma-project.io/v1beta2"},
-                                  {"kind", "Kyma"},
-                                  {"metadata",
-                                   {{"name", kyma.name},
-                                    {"namespace", m_namespace},
-                                    {"labels", string_map(kyma.labels)},
-                                    {"annotations", string_map(kyma.annotations)}}},
-                                  {"spec", {{"channel", kyma.channel}, {"modules", modules}}}});
-        }
+        if (!live)
+            return m_kube.create(kymas_path(), kyma_object(kyma, m_namespace));
         json& metadata = (*live)["metadata"];
         set_entries(metadata, "labels", kyma.labels);
         set_entries(metadata, "annotations", kyma.annotations);

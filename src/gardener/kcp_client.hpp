@@ -48,6 +48,9 @@ private:
     std::string m_namespace;
 };
 
+/// The Kyma object kprov creates for `kyma` in `namespace_name` (§6).
+nlohmann::json kyma_object(const engine::KymaResource& kyma, const std::string& namespace_name);
+
 /// What a Kyma object as the KCP answers it says (§1.5), with every remote text cleaned and
 /// every list bounded. Throws nothing.
 engine::KymaState kyma_state_of(const nlohmann::json& object);

@@ -42,7 +42,9 @@ protected:
         env.push_back("HOME=" + m_dir.path());
         env.push_back(std::string("APP_DATABASE_SECRET_KEY=") + k_secret_key);
         env.insert(env.end(), extra_env.begin(), extra_env.end());
-        return kprov::testing::run_process(args, env, m_dir.path());
+        // Only a bound against a hang: a 4 MiB file in a sanitizer build on a loaded machine
+        // takes far longer than the default 30 s would allow.
+        return kprov::testing::run_process(args, env, m_dir.path(), std::chrono::minutes(3));
     }
 
     std::string write(const std::string& name, const std::string& text) {

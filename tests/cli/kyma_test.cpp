@@ -43,7 +43,7 @@ protected:
     }
     void TearDown() override {
         if (m_gardener)
-            sim_post("/sim/settings", {{"kymaComponentSeconds", 1}});
+            sim_post("/sim/settings", {{"kymaComponentSeconds", 1}, {"kymaBackoffFactor", -1}});
         for (const char* name : {"KPROV_KYMA_RELEASES_URL", "KPROV_KYMA_DEV_RELEASES_URL",
                                  "KPROV_KYMA_INSTALLER", "APP_PROVISIONING_TIMEOUT_INSTALLATION"})
             unsetenv(name);
@@ -125,6 +125,8 @@ INSTANTIATE_TEST_SUITE_P(Stores, Kyma, ::testing::Values(StoreKind::Sqlite, Stor
 
 // §6.4 row 1: the exact object set, the message sequence, SUCCEEDED.
 TEST_P(Kyma, ProvisioningInstallsTheConfigWithTheOriginalsObjectsAndMessages) {
+    // Each component long enough for a pass to see it on a loaded machine (sanitizers, CI).
+    sim_post("/sim/settings", {{"kymaComponentSeconds", 0.3}});
     const auto [file, shoot] = kyma_runtime_file();
     const auto r = kprov({"provision", "-f", file, "--wait", "-o", "json"});
     ASSERT_EQ(r.code, 0) << r.err;
@@ -140,7 +142,7 @@ TEST_P(Kyma, ProvisioningInstallsTheConfigWithTheOriginalsObjectsAndMessages) {
                               std::string("Installation completed: Kyma installed"),
                               std::string("Operation succeeded")}));
     // The installer's progress in order, as kprov saw it through its watch (each component
-    // takes 50 ms, so none should be missed; a poll every 30 s would see none).
+    // takes 300 ms, so none should be missed; a poll every 30 s would see none).
     std::vector<std::string> progress;
     for (const auto& m : messages)
         if (m.rfind("Installation in progress: ", 0) == 0)
@@ -248,6 +250,8 @@ TEST_P(Kyma, ARuntimeWithoutKymaMakesNoInstallerCall) {
 TEST_P(Kyma, AComponentThatFailsFewerThanSixTimesRecovers) {
     const auto [file, shoot] = kyma_runtime_file();
     knobs(shoot, {{"failures", {{"istio", 2}}}}); // kept until the cluster exists
+    // The error stands 1 s, then 2 s, before each retry: long enough to be seen under load.
+    sim_post("/sim/settings", {{"kymaBackoffFactor", 0.1}});
     const std::string id = provision(file);
     const auto op = expect_succeeded(id, OperationType::Provision, {"WaitingForInstallation"});
     EXPECT_THAT(messages_of(op.id),

@@ -81,9 +81,16 @@ std::string KymaCluster::status(const std::string& key) {
 }
 
 int KymaCluster::label(const std::string& action) {
-    Json obj = cr();
-    obj["metadata"]["labels"]["action"] = action;
-    return put(cr_path(), obj).status;
+    // As any client of a CR the installer writes: a 409 (it wrote in between) means read again.
+    int status = 0;
+    for (int attempt = 0; attempt < 20; ++attempt) {
+        Json obj = cr();
+        obj["metadata"]["labels"]["action"] = action;
+        status = put(cr_path(), obj).status;
+        if (status != 409)
+            break;
+    }
+    return status;
 }
 
 Resp KymaCluster::knobs(const Json& body) {
