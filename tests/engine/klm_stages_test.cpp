@@ -53,6 +53,15 @@ protected:
         return started;
     }
 
+    // A runtime whose provisioning succeeded with its Kyma Ready.
+    std::string provisioned_with_kyma() {
+        const auto started = provision_until_waiting();
+        kcp.set_all(kyma_name_of(started.runtime_id), "Ready");
+        clock.advance(5s);
+        EXPECT_EQ(pass(started.operation.id).outcome, PassOutcome::Succeeded);
+        return started.runtime_id;
+    }
+
     std::vector<std::string> messages_of(const std::string& operation_id) {
         std::vector<std::string> out;
         for (const auto& t : store.transitions_of(operation_id))
@@ -92,17 +101,21 @@ TEST(KymaLifecycle, EveryFieldAKymaCannotSayIsNamed) {
     config.profile = KymaProfile::Production;
     config.global = {{{"global.domainName", "x", false}}, "Merge"};
     config.components.push_back({"", "istio", "istio-system", std::nullopt, {}, 1});
-    config.components.push_back({"", "keda", "kyma-system", "https://x.example/keda.tgz",
-                                 {{{"a", "b", false}}, "Replace"}, 2});
+    config.components.push_back({"",
+                                 "keda",
+                                 "kyma-system",
+                                 "https://x.example/keda.tgz",
+                                 {{{"a", "b", false}}, "Replace"},
+                                 2});
     std::vector<std::string> paths;
     for (const auto& p : unrepresentable_kyma_fields(config))
         paths.push_back(p.path);
-    EXPECT_THAT(paths, ElementsAre("kymaConfig.version", "kymaConfig.profile",
-                                   "kymaConfig.configuration", "kymaConfig.conflictStrategy",
-                                   "kymaConfig.components[0].namespace",
-                                   "kymaConfig.components[1].sourceURL",
-                                   "kymaConfig.components[1].configuration",
-                                   "kymaConfig.components[1].conflictStrategy"));
+    EXPECT_THAT(paths,
+                ElementsAre("kymaConfig.version", "kymaConfig.profile", "kymaConfig.configuration",
+                            "kymaConfig.conflictStrategy", "kymaConfig.components[0].namespace",
+                            "kymaConfig.components[1].sourceURL",
+                            "kymaConfig.components[1].configuration",
+                            "kymaConfig.components[1].conflictStrategy"));
     KymaConfig plain;
     plain.release.version = "regular";
     plain.components.push_back({"", "istio", "kyma-system", std::nullopt, {}, 1});
@@ -120,7 +133,8 @@ TEST(KymaLifecycle, ProgressNamesWhatIsNotReady) {
     EXPECT_EQ(modules_not_ready(state),
               "keda (Processing: installing), serverless (Error: no ModuleReleaseMeta)");
     state.modules.pop_back();
-    EXPECT_EQ(modules_not_ready(state), "keda (Processing: installing), serverless (no status yet)");
+    EXPECT_EQ(modules_not_ready(state),
+              "keda (Processing: installing), serverless (no status yet)");
 }
 
 TEST_F(KlmStages, ProvisioningWritesTheSecretAndTheKymaAndSucceedsWhenItIsReady) {
@@ -200,13 +214,18 @@ TEST_F(KlmStages, WhatAKymaCannotSayIsRefusedWithEveryFieldNamed) {
         std::vector<std::string> paths;
         for (const auto& p : e.problems())
             paths.push_back(p.path);
-        EXPECT_THAT(paths, ElementsAre("kymaConfig.configuration",
-                                       "kymaConfig.components[1].namespace"));
+        EXPECT_THAT(paths,
+                    ElementsAre("kymaConfig.configuration", "kymaConfig.components[1].namespace"));
         EXPECT_THAT(e.problems()[0].message, HasSubstr("KPROV_KYMA_LOSSY=warn"));
     }
-    EXPECT_THAT(store.transitions_of(""), IsEmpty());
+    EXPECT_THAT(store.list_runtimes({}), IsEmpty()) << "nothing stored";
+}
 
+TEST_F(KlmStages, WithTheLossySwitchWhatAKymaCannotSayPassesWithAWarningInTheHistory) {
     options.kyma.klm.lossy_warn = true;
+    auto doc = modules_document();
+    doc["kymaConfig"]["components"][1]["namespace"] = "serverless-system";
+    doc["kymaConfig"]["configuration"] = {{{"key", "a.b"}, {"value", "c"}}};
     const auto started = provision(doc);
     EXPECT_THAT(started.warnings, Contains(HasSubstr("kymaConfig.components[1].namespace")));
     pass(started.operation.id);
@@ -230,7 +249,8 @@ TEST_F(KlmStages, ModulesTheLandscapeDoesNotOfferAreRefusedWithASuggestion) {
         EXPECT_EQ(e.problems()[0].message, "\"servrless\" is not a module this landscape offers "
                                            "(did you mean \"serverless\"?)");
         EXPECT_EQ(e.problems()[1].path, "kymaConfig.components[3].component");
-        EXPECT_THAT(e.problems()[1].message, HasSubstr("KPROV_KYMA_MODULES lists the ones it does"));
+        EXPECT_THAT(e.problems()[1].message,
+                    HasSubstr("KPROV_KYMA_MODULES lists the ones it does"));
     }
 }
 
@@ -259,16 +279,16 @@ TEST_F(KlmStages, DeprovisioningDeletesTheKymaBeforeTheShootAndTheSecretAtTheEnd
 }
 
 TEST_F(KlmStages, AKymaStuckInDeletionLosesItsSecretThenTheShootGoesAllTheSame) {
-    const auto started = provision_until_waiting();
-    const std::string name = kyma_name_of(started.runtime_id);
-    const auto deprovision = service().deprovision(started.runtime_id, context);
+    const std::string id = provisioned_with_kyma();
+    const std::string name = kyma_name_of(id);
+    const auto deprovision = service().deprovision(id, context);
     pass(deprovision.operation.id);
     clock.advance(5s);
     pass(deprovision.operation.id);
-    EXPECT_EQ(kcp.secrets.count("kubeconfig-" + started.runtime_id), 1u) << "not yet";
+    EXPECT_EQ(kcp.secrets.count("kubeconfig-" + id), 1u) << "not yet";
     clock.advance(options.kyma.klm.deletion_timeout);
     pass(deprovision.operation.id);
-    EXPECT_EQ(kcp.secrets.count("kubeconfig-" + started.runtime_id), 0u);
+    EXPECT_EQ(kcp.secrets.count("kubeconfig-" + id), 0u);
     EXPECT_THAT(messages_of(deprovision.operation.id),
                 Contains(HasSubstr("so that Kyma Lifecycle Manager lets go of Kyma " + name +
                                    " (its deletion took longer than 10m)")));
@@ -281,11 +301,11 @@ TEST_F(KlmStages, AKymaStuckInDeletionLosesItsSecretThenTheShootGoesAllTheSame) 
 }
 
 TEST_F(KlmStages, AnUnreachableRuntimeLosesItsSecretAtOnce) {
-    const auto started = provision_until_waiting();
+    const std::string id = provisioned_with_kyma();
     gardener.shoot("shoot1")["status"]["hibernated"] = true;
-    const auto deprovision = service().deprovision(started.runtime_id, context);
+    const auto deprovision = service().deprovision(id, context);
     pass(deprovision.operation.id);
-    EXPECT_EQ(kcp.secrets.count("kubeconfig-" + started.runtime_id), 0u);
+    EXPECT_EQ(kcp.secrets.count("kubeconfig-" + id), 0u);
     EXPECT_THAT(messages_of(deprovision.operation.id),
                 Contains(HasSubstr("(the runtime cannot be reached)")));
 }

@@ -154,9 +154,13 @@ TEST(Kcp, FinalizersDelayTheDeletion) {
     KcpWorld w(60);
     Json body = kyma_body("k", {{"channel", "regular"}});
     body["metadata"]["finalizers"] = {"example.com/keep"};
-    ASSERT_EQ(w.kcp->post(w.kymas(), body.dump()).status, 201);
+    Resp created = w.kcp->post(w.kymas(), body.dump());
+    ASSERT_EQ(created.status, 201);
+    // From the created version: every later event comes however late the stream connects.
     WatchCollector watch(w.f.sim->url(), w.f.sim->kcp_token(),
-                         w.kymas() + "?watch=true&fieldSelector=metadata.name%3Dk");
+                         w.kymas() +
+                             "?watch=true&fieldSelector=metadata.name%3Dk&resourceVersion=" +
+                             created.json["metadata"]["resourceVersion"].get<std::string>());
     Resp del = w.kcp->del(w.kyma("k"));
     ASSERT_EQ(del.status, 200) << del.body;
     EXPECT_TRUE(del.json["metadata"].contains("deletionTimestamp"));

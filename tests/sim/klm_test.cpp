@@ -42,7 +42,11 @@ Json klm_view(KcpWorld& w, const std::string& name) {
 TEST(Klm, KymaBecomesReadyThroughItsSecretAndWatchersSeeEveryStep) {
     KcpWorld w(0.3);
     std::string config = w.runtime("c1");
-    WatchCollector watch(w.f.sim->url(), w.f.sim->kcp_token(), w.kymas() + "?watch=1");
+    // From the list's version: the events come however late the stream connects.
+    const std::string from =
+        w.kcp->get(w.kymas()).json["metadata"]["resourceVersion"].get<std::string>();
+    WatchCollector watch(w.f.sim->url(), w.f.sim->kcp_token(),
+                         w.kymas() + "?watch=1&resourceVersion=" + from);
     ASSERT_EQ(w.secret("kubeconfig-rt1", "rt1", config).status, 201);
     ASSERT_EQ(w.create("rt1", {"istio", "btp-operator"}).status, 201);
 

@@ -81,15 +81,15 @@ std::string KymaCluster::status(const std::string& key) {
 }
 
 int KymaCluster::label(const std::string& action) {
-    // As any client of a CR the installer writes: a 409 (it wrote in between) means read again.
+    Json obj = cr();
+    obj["metadata"]["labels"]["action"] = action;
+    return put(cr_path(), obj).status;
+}
+
+int KymaCluster::label_reading_again(const std::string& action) {
     int status = 0;
-    for (int attempt = 0; attempt < 20; ++attempt) {
-        Json obj = cr();
-        obj["metadata"]["labels"]["action"] = action;
-        status = put(cr_path(), obj).status;
-        if (status != 409)
-            break;
-    }
+    for (int attempt = 0; attempt < 20 && (status == 0 || status == 409); ++attempt)
+        status = label(action);
     return status;
 }
 

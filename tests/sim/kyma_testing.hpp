@@ -38,6 +38,9 @@ public:
     std::string status(const std::string& key);
     /// Sets label action=`action` on the CR by GET and PUT; returns the PUT's status.
     int label(const std::string& action);
+    /// label(), read again on 409 as a client of a CR the installer writes must (the installer
+    /// may write between the read and the write).
+    int label_reading_again(const std::string& action);
     /// POST /sim/clusters/{id}/kyma.
     Resp knobs(const Json& body);
     /// Waits until status.state is `state` and the action label is gone.
