@@ -1,5 +1,6 @@
 // Parsing and formatting single values, and the URL helpers.
 
+#include "config/engine_options.hpp"
 #include "config/settings.hpp"
 
 #include <gtest/gtest.h>
@@ -111,12 +112,40 @@ TEST(Values, UrlsAndPathsHaveTheirShape) {
               "postgres://user:password@host:5432/db)");
 }
 
-TEST(Values, TheKymaInstallerIsInstallationCrOrNone) {
+TEST(Values, TheKymaInstallerIsInstallationCrLifecycleManagerOrNone) {
     EXPECT_EQ(applied("kyma.installer", "installation-cr"), "installation-cr");
     EXPECT_EQ(applied("kyma.installer", "NONE"), "none");
-    EXPECT_EQ(applied("kyma.installer", "lifecycle-manager"),
-              "refused: is not a Kyma installer (expected installation-cr, the Kyma installer's "
-              "Installation CR, or none, which refuses requests with a kymaConfig)");
+    EXPECT_EQ(applied("kyma.installer", "Lifecycle-Manager"), "lifecycle-manager");
+    EXPECT_EQ(applied("kyma.installer", "klm"),
+              "refused: is not a Kyma installer (expected lifecycle-manager, today's Kyma "
+              "Lifecycle Manager in a KCP; installation-cr, Kyma 1.x's Installation CR; or none, "
+              "which refuses requests with a kymaConfig)");
+}
+
+TEST(Values, KymaLifecycleManagerSettingsAreCheckedWithTheirNames) {
+    Settings settings;
+    EXPECT_EQ(klm_options(settings).default_channel, "regular");
+    settings.kyma_modules = " istio, serverless ,,keda ";
+    EXPECT_EQ(klm_options(settings).modules,
+              (std::vector<std::string>{"istio", "serverless", "keda"}));
+    settings.kyma_channel = "Fast";
+    EXPECT_THROW(klm_options(settings), ConfigError);
+    settings.kyma_channel = "fast";
+    settings.kyma_lossy = "maybe";
+    EXPECT_THROW(klm_options(settings), ConfigError);
+    settings.kyma_lossy = "warn";
+    EXPECT_TRUE(klm_options(settings).lossy_warn);
+    settings.kyma_kubeconfig_rotation = settings.kyma_kubeconfig_expiration;
+    try {
+        klm_options(settings);
+        ADD_FAILURE() << "accepted";
+    } catch (const ConfigError& e) {
+        EXPECT_STREQ(e.what(), "KPROV_KYMA_KUBECONFIG_ROTATION 24h is not shorter than "
+                               "KPROV_KYMA_KUBECONFIG_EXPIRATION 24h: the Secret would expire "
+                               "before it is re-issued");
+    }
+    settings.kyma_kubeconfig_expiration = std::chrono::minutes(5);
+    EXPECT_THROW(klm_options(settings), ConfigError);
 }
 
 TEST(Values, ReleaseUrlsArePrefixesOfHttpOrFiles) {
