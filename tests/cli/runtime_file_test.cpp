@@ -3,6 +3,7 @@
 
 #include "cli/runtime_file.hpp"
 #include "engine/error.hpp"
+#include "engine/kyma_lifecycle.hpp"
 #include "engine/runtime_input.hpp"
 #include "support/test_databases.hpp"
 
@@ -239,9 +240,20 @@ TEST(RuntimeFileExamples, EveryExampleParsesAndValidates) {
         SCOPED_TRACE(file.string());
         const auto doc = read_runtime_file(file.string());
         if (schema == "runtime.schema.json") {
+            // A file for Kyma Lifecycle Manager says so in its header, and must say nothing a
+            // Kyma resource cannot (it works without KPROV_KYMA_LOSSY=warn).
+            const bool klm =
+                text.find("KPROV_KYMA_INSTALLER=lifecycle-manager") != std::string::npos;
+            auto options = k_options;
+            options.kyma_requires_runtime_agent = !klm;
             const auto input = engine::parse_provision_input(doc);
-            EXPECT_NO_THROW(engine::validate_provision(input, k_options));
-            EXPECT_NO_THROW((void)engine::to_runtime(input, "rt", "tenant", "", {}, k_options));
+            EXPECT_NO_THROW(engine::validate_provision(input, options));
+            engine::Runtime runtime;
+            EXPECT_NO_THROW(runtime = engine::to_runtime(input, "rt", "tenant", "", {}, options));
+            if (klm) {
+                ASSERT_TRUE(runtime.kyma);
+                EXPECT_TRUE(engine::unrepresentable_kyma_fields(*runtime.kyma).empty());
+            }
         } else if (schema == "kyma.schema.json") {
             EXPECT_NO_THROW((void)engine::read_kyma_upgrade_input(doc));
         } else {
@@ -250,7 +262,7 @@ TEST(RuntimeFileExamples, EveryExampleParsesAndValidates) {
         }
     }
     for (const char* name : {"aws.yaml", "azure.yaml", "gcp.yaml", "gcp-kyma.yaml",
-                             "openstack.yaml", "upgrade.yaml", "kyma.yaml"})
+                             "gcp-modules.yaml", "openstack.yaml", "upgrade.yaml", "kyma.yaml"})
         EXPECT_TRUE(seen.count(name)) << name;
 }
 
