@@ -128,6 +128,28 @@ std::string v3_path(const std::string& group, const std::string& version) {
     return group.empty() ? "api/" + version : "apis/" + group + "/" + version;
 }
 
+std::string item_path(const ResourceInfo& info) {
+    std::string prefix =
+        info.group.empty() ? "/api/" + info.version : "/apis/" + info.group + "/" + info.version;
+    return prefix + (info.namespaced ? "/namespaces/{namespace}/" : "/") + info.resource +
+           "/{name}";
+}
+
+// kubectl explain (1.27 and later) finds a resource's kind through the GET operation of its
+// path, then its schema; only that operation is published.
+Json get_operation(const ResourceInfo& info, const std::string& definition) {
+    Json ref = {{"$ref", "#/components/schemas/" + definition}};
+    return {
+        {"get",
+         {{"operationId", "read" + info.kind},
+          {"x-kubernetes-action", "get"},
+          {"x-kubernetes-group-version-kind",
+           {{"group", info.group}, {"version", info.version}, {"kind", info.kind}}},
+          {"responses",
+           {{"200",
+             {{"description", "OK"}, {"content", {{"application/json", {{"schema", ref}}}}}}}}}}}};
+}
+
 bool wants_protobuf(const ApiRequest& req) {
     std::string accept = req.header("accept");
     return accept.find("protobuf") != std::string::npos &&
@@ -150,13 +172,17 @@ Json openapi_v2(const std::vector<KindSchema>& kinds) {
 Json openapi_v3(const std::vector<KindSchema>& kinds, const std::string& group,
                 const std::string& version) {
     Json schemas = Json::object();
+    Json paths = Json::object();
     schemas[k_object_meta] = object_meta_schema(Dialect::V3);
     for (const auto& k : kinds)
-        if (k.info.group == group && k.info.version == version)
-            schemas[definition_name(k.info)] = kind_schema(k, Dialect::V3);
+        if (k.info.group == group && k.info.version == version) {
+            std::string name = definition_name(k.info);
+            schemas[name] = kind_schema(k, Dialect::V3);
+            paths[item_path(k.info)] = get_operation(k.info, name);
+        }
     return {{"openapi", "3.0.0"},
             {"info", {{"title", "kprov-sim"}, {"version", "v1.32.0"}}},
-            {"paths", Json::object()},
+            {"paths", paths},
             {"components", {{"schemas", schemas}}}};
 }
 
@@ -172,7 +198,9 @@ std::optional<ApiResponse> serve_openapi(const ApiRequest& req, const std::strin
             return ApiResponse::json(200, doc);
         ApiResponse r;
         r.body = openapi_v2_protobuf(doc);
-        r.content_type = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
+        // What kube-apiserver sends: Go's mime parser (in kubectl) rejects the '@' of the
+        // protobuf media type, so it is never used as a Content-Type.
+        r.content_type = "application/octet-stream";
         return r;
     }
     if (seg[1] != "v3")
