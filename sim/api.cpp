@@ -17,6 +17,16 @@ std::string ApiRequest::query_value(const std::string& name) const {
     return it == query.end() ? std::string() : it->second;
 }
 
+bool ApiRequest::query_bool(const std::string& name) const {
+    auto it = query.find(name);
+    if (it == query.end())
+        return false;
+    std::string v = it->second;
+    std::transform(v.begin(), v.end(), v.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return v != "0" && v != "false";
+}
+
 std::string ApiRequest::header(const std::string& name) const {
     auto it = headers.find(name);
     return it == headers.end() ? std::string() : it->second;

@@ -32,6 +32,10 @@ struct ApiRequest {
     /// First value of a query parameter; "" when absent.
     std::string query_value(const std::string& name) const;
     bool has_query(const std::string& name) const { return query.count(name) > 0; }
+    /// A boolean query parameter as apimachinery decodes it (watch, allowWatchBookmarks,
+    /// sendInitialEvents, force, ...): false when absent, "0" or "false" in any case; true for
+    /// anything else, "True", "yes" and the empty string included. The first value counts.
+    bool query_bool(const std::string& name) const;
     /// A header's value ("" when absent); `name` must be lower-case.
     std::string header(const std::string& name) const;
     /// The media type of the body without parameters ("application/json"), lower-case.

@@ -1,6 +1,7 @@
 #include "object_store.hpp"
 
 #include "k8s_validation.hpp"
+#include "schema.hpp"
 #include "selectors.hpp"
 
 #include <algorithm>
@@ -246,6 +247,7 @@ Json ObjectStore::prepare_new(const ResourceInfo& info, const std::string& ns, J
     } else {
         md.erase("namespace");
     }
+    check_field_types(body, cluster_kind_schema(info));
     body["apiVersion"] = info.api_version();
     body["kind"] = info.kind;
     normalize(info, body);

@@ -1,5 +1,6 @@
 #include "resource_api.hpp"
 
+#include "openapi.hpp"
 #include "patch.hpp"
 
 #include <algorithm>
@@ -223,11 +224,13 @@ std::optional<ApiResponse> serve_discovery(const ApiRequest& req, const std::str
         return std::nullopt;
     if (seg.size() == 1 && seg[0] == "version")
         return ApiResponse::json(200, version_info());
-    if (!seg.empty() && seg[0] == "openapi")
-        return ApiResponse::json(404, failure_status(404, "NotFound",
-                                                     "the server could not find the "
-                                                     "requested resource (kprov-sim "
-                                                     "serves no OpenAPI documents)"));
+    if (!seg.empty() && seg[0] == "openapi") {
+        if (auto r = serve_openapi(req, path, resources))
+            return r;
+        return ApiResponse::json(
+            404,
+            failure_status(404, "NotFound", "the server could not find the requested resource"));
+    }
     std::set<std::pair<std::string, std::string>> groups;
     std::vector<std::pair<std::string, std::vector<std::string>>> versions; // first-seen order
     bool core = false;
@@ -326,8 +329,7 @@ ApiResponse respond(const ApiRequest& req, const ResourceInfo& info, int status,
 }
 
 bool is_watch(const ApiRequest& req) {
-    std::string w = req.query_value("watch");
-    return w == "1" || w == "true";
+    return req.query_bool("watch");
 }
 
 bool is_dry_run(const ApiRequest& req) {

@@ -37,7 +37,7 @@ Json to_table(const ResourceInfo& info, const Json& object_or_list);
 /// 200/201 with `obj`, or its Table when the request asks for one.
 ApiResponse respond(const ApiRequest& req, const ResourceInfo& info, int status, const Json& obj);
 
-/// Whether the request is a watch (watch=1/true).
+/// Whether the request is a watch (the watch parameter, see ApiRequest::query_bool).
 bool is_watch(const ApiRequest& req);
 /// dryRun=All
 bool is_dry_run(const ApiRequest& req);

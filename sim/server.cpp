@@ -232,8 +232,12 @@ struct Simulator::Impl {
         }
         if (r.stream) {
             auto stream = r.stream;
+            // cpp-httplib compresses "application/json" for clients that accept gzip or br
+            // (Go's transport always does) and would hold the events in the compressor until
+            // the stream ends; with a parameter the type is left alone. kube-apiserver uses the
+            // same parameter for its protobuf watches.
             res.set_chunked_content_provider(
-                "application/json",
+                "application/json;stream=watch",
                 [stream](std::size_t, httplib::DataSink& sink) {
                     std::string out;
                     bool abort = false;

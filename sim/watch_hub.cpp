@@ -1,5 +1,7 @@
 #include "watch_hub.hpp"
 
+#include "resource_api.hpp"
+
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
@@ -29,6 +31,16 @@ bool matches(const WatchOptions& o, const Json& obj) {
 // object, and the lifecycle publishes thousands of events a second in benchmarks.
 std::string line(const std::string& type, const Json& object) {
     return "{\"type\":" + Json(type).dump() + ",\"object\":" + object.dump() + "}\n";
+}
+
+// Events are kept as text shared by every stream; a stream that wants another representation
+// (kubectl's Tables) pays for parsing its own events again.
+std::string rendered(const std::string& text, const std::function<Json(const Json&)>& render) {
+    Json event = Json::parse(text);
+    std::string type = event.value("type", "");
+    if (type == "BOOKMARK" || type == "ERROR")
+        return text;
+    return line(type, render(event["object"]));
 }
 
 } // namespace
@@ -62,7 +74,8 @@ struct WatchHub::State {
             wake = std::min(wake, s->next_bookmark);
         cv.wait_until(lock, wake, [&] { return !s->pending.empty() || s->closed || stopped; });
         while (!s->pending.empty()) {
-            out += s->pending.front();
+            out +=
+                s->opts.render ? rendered(s->pending.front(), s->opts.render) : s->pending.front();
             s->pending.pop_front();
         }
         auto now = Steady::now();
@@ -93,7 +106,11 @@ WatchRequest WatchRequest::parse(const ApiRequest& req,
     o.fields = FieldSelector::parse(req.query_value("fieldSelector"), fields);
     o.bookmark_kind = info.kind;
     o.bookmark_api_version = info.api_version();
-    o.bookmarks = req.query_value("allowWatchBookmarks") == "true";
+    o.bookmarks = req.query_bool("allowWatchBookmarks");
+    if (wants_table(req))
+        o.render = [info](const Json& obj) {
+            return to_table(info, obj);
+        };
     o.bookmark_seconds = bookmark_seconds;
     o.timeout_seconds = max_timeout_seconds;
     std::string timeout = req.query_value("timeoutSeconds");
@@ -105,6 +122,26 @@ WatchRequest WatchRequest::parse(const ApiRequest& req,
         }
     }
     std::string rv = req.query_value("resourceVersion");
+    if (req.query_bool("sendInitialEvents")) {
+        // Gardener's API server (apimachinery's ValidateListOptions) answers these with 422.
+        std::vector<Cause> causes;
+        if (req.query_value("resourceVersionMatch") != "NotOlderThan")
+            causes.push_back({"FieldValueForbidden",
+                              "Forbidden: sendInitialEvents requires setting resourceVersionMatch "
+                              "to NotOlderThan",
+                              "resourceVersionMatch"});
+        if (!o.bookmarks)
+            causes.push_back({"FieldValueForbidden",
+                              "Forbidden: sendInitialEvents requires setting allowWatchBookmarks "
+                              "to true",
+                              "allowWatchBookmarks"});
+        if (!causes.empty())
+            throw invalid({"meta.k8s.io", "v1", "listoptions", "ListOptions", false, "", {}, {}},
+                          "", causes);
+        // The current state is never older than any resourceVersion asked for.
+        o.initial_events_end = true;
+        rv.clear();
+    }
     if (!rv.empty() && rv != "0") {
         try {
             std::size_t used = 0;
@@ -183,6 +220,13 @@ std::shared_ptr<StreamSource> WatchHub::subscribe(const WatchOptions& opts,
             for (const auto& obj : initial)
                 if (matches(opts, obj))
                     s->pending.push_back(line("ADDED", obj));
+            if (opts.initial_events_end)
+                s->pending.push_back(line(
+                    "BOOKMARK", {{"kind", opts.bookmark_kind},
+                                 {"apiVersion", opts.bookmark_api_version},
+                                 {"metadata",
+                                  {{"resourceVersion", std::to_string(m_state->latest)},
+                                   {"annotations", {{"k8s.io/initial-events-end", "true"}}}}}}));
         }
         s->closed = m_state->stopped;
         m_state->streams.push_back(s);

@@ -8,6 +8,7 @@
 #include "selectors.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -23,14 +24,22 @@ struct WatchOptions {
     std::string bookmark_kind; ///< kind/apiVersion of BOOKMARK objects
     std::string bookmark_api_version;
     bool bookmarks = false; ///< allowWatchBookmarks=true
+    /// sendInitialEvents=true: after the initial ADDED events, a BOOKMARK annotated
+    /// k8s.io/initial-events-end: "true".
+    bool initial_events_end = false;
+    /// For kubectl get -w: turns each event's object into what the client asked for (a Table);
+    /// empty: objects are sent as stored.
+    std::function<Json(const Json&)> render;
     double bookmark_seconds = 10;
     double timeout_seconds = 1800; ///< the stream ends cleanly after this
 };
 
 /// A watch request's parameters: labelSelector, fieldSelector (field labels of `fields`, a map
 /// to JSON pointers), allowWatchBookmarks, timeoutSeconds (capped at `max_timeout_seconds`)
-/// and the resourceVersion to resume from (nullopt without one or with "0"). BOOKMARK objects
-/// get the kind and apiVersion of `info`. Throws ApiError 400 for malformed values.
+/// and the resourceVersion to resume from (nullopt without one, with "0", or with
+/// sendInitialEvents, which needs resourceVersionMatch=NotOlderThan and allowWatchBookmarks, else
+/// 422). BOOKMARK objects get the kind and apiVersion of `info`. Throws ApiError 400 for
+/// malformed values.
 struct WatchRequest {
     WatchOptions options;
     std::optional<std::uint64_t> from;

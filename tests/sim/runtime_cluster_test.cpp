@@ -192,3 +192,23 @@ TEST_F(RuntimeCluster, AHibernatedClusterIsUnavailableAndADeletedOneIsGone) {
     EXPECT_EQ(cluster->get(c("/api/v1/namespaces")).status, 401)
         << "the cluster's tokens died with it";
 }
+
+TEST_F(RuntimeCluster, ServesOpenApiForItsKinds) {
+    Resp index = cluster->get(c("/openapi/v3"));
+    ASSERT_EQ(index.status, 200) << index.body;
+    std::string url = index.json["paths"]["api/v1"]["serverRelativeURL"];
+    Resp core = cluster->get(c(url));
+    ASSERT_EQ(core.status, 200) << core.body;
+    const Json& cm = core.json["components"]["schemas"]["io.k8s.api.core.v1.ConfigMap"];
+    EXPECT_EQ(cm["properties"]["data"]["additionalProperties"]["type"], "string");
+    EXPECT_EQ(cm["x-kubernetes-group-version-kind"][0]["kind"], "ConfigMap");
+    Resp v2 = cluster->get(c("/openapi/v2"));
+    ASSERT_EQ(v2.status, 200);
+    EXPECT_TRUE(v2.json["definitions"].contains("io.k8s.api.rbac.v1.ClusterRole"));
+    EXPECT_FALSE(v2.json["definitions"].contains(
+        "com.github.gardener.gardener.pkg.apis.core.v1beta1.Shoot"));
+    // The same table decodes: a ConfigMap value that is not a string is a 400.
+    Resp bad = cluster->post(c("/api/v1/namespaces/default/configmaps"),
+                             R"({"metadata":{"name":"n"},"data":{"k":1}})");
+    EXPECT_EQ(bad.status, 400) << bad.body;
+}
