@@ -266,9 +266,9 @@ std::string kind_of(const json& value) {
 }
 
 json from_yaml(const std::string& text, const std::string& source) {
-    if (const auto line = yaml_document_starting_with_comma(text))
-        fail(source + ":" + std::to_string(*line) +
-             ": not valid YAML: " + std::string(k_yaml_comma_document));
+    if (const auto comma = yaml_comma_problem(text))
+        fail(source + ":" + std::to_string(comma->line) +
+             ": not valid YAML: " + std::string(comma->message));
     std::vector<YAML::Node> documents;
     try {
         documents = YAML::LoadAll(text);

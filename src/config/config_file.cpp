@@ -114,10 +114,10 @@ std::string read_text(const std::string& path) {
 
 ConfigFileValues read_config_file(const std::string& path) {
     const auto text = read_text(path);
-    if (const auto line = yaml_document_starting_with_comma(text))
+    if (const auto comma = yaml_comma_problem(text))
         throw ConfigError("config file " + path +
-                          " is not valid YAML: " + std::string(k_yaml_comma_document) + " (line " +
-                          std::to_string(*line) + ")");
+                          " is not valid YAML: " + std::string(comma->message) + " (line " +
+                          std::to_string(comma->line) + ")");
     YAML::Node root;
     try {
         root = YAML::Load(text);

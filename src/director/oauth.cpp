@@ -45,9 +45,9 @@ std::string answer_summary(const std::string& body) {
 } // namespace
 
 OAuthCredentials parse_oauth_credentials(const std::string& yaml_text, const std::string& source) {
-    if (const auto line = yaml_document_starting_with_comma(yaml_text))
+    if (const auto comma = yaml_comma_problem(yaml_text))
         throw ConfigError("director OAuth file " + source + " is not YAML (line " +
-                          std::to_string(*line) + "): " + std::string(k_yaml_comma_document));
+                          std::to_string(comma->line) + "): " + std::string(comma->message));
     YAML::Node root;
     try {
         root = YAML::Load(yaml_text);

@@ -203,9 +203,9 @@ Kubeconfig parse_kubeconfig(std::string_view text, const std::string& source,
                             const std::filesystem::path& base_dir, const std::string& context,
                             KubeconfigOrigin origin) {
     const Reader r(source, base_dir, origin);
-    if (const auto line = yaml_document_starting_with_comma(text))
-        r.fail("", "not valid YAML at line " + std::to_string(*line) + ": " +
-                       std::string(k_yaml_comma_document));
+    if (const auto comma = yaml_comma_problem(text))
+        r.fail("", "not valid YAML at line " + std::to_string(comma->line) + ": " +
+                       std::string(comma->message));
     YAML::Node root;
     try {
         root = YAML::Load(std::string(text));

@@ -200,9 +200,9 @@ std::vector<std::string> split_yaml_documents(std::string_view yaml) {
 }
 
 json yaml_document_to_json(const std::string& document) {
-    if (const auto line = yaml_document_starting_with_comma(document))
-        throw Error("not valid YAML at line " + std::to_string(*line) + ": " +
-                    std::string(k_yaml_comma_document));
+    if (const auto comma = yaml_comma_problem(document))
+        throw Error("not valid YAML at line " + std::to_string(comma->line) + ": " +
+                    std::string(comma->message));
     YAML::Node node;
     try {
         node = YAML::Load(document);

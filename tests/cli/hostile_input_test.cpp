@@ -164,6 +164,16 @@ TEST_F(HostileInput, AYamlDocumentBeginningWithACommaIsRefusedBeforeYamlCppParse
     EXPECT_THAT(r.err, HasSubstr(":1: not valid YAML: a document cannot begin with ','"));
 }
 
+// runtime_file_fuzz's next finding: 10 GB and a minute on these 905 bytes (a ',' first on a line
+// left of the document's first line).
+TEST_F(HostileInput, ACommaLeftOfTheDocumentsFirstLineIsRefusedBeforeYamlCppParsesIt) {
+    const std::string file = KPROV_SOURCE_DIR "/tests/fuzz/known/yaml-cpp-memory-905-bytes.yaml";
+    const auto r = kprov({"plan", "-f", file, "--gardener-project", "kyma-dev"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_THAT(r.err, HasSubstr(":6: not valid YAML: a line cannot begin with ',' left of where "
+                                 "the document's first line begins"));
+}
+
 TEST_F(HostileInput, AFileOneByteAboveTheDefaultLimitIsRefused) {
     const auto at_limit = write(
         "at.yaml", example_runtime() + std::string((4u << 20) - example_runtime().size(), '\n'));
