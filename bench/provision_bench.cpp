@@ -10,6 +10,7 @@
 #include "cli/runtime_file.hpp"
 #include "config/engine_options.hpp"
 #include "config/settings.hpp"
+#include "engine/kyma_lifecycle.hpp"
 #include "engine/runtime_input.hpp"
 #include "engine/service.hpp"
 #include "engine/time.hpp"
@@ -58,6 +59,9 @@ struct Options {
     std::string timeline_out;
     /// > 0: every runtime gets Kyma (five components of this many seconds in the sim).
     double kyma_component_seconds = 0;
+    /// > 0: every runtime gets Kyma through Kyma Lifecycle Manager (five modules, each Ready
+    /// this many seconds after the sim's KLM first saw it).
+    double klm_module_seconds = 0;
 };
 
 // The kymaConfig of the --kyma mode: five components, the release from the sim.
@@ -71,6 +75,19 @@ Json kyma_config() {
         {"component": "serverless", "namespace": "kyma-system"},
         {"component": "monitoring", "namespace": "kyma-system"},
         {"component": "compass-runtime-agent", "namespace": "compass-system"}
+      ]})");
+}
+
+// The kymaConfig of the --klm mode: a channel and five modules, all in kyma-system.
+Json klm_kyma_config() {
+    return Json::parse(R"({
+      "version": "regular",
+      "components": [
+        {"component": "istio", "namespace": "kyma-system"},
+        {"component": "api-gateway", "namespace": "kyma-system"},
+        {"component": "btp-operator", "namespace": "kyma-system"},
+        {"component": "serverless", "namespace": "kyma-system"},
+        {"component": "telemetry", "namespace": "kyma-system"}
       ]})");
 }
 
@@ -143,11 +160,17 @@ double cpu_seconds(pid_t pid) {
 
 int run(const Options& o) {
     const bool kyma = o.kyma_component_seconds > 0;
+    const bool klm = o.klm_module_seconds > 0;
     std::vector<std::string> sim_flags = {"--create-seconds", std::to_string(o.create_seconds)};
-    if (kyma) // every runtime's installation is watched: one sim thread per open watch
+    if (kyma)
         sim_flags.insert(sim_flags.end(),
-                         {"--kyma-component-seconds", std::to_string(o.kyma_component_seconds),
-                          "--threads", std::to_string(std::max(64, 2 * o.runtimes + 32))});
+                         {"--kyma-component-seconds", std::to_string(o.kyma_component_seconds)});
+    if (klm)
+        sim_flags.insert(sim_flags.end(),
+                         {"--klm-module-seconds", std::to_string(o.klm_module_seconds)});
+    if (kyma || klm) // every runtime's installation is watched: one sim thread per open watch
+        sim_flags.insert(sim_flags.end(),
+                         {"--threads", std::to_string(std::max(64, 2 * o.runtimes + 32))});
     SimProcess sim(o.sim, sim_flags);
     const std::filesystem::path dir = sim.dir.path();
     std::string store_url;
@@ -158,6 +181,10 @@ int run(const Options& o) {
     }
     auto env = kprov_env(o, store_url, sim.kubeconfig.string(), dir.string());
     env.push_back("KPROV_KYMA_RELEASES_URL=" + sim.url + "/sim/kyma-releases");
+    if (klm) {
+        env.push_back("KPROV_KYMA_INSTALLER=lifecycle-manager");
+        env.push_back("KPROV_KCP_KUBECONFIG_PATH=" + sim.kcp_kubeconfig.string());
+    }
 
     {
         ChildProcess migrate({o.kprov, "migrate"}, env, (dir / "migrate.out").string(),
@@ -191,13 +218,17 @@ int run(const Options& o) {
     release_options.releases_url = effective.settings.kyma_releases_url;
     release_options.on_demand_url = effective.settings.kyma_releases_url;
     kprov::gardener::HttpReleaseSource releases(release_options);
-    engine_options.kyma.installer = &installer;
-    engine_options.kyma.releases = &releases;
+    if (!klm) { // with KLM the service only checks the kymaConfig and records its channel
+        engine_options.kyma.installer = &installer;
+        engine_options.kyma.releases = &releases;
+    }
     kprov::engine::EngineService service(*store, shoots, clock, engine_options);
 
     Json base = kprov::cli::read_runtime_file(o.runtime_file);
     if (kyma)
         base["kymaConfig"] = kyma_config();
+    if (klm)
+        base["kymaConfig"] = klm_kyma_config();
     std::vector<kprov::engine::ProvisionInput> inputs;
     for (int i = 0; i < o.runtimes; ++i) {
         char name[16];
@@ -213,7 +244,8 @@ int run(const Options& o) {
     const double watch_cpu_before = cpu_seconds(watch.pid());
     const double sim_cpu_before = cpu_seconds(sim.pid());
     const auto t0 = SteadyClock::now();
-    std::map<std::string, std::string> shoot_of; // operation id -> shoot name
+    std::map<std::string, std::string> shoot_of;   // operation id -> shoot name
+    std::map<std::string, std::string> runtime_of; // operation id -> runtime id
     {
         std::mutex mutex;
         std::vector<std::jthread> submitters;
@@ -224,6 +256,7 @@ int run(const Options& o) {
                     const auto started = service.provision(inputs[i], {"bench-tenant", ""});
                     std::lock_guard lock(mutex);
                     shoot_of[started.operation.id] = inputs[i].gardener.name;
+                    runtime_of[started.operation.id] = started.runtime_id;
                 }
             });
     }
@@ -308,6 +341,26 @@ int run(const Options& o) {
                     break;
                 }
         }
+    // --klm: per runtime, when kprov left WaitingForKymaReady after the sim's KLM first set the
+    // Kyma Ready (readyAtUnixMs, to the millisecond).
+    std::vector<double> ready_delays_ms;
+    if (klm) {
+        std::map<std::string, std::int64_t> ready_at_ms;         // Kyma name -> readyAtUnixMs
+        const Json kymas = http_get(sim.url + "/sim/kcp/kymas"); // not a temporary: we iterate it
+        for (const auto& k : kymas["kymas"])
+            if (k.contains("readyAtUnixMs") && k["readyAtUnixMs"].is_number())
+                ready_at_ms[k["name"].get<std::string>()] = k["readyAtUnixMs"].get<std::int64_t>();
+        for (const auto& [op_id, runtime_id] : runtime_of) {
+            const auto it = ready_at_ms.find(kprov::engine::kyma_name_of(runtime_id));
+            if (it == ready_at_ms.end())
+                continue;
+            for (const auto& t : store->transitions_of(op_id))
+                if (t.from_stage == "WaitingForKymaReady" && t.to_stage != "WaitingForKymaReady") {
+                    ready_delays_ms.push_back(static_cast<double>(epoch_ms(t.at) - it->second));
+                    break;
+                }
+        }
+    }
     Json stages = Json::object();
     for (const auto& [stage, v] : stage_ms)
         stages[stage] = {{"p50", percentile(v, 0.5)}, {"p99", percentile(v, 0.99)}};
@@ -316,7 +369,7 @@ int run(const Options& o) {
         std::filesystem::copy_file(dir / "watch.err", "/tmp/kprov-bench-watch.err",
                                    std::filesystem::copy_options::overwrite_existing);
     const Json stats = http_get(sim.url + "/sim/stats");
-    std::int64_t gardener = 0, watches = 0, clusters = 0, other = 0;
+    std::int64_t gardener = 0, watches = 0, clusters = 0, kcp = 0, other = 0;
     Json by_path = Json::object();
     for (const auto& [key, n] : stats["requests"].items()) {
         const std::int64_t count = n.get<std::int64_t>();
@@ -328,6 +381,8 @@ int run(const Options& o) {
             gardener += count; // the watch's own lists excluded, like its streams
         else if (key.find("/clusters/") != std::string::npos)
             clusters += count;
+        else if (key.find(" /kcp/") != std::string::npos)
+            kcp += count;
         else
             other += count;
     }
@@ -356,6 +411,13 @@ int run(const Options& o) {
           {"p99", percentile(installed_delays_ms, 0.99)},
           {"max", percentile(installed_delays_ms, 1.0)},
           {"samples", installed_delays_ms.size()}}},
+        {"klmModuleSeconds", o.klm_module_seconds},
+        {"kymaReadyDelayMs",
+         {{"p50", percentile(ready_delays_ms, 0.5)},
+          {"p99", percentile(ready_delays_ms, 0.99)},
+          {"max", percentile(ready_delays_ms, 1.0)},
+          {"samples", ready_delays_ms.size()}}},
+        {"kcpRequestsPerRuntime", static_cast<double>(kcp) / o.runtimes},
         {"passesPerRuntime", static_cast<double>(claims) / o.runtimes},
         {"cpuMsPerRuntime",
          {{"kprovWatch", 1000 * watch_cpu / o.runtimes},
@@ -398,6 +460,10 @@ int main(int argc, char** argv) {
     app.add_option("--json", o.json_out, "Also write the report to this file");
     app.add_option("--kyma", o.kyma_component_seconds,
                    "Install Kyma on every runtime: five components of S seconds each in the sim")
+        ->type_name("S");
+    app.add_option("--klm", o.klm_module_seconds,
+                   "Install Kyma on every runtime through the sim's Kyma Lifecycle Manager: five "
+                   "modules, each Ready S seconds after it saw them")
         ->type_name("S");
     app.add_option("--timeline", o.timeline_out,
                    "Write every stage transition as CSV (shoot, the sim's end of its creation, "

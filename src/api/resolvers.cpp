@@ -65,7 +65,8 @@ public:
 
     Value upgrade_runtime(const graphql::FieldContext& ctx) const {
         const auto request = require_tenant(ctx);
-        const auto input = engine::read_kyma_upgrade_input(ctx.arguments.at("config"));
+        const auto input =
+            engine::read_kyma_upgrade_input(ctx.arguments.at("config"), m_deps.options->conversion);
         return started(m_deps.service->upgrade_kyma(id_of(ctx), input, request));
     }
 

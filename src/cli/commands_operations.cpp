@@ -212,8 +212,10 @@ int cmd_upgrade_shoot(Context& ctx, const OperationArgs& args) {
 
 int cmd_upgrade_kyma(Context& ctx, const OperationArgs& args) {
     const auto timeout = check_flags(args);
-    const auto input = about_file(
-        args.file, [&] { return engine::read_kyma_upgrade_input(read_runtime_file(args.file)); });
+    const auto input = about_file(args.file, [&] {
+        return engine::read_kyma_upgrade_input(read_runtime_file(args.file),
+                                               config::conversion_options(ctx.config().settings));
+    });
     return start_on_runtime(
         ctx, args, timeout,
         [&](EngineAccess& access, const std::string& id, const engine::RequestContext& request) {

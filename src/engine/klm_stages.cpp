@@ -140,7 +140,7 @@ bool delete_secret(StageContext& context) {
 // WaitingForKymaDeletion: KLM drops its finalizer once the modules are gone. When it cannot
 // (the runtime is unreachable, or the deletion outlasts KlmOptions::deletion_timeout), the
 // Secret goes, and KLM lets go without cleaning the runtime (§4.3); after a second timeout the
-// shoot is deleted all the same.
+// shoot is deleted all the same, never before the Secret.
 StageResult waiting_for_kyma_deletion(StageContext& context) {
     const std::string name = kyma_of(context);
     const auto state =
@@ -150,11 +150,6 @@ StageResult waiting_for_kyma_deletion(StageContext& context) {
     const Duration waited = std::chrono::duration_cast<Duration>(
         context.now() - context.operation().last_transition.value_or(context.now()));
     const Duration timeout = context.options().kyma.klm.deletion_timeout;
-    if (waited >= 2 * timeout) {
-        context.note("Kyma " + where(context) + " is still there after " + format_duration(waited) +
-                     " (" + kyma_progress(*state) + "); deleting the shoot all the same");
-        return go_to(k_stage_deprovision_cluster);
-    }
     if (waited >= timeout || runtime_unreachable(context)) {
         if (delete_secret(context))
             context.note("deleted Secret " + context.lifecycle_manager().namespace_name() + "/" +
@@ -165,10 +160,20 @@ StageResult waiting_for_kyma_deletion(StageContext& context) {
                               : " (the runtime cannot be reached)") +
                          "; the modules' resources stay on the runtime until the shoot goes");
     }
+    if (waited >= 2 * timeout) {
+        context.note("Kyma " + where(context) + " is still there after " + format_duration(waited) +
+                     " (" + kyma_progress(*state) + "); deleting the shoot all the same");
+        return go_to(k_stage_deprovision_cluster);
+    }
     context.report("waiting for Kyma " + where(context) + " to be deleted: " +
                    (state->last_operation.empty() ? state->state : state->last_operation));
     context.await_installation(name, state->resource_version);
-    return wait_in(k_stage_waiting_for_kyma_deletion, context.options().kyma.klm.poll);
+    // Look again at the next deadline at the latest: with a poll longer than the timeout, the
+    // first look after it would otherwise already be past twice the timeout, and the shoot would
+    // go while KLM still holds the Kyma, its Secret never deleted.
+    const Duration next_deadline = waited < timeout ? timeout - waited : 2 * timeout - waited;
+    return wait_in(k_stage_waiting_for_kyma_deletion,
+                   std::min(context.options().kyma.klm.poll, next_deadline));
 }
 
 } // namespace

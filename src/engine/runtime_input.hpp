@@ -215,9 +215,10 @@ UpgradeShootInput read_upgrade_input(const nlohmann::json& document);
 
 /// Reads and validates an UpgradeRuntimeInput document (kymaConfig): the parser's rules, then
 /// the Kyma rules of provisioning with the upgrade's prefix ("validation error while starting
-/// Runtime upgrade, error: Kyma components list is empty"). Throws ValidationError listing
-/// every problem.
-KymaUpgradeInput read_kyma_upgrade_input(const nlohmann::json& document);
+/// Runtime upgrade, error: Kyma components list is empty"), compass-runtime-agent required
+/// unless `options` say otherwise. Throws ValidationError listing every problem.
+KymaUpgradeInput read_kyma_upgrade_input(const nlohmann::json& document,
+                                         const ConversionOptions& options = {});
 
 /// The KymaConfig a validated KymaConfigInput (compact JSON) stands for (kyma-installation.md
 /// §1.3): a new id, components in input order with order = index + 1 and new ids, secret null

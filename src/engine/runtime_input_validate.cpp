@@ -493,13 +493,14 @@ UpgradeShootInput read_upgrade_input(const json& document) {
     return read_and_check(detail::parse_upgrade_document(document), upgrade_rules);
 }
 
-KymaUpgradeInput read_kyma_upgrade_input(const json& document) {
+KymaUpgradeInput read_kyma_upgrade_input(const json& document, const ConversionOptions& options) {
     return read_and_check(
         detail::parse_kyma_upgrade_document(document),
-        [](const KymaUpgradeInput& input, const std::vector<std::string>& unparsed) {
+        [&](const KymaUpgradeInput& input, const std::vector<std::string>& unparsed) {
             Problems problems(unparsed);
             if (!input.kyma_config_json.empty())
-                check_kyma_config(input.kyma_config_json, k_kyma_upgrade_prefix, problems);
+                check_kyma_config(input.kyma_config_json, k_kyma_upgrade_prefix, problems,
+                                  options.kyma_requires_runtime_agent);
             return problems.take();
         });
 }

@@ -113,7 +113,8 @@ protected:
     // Requests to the runtime cluster (path /clusters/...) counted by /sim/stats.
     std::map<std::string, int> cluster_requests() {
         std::map<std::string, int> out;
-        for (const auto& [key, count] : sim_get("/sim/stats")["requests"].items())
+        const json stats = sim_get("/sim/stats"); // not a temporary: items() refers into it
+        for (const auto& [key, count] : stats["requests"].items())
             if (key.find(" /clusters/") != std::string::npos)
                 out[key] = count.get<int>();
         return out;

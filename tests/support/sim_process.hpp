@@ -1,6 +1,7 @@
 #pragma once
 // Runs the kprov-sim binary for a test: starts it on a free loopback port, reads its URL from
-// the first line of its stdout, and stops it (SIGTERM) at destruction.
+// the first line of its stdout, and stops it (SIGTERM) at destruction. It writes a kubeconfig of
+// its Gardener API and one of its KCP (<url>/kcp) into a directory of its own.
 
 #include "support/test_databases.hpp"
 
@@ -34,12 +35,14 @@ inline std::string find_sim_binary() {
 
 class SimProcess {
 public:
-    /// Starts `binary` with `flags` plus --listen and --kubeconfig-out. Throws std::runtime_error
-    /// when it does not print its URL within 20 s.
+    /// Starts `binary` with `flags` plus --listen, --kubeconfig-out and --kcp-kubeconfig-out.
+    /// Throws std::runtime_error when it does not print its URL within 20 s.
     SimProcess(const std::string& binary, std::vector<std::string> flags) {
         kubeconfig = std::filesystem::path(dir.path()) / "kubeconfig";
+        kcp_kubeconfig = std::filesystem::path(dir.path()) / "kcp-kubeconfig";
         flags.insert(flags.begin(),
-                     {binary, "--listen", "127.0.0.1:0", "--kubeconfig-out", kubeconfig.string()});
+                     {binary, "--listen", "127.0.0.1:0", "--kubeconfig-out", kubeconfig.string(),
+                      "--kcp-kubeconfig-out", kcp_kubeconfig.string()});
         int out[2];
         if (pipe(out) != 0)
             throw std::runtime_error("pipe failed");
@@ -80,6 +83,7 @@ public:
 
     TempDir dir;
     std::filesystem::path kubeconfig;
+    std::filesystem::path kcp_kubeconfig; ///< the KCP cluster API's (<url>/kcp)
     std::string url;
 
 private:
