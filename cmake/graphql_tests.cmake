@@ -56,7 +56,7 @@ if(KPROV_FUZZ)
     target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src)
     target_compile_options(${target} PRIVATE -fsanitize=fuzzer ${KPROV_FUZZ_FLAGS})
     target_link_options(${target} PRIVATE -fsanitize=fuzzer ${KPROV_FUZZ_FLAGS})
-    target_link_libraries(${target} PRIVATE kprov_engine kprov_warnings yaml-cpp
+    target_link_libraries(${target} PRIVATE kprov_engine kprov_yaml kprov_warnings yaml-cpp
       nlohmann_json::nlohmann_json)
   endforeach()
 endif()

@@ -9,6 +9,7 @@
 
 #include "engine/error.hpp"
 #include "engine/input_limits.hpp"
+#include "yaml/yaml_check.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -266,9 +267,9 @@ std::string kind_of(const json& value) {
 }
 
 json from_yaml(const std::string& text, const std::string& source) {
-    if (const auto comma = yaml_comma_problem(text))
-        fail(source + ":" + std::to_string(comma->line) +
-             ": not valid YAML: " + std::string(comma->message));
+    if (const auto problem = yaml::syntax_problem(text))
+        fail(source + ":" + std::to_string(problem->line) +
+             ": not valid YAML: " + std::string(problem->message));
     std::vector<YAML::Node> documents;
     try {
         documents = YAML::LoadAll(text);

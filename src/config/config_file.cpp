@@ -7,6 +7,7 @@
 #include "config/settings.hpp"
 #include "engine/error.hpp"
 #include "engine/input_limits.hpp"
+#include "yaml/yaml_check.hpp"
 
 #include <filesystem>
 #include <set>
@@ -114,10 +115,10 @@ std::string read_text(const std::string& path) {
 
 ConfigFileValues read_config_file(const std::string& path) {
     const auto text = read_text(path);
-    if (const auto comma = yaml_comma_problem(text))
+    if (const auto problem = yaml::syntax_problem(text))
         throw ConfigError("config file " + path +
-                          " is not valid YAML: " + std::string(comma->message) + " (line " +
-                          std::to_string(comma->line) + ")");
+                          " is not valid YAML: " + std::string(problem->message) + " (line " +
+                          std::to_string(problem->line) + ")");
     YAML::Node root;
     try {
         root = YAML::Load(text);

@@ -6,6 +6,7 @@
 #include "gardener/kube_client.hpp"
 #include "net/base64.hpp"
 #include "net/remote_values.hpp"
+#include "yaml/yaml_check.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -45,9 +46,9 @@ std::string answer_summary(const std::string& body) {
 } // namespace
 
 OAuthCredentials parse_oauth_credentials(const std::string& yaml_text, const std::string& source) {
-    if (const auto comma = yaml_comma_problem(yaml_text))
+    if (const auto problem = yaml::syntax_problem(yaml_text))
         throw ConfigError("director OAuth file " + source + " is not YAML (line " +
-                          std::to_string(comma->line) + "): " + std::string(comma->message));
+                          std::to_string(problem->line) + "): " + std::string(problem->message));
     YAML::Node root;
     try {
         root = YAML::Load(yaml_text);

@@ -103,14 +103,15 @@ engine::KymaState kyma_state_of(const json& object) {
 }
 
 KcpClient::KcpClient(Kubeconfig kcp, std::string namespace_name, ClientOptions options)
-    : m_kube(std::move(kcp),
-             [&] {
-                 if (options.label.empty())
-                     options.label = "kcp";
-                 if (options.component.empty())
-                     options.component = "k8s client - kcp";
-                 return std::move(options);
-             }())
+    : m_kubeconfig(kcp)
+    , m_options([&] {
+        if (options.label.empty())
+            options.label = "kcp";
+        if (options.component.empty())
+            options.component = "k8s client - kcp";
+        return std::move(options);
+    }())
+    , m_kube(std::move(kcp), m_options)
     , m_namespace(std::move(namespace_name)) {}
 
 KcpClient::~KcpClient() = default;
@@ -219,8 +220,18 @@ bool KcpClient::delete_kyma(const std::string& name) {
 
 bool KcpClient::await_change(const std::string& name, const std::string& resource_version,
                              std::chrono::milliseconds max_wait, std::stop_token stop) {
-    return await_object_change(m_kube, kymas_path(), name, resource_version, max_wait,
-                               std::move(stop));
+    if (max_wait <= std::chrono::milliseconds::zero() || stop.stop_requested())
+        return false;
+    try {
+        ClientOptions options = m_options;
+        options.watch_server_timeout =
+            std::max(std::chrono::seconds(1), std::chrono::ceil<std::chrono::seconds>(max_wait));
+        KubeClient watcher(m_kubeconfig, std::move(options));
+        return await_object_change(watcher, kymas_path(), name, resource_version, max_wait,
+                                   std::move(stop));
+    } catch (const std::exception&) {
+        return false;
+    }
 }
 
 } // namespace kprov::gardener

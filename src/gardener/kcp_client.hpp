@@ -36,7 +36,9 @@ public:
     std::optional<engine::KymaState> read_kyma(const std::string& name) override;
     bool delete_kyma(const std::string& name) override;
 
-    /// A watch of the Kyma from `resource_version` (await_object_change).
+    /// A watch of the Kyma from `resource_version` (await_object_change), on a client of its
+    /// own whose timeoutSeconds is `max_wait`: the server ends the stream when the caller stops
+    /// waiting, instead of keeping it (and, on many servers, a thread) open for ten minutes.
     bool await_change(const std::string& name, const std::string& resource_version,
                       std::chrono::milliseconds max_wait, std::stop_token stop) override;
 
@@ -44,6 +46,8 @@ private:
     std::string secrets_path() const;
     std::string kymas_path() const;
 
+    Kubeconfig m_kubeconfig; ///< for the watches' own clients
+    ClientOptions m_options;
     KubeClient m_kube;
     std::string m_namespace;
 };

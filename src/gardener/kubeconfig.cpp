@@ -3,6 +3,7 @@
 #include "engine/error.hpp"
 #include "engine/input_limits.hpp"
 #include "net/base64.hpp"
+#include "yaml/yaml_check.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -203,9 +204,9 @@ Kubeconfig parse_kubeconfig(std::string_view text, const std::string& source,
                             const std::filesystem::path& base_dir, const std::string& context,
                             KubeconfigOrigin origin) {
     const Reader r(source, base_dir, origin);
-    if (const auto comma = yaml_comma_problem(text))
-        r.fail("", "not valid YAML at line " + std::to_string(comma->line) + ": " +
-                       std::string(comma->message));
+    if (const auto problem = yaml::syntax_problem(text))
+        r.fail("", "not valid YAML at line " + std::to_string(problem->line) + ": " +
+                       std::string(problem->message));
     YAML::Node root;
     try {
         root = YAML::Load(std::string(text));

@@ -4,6 +4,7 @@
 
 #include "engine/error.hpp"
 #include "gardener/kyma_objects.hpp"
+#include "yaml/yaml_check.hpp"
 
 #include <array>
 #include <cerrno>
@@ -200,9 +201,9 @@ std::vector<std::string> split_yaml_documents(std::string_view yaml) {
 }
 
 json yaml_document_to_json(const std::string& document) {
-    if (const auto comma = yaml_comma_problem(document))
-        throw Error("not valid YAML at line " + std::to_string(comma->line) + ": " +
-                    std::string(comma->message));
+    if (const auto problem = yaml::syntax_problem(document))
+        throw Error("not valid YAML at line " + std::to_string(problem->line) + ": " +
+                    std::string(problem->message));
     YAML::Node node;
     try {
         node = YAML::Load(document);

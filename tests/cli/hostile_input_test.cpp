@@ -174,6 +174,15 @@ TEST_F(HostileInput, ACommaLeftOfTheDocumentsFirstLineIsRefusedBeforeYamlCppPars
                                  "the document's first line begins"));
 }
 
+// And its third: yaml-cpp ran past the fuzzer's 30 s on these 1233 bytes, which libyaml, the
+// check before yaml-cpp, reads as what they are: not YAML.
+TEST_F(HostileInput, WhatLibyamlCannotReadNeverReachesYamlCpp) {
+    const std::string file = KPROV_SOURCE_DIR "/tests/fuzz/known/yaml-cpp-memory-1233-bytes.yaml";
+    const auto r = kprov({"plan", "-f", file, "--gardener-project", "kyma-dev"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_THAT(r.err, HasSubstr(":8: not valid YAML: did not find expected <document start>"));
+}
+
 TEST_F(HostileInput, AFileOneByteAboveTheDefaultLimitIsRefused) {
     const auto at_limit = write(
         "at.yaml", example_runtime() + std::string((4u << 20) - example_runtime().size(), '\n'));
