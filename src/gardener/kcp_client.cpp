@@ -220,13 +220,8 @@ bool KcpClient::delete_kyma(const std::string& name) {
 
 bool KcpClient::await_change(const std::string& name, const std::string& resource_version,
                              std::chrono::milliseconds max_wait, std::stop_token stop) {
-    if (max_wait <= std::chrono::milliseconds::zero() || stop.stop_requested())
-        return false;
     try {
-        ClientOptions options = m_options;
-        options.watch_server_timeout =
-            std::max(std::chrono::seconds(1), std::chrono::ceil<std::chrono::seconds>(max_wait));
-        KubeClient watcher(m_kubeconfig, std::move(options));
+        KubeClient watcher(m_kubeconfig, options_for_wait(m_options, max_wait));
         return await_object_change(watcher, kymas_path(), name, resource_version, max_wait,
                                    std::move(stop));
     } catch (const std::exception&) {

@@ -11,14 +11,8 @@ bool InstallationCrInstaller::await_change(const std::string& kubeconfig,
                                            const std::string& resource_version,
                                            std::chrono::milliseconds max_wait,
                                            std::stop_token caller) {
-    if (max_wait <= std::chrono::milliseconds::zero() || caller.stop_requested())
-        return false;
     try {
-        ClientOptions options = m_options;
-        // The server ends the stream about when the deadline does.
-        options.watch_server_timeout =
-            std::max(std::chrono::seconds(1), std::chrono::ceil<std::chrono::seconds>(max_wait));
-        auto cluster = kyma_detail::connect(kubeconfig, options);
+        auto cluster = kyma_detail::connect(kubeconfig, options_for_wait(m_options, max_wait));
         return await_object_change(cluster.kube(), std::string(k_installations_path),
                                    std::string(k_installation_name), resource_version, max_wait,
                                    std::move(caller));

@@ -84,6 +84,12 @@ std::string resource_version_of(const json& object) {
 
 } // namespace
 
+ClientOptions options_for_wait(ClientOptions options, std::chrono::milliseconds max_wait) {
+    options.watch_server_timeout =
+        std::max(std::chrono::seconds(1), std::chrono::ceil<std::chrono::seconds>(max_wait));
+    return options;
+}
+
 bool await_object_change(KubeClient& client, const std::string& collection_path,
                          const std::string& name, const std::string& resource_version,
                          std::chrono::milliseconds max_wait, std::stop_token caller) {
