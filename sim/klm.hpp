@@ -64,6 +64,11 @@ private:
         std::optional<TimePoint> drop_due;           ///< deletion: the finalizer goes then
         std::optional<TimePoint> ready_at;           ///< when the state first became Ready
         Access access;
+        // What the last reconcile of this Kyma saw, and when it next has work: a pass skips a
+        // Kyma whose object and Secrets did not change and that is not due.
+        std::string seen_version;
+        std::string seen_secrets;
+        std::optional<TimePoint> due;
     };
     struct Module {
         std::string version;
@@ -83,6 +88,10 @@ private:
     std::set<std::string> m_unreachable;
     std::map<std::string, Memo> m_memos;
     std::optional<TimePoint> m_due;
+    /// Every Kyma is reconciled at least this often (a controller's resync): what changes without
+    /// touching the Kyma or its Secrets (a token expires, a cluster goes) is seen within it.
+    std::optional<TimePoint> m_last_full;
+    bool m_force_full = true; ///< the knobs changed: reconcile every Kyma at the next pass
 };
 
 } // namespace kprov::sim
