@@ -77,6 +77,7 @@ Kcp::Kcp(std::function<std::uint64_t()> next_rv, std::function<std::uint64_t()> 
     m_store.set_conditional_update_groups({kyma_info().group});
     m_store.set_observer(
         [this](const std::string& type, const ResourceInfo& info, const Json& obj) {
+            m_klm.changed(info, obj);
             m_watches.publish(type, info, obj);
             if (type == "DELETED" && info.resource == "kymas" && m_removal_hook)
                 m_removal_hook(kyma_path(obj["metadata"].value("namespace", ""),

@@ -277,72 +277,128 @@ void Klm::due(TimePoint t) {
         m_due = t;
 }
 
+namespace {
+
+const std::string* kyma_label(const Json& object) {
+    const auto meta = object.find("metadata");
+    if (meta == object.end() || !meta->is_object())
+        return nullptr;
+    const auto labels = meta->find("labels");
+    if (labels == meta->end() || !labels->is_object())
+        return nullptr;
+    const auto value = labels->find(Klm::k_kyma_name_label);
+    return value != labels->end() && value->is_string() ? value->get_ptr<const std::string*>()
+                                                        : nullptr;
+}
+
+} // namespace
+
+void Klm::changed(const ResourceInfo& info, const Json& object) {
+    if (info.resource == "kymas") {
+        const auto meta = object.find("metadata");
+        if (meta != object.end() && meta->is_object() && meta->contains("name") &&
+            (*meta)["name"].is_string())
+            m_changed.insert((*meta)["name"].get<std::string>());
+    } else if (info.resource == "secrets") {
+        if (const std::string* kyma = kyma_label(object))
+            m_changed.insert(*kyma);
+    }
+}
+
 void Klm::advance(ObjectStore& kcp, const ClusterRegistry& clusters,
                   const std::string& runtime_base, TimePoint now) {
     // Each pass runs under the world lock that every request takes, and passes come with every
-    // tick of any lifecycle: only what changed or is due is reconciled between full passes, so
-    // that a hundred Kymas do not make the simulator the bottleneck of a benchmark.
+    // write to any cluster or shoot. Between full passes (once a second, like a controller's
+    // resync) only the Kymas that changed or are due are read and reconciled, so that a hundred
+    // Kymas do not make the simulator the bottleneck of a benchmark.
     const bool full = m_force_full || !m_last_full || now - *m_last_full >= std::chrono::seconds(1);
+    std::set<std::string> names = std::exchange(m_changed, {});
     if (full) {
         m_last_full = now;
         m_force_full = false;
+    } else {
+        for (const auto& [name, memo] : m_memos)
+            if (memo.due && *memo.due <= now)
+                names.insert(name);
+        if (names.empty())
+            return;
     }
-    m_due.reset();
     const ResourceInfo& info = kyma_info();
-    Json kymas = kcp.list(info, k_namespace, ListOptions{})["items"];
-    // The Secrets by the Kyma name they are labelled with, read once per pass.
-    std::map<std::string, std::vector<Json>> secrets;
-    Json secret_list = kcp.list(*kcp.find("", "secrets"), k_namespace, ListOptions{});
-    for (auto& s : secret_list["items"]) {
-        const Json& labels = s["metadata"].value("labels", Json::object());
-        if (labels.is_object() && labels.contains(k_kyma_name_label) &&
-            labels[k_kyma_name_label].is_string())
-            secrets[labels[k_kyma_name_label].get<std::string>()].push_back(std::move(s));
+    const ResourceInfo& secret_info = *kcp.find("", "secrets");
+    std::vector<Json> kymas;
+    std::map<std::string, std::vector<Json>> secrets; // by the Kyma name they are labelled with
+    if (full) {
+        kymas = kcp.select(info, k_namespace, ListOptions{});
+        for (auto& s : kcp.select(secret_info, k_namespace, ListOptions{}))
+            if (const std::string* kyma = kyma_label(s))
+                secrets[*kyma].push_back(std::move(s));
+    } else {
+        for (const auto& name : names) {
+            auto kyma = kcp.find_object(info, k_namespace, name);
+            if (!kyma)
+                continue; // gone: the next full pass forgets it
+            ListOptions labelled;
+            labelled.label_selector = std::string(k_kyma_name_label) + "=" + name;
+            try {
+                secrets[name] = kcp.select(secret_info, k_namespace, labelled);
+            } catch (const std::exception&) {
+                continue; // a name no label value can hold: left to the full pass
+            }
+            kymas.push_back(std::move(*kyma));
+        }
     }
     static const std::vector<Json> none;
     std::set<std::string> present;
     for (auto& kyma : kymas) {
-        std::string name = kyma["metadata"]["name"].get<std::string>();
+        const std::string name = kyma["metadata"]["name"].get<std::string>();
         present.insert(name);
-        Memo& memo = m_memos[name];
-        if (memo.uid != kyma["metadata"].value("uid", "")) {
-            memo = Memo{};
-            memo.uid = kyma["metadata"].value("uid", "");
-        }
-        kyma["apiVersion"] = info.api_version();
-        kyma["kind"] = info.kind;
-        auto found = secrets.find(name);
-        const std::vector<Json>& own = found == secrets.end() ? none : found->second;
-        std::string seen_secrets;
-        for (const auto& s : own)
-            seen_secrets += s["metadata"].value("name", "") + "@" +
-                            s["metadata"].value("resourceVersion", "") + ";";
-        const std::string version = kyma["metadata"].value("resourceVersion", "");
-        if (!full && memo.seen_version == version && memo.seen_secrets == seen_secrets &&
-            (!memo.due || *memo.due > now)) {
-            if (memo.due)
-                due(*memo.due);
-            continue;
-        }
-        memo.seen_version = version; // a write of this pass makes the next one look once more
-        memo.seen_secrets = std::move(seen_secrets);
-        const std::optional<TimePoint> others = std::exchange(m_due, std::nullopt);
-        memo.access = find_access(own, clusters, runtime_base, kyma);
-        try {
-            if (kyma["metadata"].contains("deletionTimestamp"))
-                reconcile_deletion(kcp, kyma, memo, now);
-            else
-                reconcile(kcp, kyma, memo, now);
-        } catch (const std::exception& e) {
-            // A Kyma a test wrote by hand can make a write fail; the next pass tries again.
-            std::fprintf(stderr, "kprov-sim: klm: kyma %s: %s\n", name.c_str(), e.what());
-        }
-        memo.due = std::exchange(m_due, others);
+        const auto found = secrets.find(name);
+        advance_one(kcp, std::move(kyma), found == secrets.end() ? none : found->second, clusters,
+                    runtime_base, now, full);
+    }
+    if (full)
+        for (auto it = m_memos.begin(); it != m_memos.end();)
+            it = present.count(it->first) ? std::next(it) : m_memos.erase(it);
+    m_due.reset();
+    for (const auto& [name, memo] : m_memos)
         if (memo.due)
             due(*memo.due);
+}
+
+void Klm::advance_one(ObjectStore& kcp, Json kyma, const std::vector<Json>& own,
+                      const ClusterRegistry& clusters, const std::string& runtime_base,
+                      TimePoint now, bool full) {
+    const std::string name = kyma["metadata"]["name"].get<std::string>();
+    Memo& memo = m_memos[name];
+    if (memo.uid != kyma["metadata"].value("uid", "")) {
+        memo = Memo{};
+        memo.uid = kyma["metadata"].value("uid", "");
     }
-    for (auto it = m_memos.begin(); it != m_memos.end();)
-        it = present.count(it->first) ? std::next(it) : m_memos.erase(it);
+    const ResourceInfo& info = kyma_info();
+    kyma["apiVersion"] = info.api_version();
+    kyma["kind"] = info.kind;
+    std::string seen_secrets;
+    for (const auto& s : own)
+        seen_secrets += s["metadata"].value("name", "") + "@" +
+                        s["metadata"].value("resourceVersion", "") + ";";
+    const std::string version = kyma["metadata"].value("resourceVersion", "");
+    if (!full && memo.seen_version == version && memo.seen_secrets == seen_secrets &&
+        (!memo.due || *memo.due > now))
+        return;
+    memo.seen_version = version; // a write of this pass makes the next one look once more
+    memo.seen_secrets = std::move(seen_secrets);
+    const std::optional<TimePoint> others = std::exchange(m_due, std::nullopt);
+    memo.access = find_access(own, clusters, runtime_base, kyma);
+    try {
+        if (kyma["metadata"].contains("deletionTimestamp"))
+            reconcile_deletion(kcp, kyma, memo, now);
+        else
+            reconcile(kcp, kyma, memo, now);
+    } catch (const std::exception& e) {
+        // A Kyma a test wrote by hand can make a write fail; the next pass tries again.
+        std::fprintf(stderr, "kprov-sim: klm: kyma %s: %s\n", name.c_str(), e.what());
+    }
+    memo.due = std::exchange(m_due, others);
 }
 
 void Klm::reconcile(ObjectStore& kcp, Json kyma, Memo& memo, TimePoint now) {

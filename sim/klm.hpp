@@ -36,6 +36,9 @@ public:
                  TimePoint now);
     /// The earliest time advance() has work that no request triggers; nullopt if none.
     std::optional<TimePoint> next_due() const { return m_due; }
+    /// Told of every change in the KCP store: a Kyma, or a Secret labelled with a Kyma's name,
+    /// makes that Kyma's next reconcile due at the next advance().
+    void changed(const ResourceInfo& info, const Json& object);
 
     /// POST /sim/kcp/klm (see tests/sim/README.md). Throws ApiError 400 for unknown keys, wrong
     /// types or out-of-range values; nothing is applied then.
@@ -81,6 +84,11 @@ private:
     Json reachable_status(const Json& kyma, Memo& memo, TimePoint now);
     bool stuck(const Json& spec) const;
     void due(TimePoint t);
+    /// Reconciles one Kyma (read with its Secrets) unless `full` is false and nothing of it
+    /// changed since its last reconcile and it is not due.
+    void advance_one(ObjectStore& kcp, Json kyma, const std::vector<Json>& secrets,
+                     const ClusterRegistry& clusters, const std::string& runtime_base,
+                     TimePoint now, bool full);
 
     KlmSettings m_settings;
     std::map<std::string, Module> m_catalog;
@@ -91,7 +99,8 @@ private:
     /// Every Kyma is reconciled at least this often (a controller's resync): what changes without
     /// touching the Kyma or its Secrets (a token expires, a cluster goes) is seen within it.
     std::optional<TimePoint> m_last_full;
-    bool m_force_full = true; ///< the knobs changed: reconcile every Kyma at the next pass
+    bool m_force_full = true;        ///< the knobs changed: reconcile every Kyma at the next pass
+    std::set<std::string> m_changed; ///< Kymas changed since the last pass (by name)
 };
 
 } // namespace kprov::sim

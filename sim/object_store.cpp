@@ -141,12 +141,16 @@ std::vector<Json> ObjectStore::select(const ResourceInfo& info, const std::strin
         fields["type"] = "/type";
     auto field_sel = FieldSelector::parse(opts.field_selector, fields);
     std::vector<Json> out;
-    std::string rk = resource_key(info);
-    for (const auto& [key, obj] : m_objects) {
+    const std::string rk = resource_key(info);
+    // Keys sort by resource, then namespace: only this resource's (and namespace's) range.
+    for (auto it = m_objects.lower_bound({rk, ns, ""}); it != m_objects.end(); ++it) {
+        const auto& [key, obj] = *it;
         if (std::get<0>(key) != rk || (!ns.empty() && std::get<1>(key) != ns))
-            continue;
-        if (labels.matches(obj["metadata"].value("labels", Json::object())) &&
-            field_sel.matches(obj))
+            break;
+        static const Json k_no_labels = Json::object();
+        const Json& meta = obj["metadata"];
+        const auto found = meta.find("labels");
+        if (labels.matches(found != meta.end() ? *found : k_no_labels) && field_sel.matches(obj))
             out.push_back(obj);
     }
     return out;

@@ -66,6 +66,10 @@ public:
     const std::vector<ResourceInfo>& resources() const { return m_resources; }
 
     Json list(const ResourceInfo& info, const std::string& ns, const ListOptions& opts) const;
+    /// The stored objects a list would hold, without the list around them. Throws 400 for a bad
+    /// selector.
+    std::vector<Json> select(const ResourceInfo& info, const std::string& ns,
+                             const ListOptions& opts) const;
     /// Throws 404 when absent.
     Json get(const ResourceInfo& info, const std::string& ns, const std::string& name) const;
     std::optional<Json> find_object(const ResourceInfo& info, const std::string& ns,
@@ -102,8 +106,6 @@ private:
     void check_namespace(const ResourceInfo& info, const std::string& ns);
     Json prepare_new(const ResourceInfo& info, const std::string& ns, Json body) const;
     void normalize(const ResourceInfo& info, Json& obj) const;
-    std::vector<Json> select(const ResourceInfo& info, const std::string& ns,
-                             const ListOptions& opts) const;
 
     std::vector<ResourceInfo> m_resources;
     std::function<std::uint64_t()> m_next_rv;
