@@ -280,6 +280,26 @@ public:
     std::optional<std::uint64_t> runtime_version(const std::string& runtime_id) override {
         return m_inner.runtime_version(runtime_id);
     }
+    engine::RuntimeLifecycle lifecycle_of(const std::string& runtime_id) override {
+        return m_inner.lifecycle_of(runtime_id);
+    }
+    bool set_protected(const std::string& runtime_id, bool is_protected,
+                       const engine::RuntimeEvent& event) override {
+        return m_inner.set_protected(runtime_id, is_protected, event);
+    }
+    bool set_expiry(const std::string& runtime_id, std::optional<Timestamp> expires_at,
+                    const engine::RuntimeEvent& event) override {
+        return m_inner.set_expiry(runtime_id, expires_at, event);
+    }
+    std::vector<std::string> expired_runtimes(Timestamp now, int limit) override {
+        return m_inner.expired_runtimes(now, limit);
+    }
+    void record_event(const std::string& runtime_id, const engine::RuntimeEvent& event) override {
+        m_inner.record_event(runtime_id, event);
+    }
+    std::vector<engine::RuntimeEvent> events_of(const std::string& runtime_id) override {
+        return m_inner.events_of(runtime_id);
+    }
     std::vector<engine::Operation>
     claim_due(const std::string& owner, Timestamp now, std::chrono::milliseconds ttl, int limit,
               engine::ClaimOrder order = engine::ClaimOrder::NewFirst) override {

@@ -37,6 +37,22 @@ private:
     std::string m_owner;
 };
 
+/// kprov's own attributes of a runtime beyond its configuration (the runtime file's
+/// `lifecycle:` block): protection against deprovisioning and a lifetime.
+struct RuntimeLifecycle {
+    bool is_protected = false;           ///< deprovisioning is refused until it is unprotected
+    std::optional<Timestamp> expires_at; ///< the workers deprovision it then (unless protected)
+    bool operator==(const RuntimeLifecycle&) const = default;
+};
+
+/// Something that happened to a runtime outside its operations, for `kprov history`.
+struct RuntimeEvent {
+    Timestamp at;
+    std::string kind;    ///< "Protect", "Unprotect", "Lifetime", ...
+    std::string message; ///< who and why, for people
+    bool operator==(const RuntimeEvent&) const = default;
+};
+
 /// What `list_runtimes` returns.
 struct RuntimeFilter {
     std::optional<OperationState> state; ///< only runtimes whose last operation is in this state
@@ -214,6 +230,27 @@ public:
         (void)runtime_id;
         return std::nullopt;
     }
+
+    // --- Desired state (RuntimeLifecycle) ----------------------------------------------------
+
+    /// The runtime's lifecycle attributes; the defaults for a runtime that never had any (and
+    /// for an unknown id).
+    virtual RuntimeLifecycle lifecycle_of(const std::string& runtime_id) = 0;
+    /// Protects or unprotects the runtime, and records `event` in the same transaction when
+    /// that changed anything. Returns whether it did. Throws NotFound for an unknown runtime.
+    virtual bool set_protected(const std::string& runtime_id, bool is_protected,
+                               const RuntimeEvent& event) = 0;
+    /// Sets (nullopt: clears) the runtime's expiry, recording `event` when it changed. Returns
+    /// whether it did. Throws NotFound for an unknown runtime.
+    virtual bool set_expiry(const std::string& runtime_id, std::optional<Timestamp> expires_at,
+                            const RuntimeEvent& event) = 0;
+    /// Runtimes that are not deprovisioned, not protected and expired at or before `now`, the
+    /// earliest expiry first, at most `limit`.
+    virtual std::vector<std::string> expired_runtimes(Timestamp now, int limit) = 0;
+    /// Appends `event` to the runtime's events. Throws NotFound for an unknown runtime.
+    virtual void record_event(const std::string& runtime_id, const RuntimeEvent& event) = 0;
+    /// The runtime's events, oldest first.
+    virtual std::vector<RuntimeEvent> events_of(const std::string& runtime_id) = 0;
 
     // --- Running operations (workers) --------------------------------------------------------
 

@@ -16,6 +16,7 @@
 #include <SQLiteCpp/Exception.h>
 #include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -67,6 +68,14 @@ public:
     std::map<engine::OperationType, int> count_in_progress() override;
     std::optional<std::uint64_t> change_counter() override;
     std::optional<std::uint64_t> runtime_version(const std::string& runtime_id) override;
+    engine::RuntimeLifecycle lifecycle_of(const std::string& runtime_id) override;
+    bool set_protected(const std::string& runtime_id, bool is_protected,
+                       const engine::RuntimeEvent& event) override;
+    bool set_expiry(const std::string& runtime_id, std::optional<Timestamp> expires_at,
+                    const engine::RuntimeEvent& event) override;
+    std::vector<std::string> expired_runtimes(Timestamp now, int limit) override;
+    void record_event(const std::string& runtime_id, const engine::RuntimeEvent& event) override;
+    std::vector<engine::RuntimeEvent> events_of(const std::string& runtime_id) override;
     std::vector<engine::Operation>
     claim_due(const std::string& owner, Timestamp now, std::chrono::milliseconds ttl, int limit,
               engine::ClaimOrder order = engine::ClaimOrder::NewFirst) override;
@@ -128,6 +137,14 @@ private:
     /// The config `config_id` with its release (the YAML texts only `with_yaml`) and its
     /// components; nullopt when it, its release or its components are missing.
     std::optional<engine::KymaConfig> read_kyma(const std::string& config_id, bool with_yaml);
+
+    // Helpers that expect the connection to be held (sqlite_store_lifecycle.cpp).
+    void insert_event(const std::string& runtime_id, const engine::RuntimeEvent& event);
+    /// Reads the runtime's lifecycle, lets `change` edit it and writes it with `event` when
+    /// `change` returns true; in one transaction (takes the connection itself).
+    bool change_lifecycle(const std::string& runtime_id,
+                          const std::function<bool(engine::RuntimeLifecycle&)>& change,
+                          const engine::RuntimeEvent& event);
 
     // Helpers that expect the connection to be held (sqlite_store.cpp).
     std::vector<engine::Operation> select_operations(const std::string& where_and_order,

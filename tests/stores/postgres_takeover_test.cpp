@@ -578,6 +578,10 @@ TEST_F(PostgresTakeover, MigrationOnlyAddsToTheOriginalSchema) {
                                                      "constraint schema_version ",
                                                      "column live_shoot.",
                                                      "constraint live_shoot ",
+                                                     "column runtime_lifecycle.",
+                                                     "constraint runtime_lifecycle ",
+                                                     "column runtime_event.",
+                                                     "constraint runtime_event ",
                                                      "enum operation_type WAKE_UP"};
     for (const auto& item : after) {
         if (before.count(item))

@@ -266,6 +266,76 @@ std::map<OperationType, int> FakeStore::count_in_progress() {
     return counts;
 }
 
+engine::RuntimeLifecycle FakeStore::lifecycle_of(const std::string& runtime_id) {
+    std::lock_guard lock(m_mutex);
+    const auto it = m_lifecycles.find(runtime_id);
+    return it == m_lifecycles.end() ? engine::RuntimeLifecycle{} : it->second;
+}
+
+bool FakeStore::change_lifecycle(const std::string& runtime_id,
+                                 const std::function<bool(engine::RuntimeLifecycle&)>& change,
+                                 const engine::RuntimeEvent& event) {
+    std::lock_guard lock(m_mutex);
+    if (!m_runtimes.count(runtime_id))
+        throw NotFound("runtime " + runtime_id + " does not exist");
+    engine::RuntimeLifecycle next = m_lifecycles[runtime_id];
+    if (!change(next))
+        return false;
+    m_lifecycles[runtime_id] = next;
+    m_events[runtime_id].push_back(event);
+    return true;
+}
+
+bool FakeStore::set_protected(const std::string& runtime_id, bool is_protected,
+                              const engine::RuntimeEvent& event) {
+    return change_lifecycle(
+        runtime_id,
+        [&](engine::RuntimeLifecycle& l) {
+            return std::exchange(l.is_protected, is_protected) != is_protected;
+        },
+        event);
+}
+
+bool FakeStore::set_expiry(const std::string& runtime_id, std::optional<Timestamp> expires_at,
+                           const engine::RuntimeEvent& event) {
+    return change_lifecycle(
+        runtime_id,
+        [&](engine::RuntimeLifecycle& l) {
+            return std::exchange(l.expires_at, expires_at) != expires_at;
+        },
+        event);
+}
+
+std::vector<std::string> FakeStore::expired_runtimes(Timestamp now, int limit) {
+    std::lock_guard lock(m_mutex);
+    std::vector<std::pair<Timestamp, std::string>> due;
+    for (const auto& [id, l] : m_lifecycles) {
+        const auto runtime = m_runtimes.find(id);
+        if (l.expires_at && !l.is_protected && *l.expires_at <= now &&
+            runtime != m_runtimes.end() && !runtime->second.deleted)
+            due.emplace_back(*l.expires_at, id);
+    }
+    std::sort(due.begin(), due.end());
+    std::vector<std::string> out;
+    for (const auto& [at, id] : due)
+        if (static_cast<int>(out.size()) < limit)
+            out.push_back(id);
+    return out;
+}
+
+void FakeStore::record_event(const std::string& runtime_id, const engine::RuntimeEvent& event) {
+    std::lock_guard lock(m_mutex);
+    if (!m_runtimes.count(runtime_id))
+        throw NotFound("runtime " + runtime_id + " does not exist");
+    m_events[runtime_id].push_back(event);
+}
+
+std::vector<engine::RuntimeEvent> FakeStore::events_of(const std::string& runtime_id) {
+    std::lock_guard lock(m_mutex);
+    const auto it = m_events.find(runtime_id);
+    return it == m_events.end() ? std::vector<engine::RuntimeEvent>{} : it->second;
+}
+
 std::optional<Operation> FakeStore::claim_locked(Operation& op, const std::string& owner,
                                                  Timestamp now, std::chrono::milliseconds ttl) {
     op.lease = Lease{owner, plus(now, ttl)};

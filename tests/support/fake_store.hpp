@@ -43,6 +43,14 @@ public:
     std::vector<engine::StageTransition> transitions_of(const std::string& operation_id) override;
     std::vector<engine::RuntimeSummary> list_runtimes(const engine::RuntimeFilter& filter) override;
     std::map<engine::OperationType, int> count_in_progress() override;
+    engine::RuntimeLifecycle lifecycle_of(const std::string& runtime_id) override;
+    bool set_protected(const std::string& runtime_id, bool is_protected,
+                       const engine::RuntimeEvent& event) override;
+    bool set_expiry(const std::string& runtime_id, std::optional<Timestamp> expires_at,
+                    const engine::RuntimeEvent& event) override;
+    std::vector<std::string> expired_runtimes(Timestamp now, int limit) override;
+    void record_event(const std::string& runtime_id, const engine::RuntimeEvent& event) override;
+    std::vector<engine::RuntimeEvent> events_of(const std::string& runtime_id) override;
 
     std::vector<engine::Operation>
     claim_due(const std::string& owner, Timestamp now, std::chrono::milliseconds ttl, int limit,
@@ -83,6 +91,10 @@ private:
                                                 const std::string& cluster_id);
     /// `runtime` with its active config's release as stored (the stores read it by id).
     engine::Runtime with_release_locked(engine::Runtime runtime) const;
+    /// As the stores' change_lifecycle: NotFound, then `change`, then the event if it changed.
+    bool change_lifecycle(const std::string& runtime_id,
+                          const std::function<bool(engine::RuntimeLifecycle&)>& change,
+                          const engine::RuntimeEvent& event);
     std::optional<engine::Operation> claim_locked(engine::Operation& op, const std::string& owner,
                                                   Timestamp now, std::chrono::milliseconds ttl);
 
@@ -93,6 +105,8 @@ private:
     std::map<std::string, engine::KymaRelease> m_releases;    ///< by version
     std::map<std::string, engine::KymaConfig> m_kyma_configs; ///< by id, every one written
     std::vector<engine::RuntimeUpgradeRecord> m_upgrades;
+    std::map<std::string, engine::RuntimeLifecycle> m_lifecycles;
+    std::map<std::string, std::vector<engine::RuntimeEvent>> m_events;
     int m_saves = 0;
 };
 
