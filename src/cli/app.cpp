@@ -35,6 +35,8 @@ constexpr CommandInfo k_commands[] = {
     {"wake-up", "Wake up a hibernated runtime's cluster"},
     {"upgrade-kyma", "Upgrade a runtime's Kyma from a Kyma file (UpgradeRuntimeInput)"},
     {"rollback-kyma", "Make the Kyma config before the last upgrade active again (store only)"},
+    {"protect", "Protect a runtime against deprovisioning (store only)"},
+    {"unprotect", "Allow a protected runtime to be deprovisioned again (store only)"},
     {"status", "Show a runtime, its configuration and its last operation"},
     {"operation", "Show one operation"},
     {"list", "List runtimes with their last operation"},
@@ -432,6 +434,17 @@ void build_app(CLI::App& app, Parsed& p) {
                     if (name == "history")
                         return cmd_history(c, read_args);
                     return cmd_kubeconfig(c, read_args);
+                };
+            });
+        } else if (name == "protect" || name == "unprotect") {
+            cmd->add_option("RUNTIME_ID", read_args.id, "The runtime")->required();
+            cmd->footer("A protected runtime's deprovisioning is refused, by `kprov deprovision` "
+                        "and by the API's deprovisionRuntime, until it is unprotected. Both are "
+                        "recorded in the runtime's events (kprov history); nothing is sent to "
+                        "Gardener.");
+            cmd->callback([&, name] {
+                action = [&, name](Context& c) {
+                    return cmd_protect(c, read_args, name == "protect");
                 };
             });
         } else if (name == "operation") {

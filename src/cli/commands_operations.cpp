@@ -9,10 +9,12 @@
 #include "cli/progress.hpp"
 #include "cli/render.hpp"
 #include "cli/runtime_file.hpp"
+#include "cli/runtime_lifecycle.hpp"
 #include "config/engine_options.hpp"
 #include "engine/error.hpp"
 #include "engine/runtime_input.hpp"
 #include "engine/shoot_builder.hpp"
+#include "engine/time.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -102,6 +104,28 @@ bool confirmed(Context& ctx, const std::string& question) {
     return answer == "y" || answer == "yes";
 }
 
+// The runtime file's lifecycle block, recorded for the runtime just started (again the same for a
+// request answered with its earlier runtime: nothing changes then).
+void apply_lifecycle(EngineAccess& access, const std::string& runtime_id,
+                     const LifecycleSpec& lifecycle, const std::string& file) {
+    auto& store = access.store();
+    const std::string by = user_at_host() + " (lifecycle of " + file + ")";
+    if (lifecycle.is_protected)
+        store.set_protected(
+            runtime_id, true,
+            {access.clock().now(), "Protect", "protected against deprovisioning by " + by});
+    if (lifecycle.lifetime) {
+        const auto runtime = find_runtime_or_throw(store, runtime_id);
+        const Timestamp expires =
+            runtime.creation_timestamp +
+            std::chrono::duration_cast<Timestamp::duration>(*lifecycle.lifetime);
+        store.set_expiry(runtime_id, expires,
+                         {access.clock().now(), "Lifetime",
+                          "lifetime " + format_duration(*lifecycle.lifetime) + " set by " + by +
+                              ": deprovisioned after " + format_rfc3339(expires)});
+    }
+}
+
 int provision_dry_run(Context& ctx, const engine::ProvisionInput& input, const std::string& file) {
     EngineAccess access(ctx, "cli", 1);
     const auto [plan, owner] = about_file(file, [&] {
@@ -161,8 +185,11 @@ int provision_dry_run(Context& ctx, const engine::ProvisionInput& input, const s
 
 int cmd_provision(Context& ctx, const OperationArgs& args) {
     const auto timeout = check_flags(args);
+    std::optional<LifecycleSpec> lifecycle;
     const auto input = about_file(args.file, [&] {
-        return engine::read_provision_input(read_runtime_file(args.file),
+        auto document = read_runtime_file(args.file);
+        lifecycle = take_lifecycle(document);
+        return engine::read_provision_input(document,
                                             config::conversion_options(ctx.config().settings));
     });
     required_tenant(ctx);
@@ -173,6 +200,8 @@ int cmd_provision(Context& ctx, const OperationArgs& args) {
         access.gardener(); // as in start_on_runtime
     const auto started =
         about_file(args.file, [&] { return access.service().provision(input, access.request()); });
+    if (lifecycle)
+        apply_lifecycle(access, started.runtime_id, *lifecycle, args.file);
     return after_start(ctx, access, started, args, timeout);
 }
 
@@ -188,6 +217,7 @@ int cmd_deprovision(Context& ctx, const OperationArgs& args) {
         [&](EngineAccess& access, const std::string& id, const engine::RequestContext& request) {
             if (ask) {
                 const auto runtime = find_runtime_or_throw(access.store(), id);
+                engine::refuse_if_protected(access.store(), runtime.id); // before asking
                 if (!confirmed(ctx, "Deprovision runtime " + id + " (shoot " +
                                         runtime.gardener.name + ")?"))
                     throw Error("deprovisioning of runtime " + id + " cancelled; nothing changed");

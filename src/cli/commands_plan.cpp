@@ -7,6 +7,7 @@
 #include "cli/json_diff.hpp"
 #include "cli/render.hpp"
 #include "cli/runtime_file.hpp"
+#include "cli/runtime_lifecycle.hpp"
 #include "cli/yaml_output.hpp"
 #include "config/engine_options.hpp"
 #include "engine/error.hpp"
@@ -153,7 +154,8 @@ int cmd_plan(Context& ctx, const PlanArgs& args) {
     const auto& settings = ctx.config().settings;
     const auto conversion = config::conversion_options(settings);
 
-    const auto input = read_input(args.file, [&](const nlohmann::json& document) {
+    const auto input = read_input(args.file, [&](nlohmann::json document) {
+        take_lifecycle(document); // checked here; it changes nothing in Gardener's objects
         return engine::read_provision_input(document, conversion);
     });
     // Without a store: the plan of a file is what it is, whatever runtimes exist.

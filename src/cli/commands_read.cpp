@@ -227,7 +227,8 @@ Cell state_cell(const std::optional<engine::Operation>& op) {
 void print_status_table(Context& ctx, const engine::Runtime& runtime,
                         const std::optional<engine::Operation>& last,
                         const std::optional<KymaInstallation>& kyma,
-                        const std::optional<KymaResourceView>& resource, bool wide) {
+                        const std::optional<KymaResourceView>& resource,
+                        const engine::RuntimeLifecycle& lifecycle, bool wide) {
     const Timestamp now = SystemClock().now();
     const auto& g = runtime.gardener;
     const bool colour = use_colour(ctx.out());
@@ -242,6 +243,11 @@ void print_status_table(Context& ctx, const engine::Runtime& runtime,
     };
     if (runtime.deleted)
         rows.emplace_back("deleted", "yes");
+    if (lifecycle.is_protected)
+        rows.emplace_back("protected", "yes: deprovisioning is refused until `kprov unprotect`");
+    if (lifecycle.expires_at)
+        rows.emplace_back("expires", format_rfc3339(*lifecycle.expires_at) + " (" +
+                                         relative_time(*lifecycle.expires_at, now) + ")");
     if (last) {
         rows.emplace_back("state", Cell{state_text(last), last->state});
         rows.emplace_back("operation", std::string(engine::to_api(last->type)) + " " + last->id);
@@ -327,6 +333,17 @@ Json optional_time(const std::optional<Timestamp>& t) {
     return t ? Json(format_rfc3339(*t)) : Json(nullptr);
 }
 
+// The runtime's desired state and its events, for status -o json|yaml.
+Json lifecycle_json(const engine::RuntimeLifecycle& lifecycle,
+                    const std::vector<engine::RuntimeEvent>& events) {
+    Json list = Json::array();
+    for (const auto& e : events)
+        list.push_back({{"at", format_rfc3339(e.at)}, {"kind", e.kind}, {"message", e.message}});
+    return {{"protected", lifecycle.is_protected},
+            {"expiresAt", optional_time(lifecycle.expires_at)},
+            {"events", std::move(list)}};
+}
+
 } // namespace
 
 int cmd_status(Context& ctx, const ReadArgs& args) {
@@ -336,6 +353,7 @@ int cmd_status(Context& ctx, const ReadArgs& args) {
     const auto kyma = kyma_installation(*store, runtime);
     const auto format = output_format(ctx);
     const auto resource = format == OutputFormat::Name ? std::nullopt : kyma_resource(ctx, runtime);
+    const auto lifecycle = store->lifecycle_of(runtime.id);
     switch (format) {
     case OutputFormat::Json:
     case OutputFormat::Yaml: {
@@ -343,6 +361,7 @@ int cmd_status(Context& ctx, const ReadArgs& args) {
         document["kymaInstallation"] = kyma_installation_json(kyma);
         if (resource)
             document["kymaResource"] = kyma_resource_json(resource);
+        document["lifecycle"] = lifecycle_json(lifecycle, store->events_of(runtime.id));
         print_document(ctx.out(), document, format);
         break;
     }
@@ -351,7 +370,8 @@ int cmd_status(Context& ctx, const ReadArgs& args) {
         break;
     case OutputFormat::Table:
     case OutputFormat::Wide:
-        print_status_table(ctx, runtime, last, kyma, resource, format == OutputFormat::Wide);
+        print_status_table(ctx, runtime, last, kyma, resource, lifecycle,
+                           format == OutputFormat::Wide);
         break;
     }
     return k_exit_ok;
@@ -488,6 +508,19 @@ int cmd_history(Context& ctx, const ReadArgs& args) {
         }
         if (!rows.empty())
             print_table(ctx.out(), {"WHEN", "STAGE", "STATE", "MESSAGE"}, rows, colour, "  ");
+    }
+    // What happened outside the operations (protection, lifetime), in the order it happened.
+    std::vector<std::vector<Cell>> events;
+    for (const auto& e : store->events_of(runtime.id))
+        events.push_back(
+            {{format == OutputFormat::Wide ? format_rfc3339(e.at) : relative_time(e.at, now)},
+             {e.kind},
+             {e.message}});
+    if (!events.empty()) {
+        if (!first)
+            ctx.out() << '\n';
+        ctx.out() << "Events of runtime " << visible(runtime.id) << '\n';
+        print_table(ctx.out(), {"WHEN", "EVENT", "MESSAGE"}, events, colour, "  ");
     }
     return k_exit_ok;
 }

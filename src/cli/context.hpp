@@ -121,6 +121,8 @@ int cmd_status(Context& ctx, const ReadArgs& args);
 int cmd_operation(Context& ctx, const ReadArgs& args);
 int cmd_list(Context& ctx, const ReadArgs& args);
 int cmd_history(Context& ctx, const ReadArgs& args);
+/// protect and unprotect RUNTIME_ID.
+int cmd_protect(Context& ctx, const ReadArgs& args, bool is_protected);
 int cmd_kubeconfig(Context& ctx, const ReadArgs& args);
 int cmd_completion(Context& ctx, const std::string& shell);
 /// The hidden `kprov __complete runtime|operation PREFIX` the completion scripts call: ids

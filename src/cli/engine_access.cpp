@@ -13,6 +13,7 @@
 
 #include <cstdio>
 #include <mutex>
+#include <pwd.h>
 #include <random>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
@@ -36,6 +37,20 @@ spdlog::level::level_enum to_spdlog(engine::LogLevel level) {
 }
 
 } // namespace
+
+std::string user_at_host() {
+    std::string user;
+    if (const passwd* pw = getpwuid(geteuid()); pw != nullptr && pw->pw_name != nullptr)
+        user = pw->pw_name;
+    else if (const char* env = std::getenv("USER"); env != nullptr && *env != '\0')
+        user = env;
+    else
+        user = "uid-" + std::to_string(geteuid());
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0')
+        std::snprintf(host, sizeof host, "unknown");
+    return user + "@" + host;
+}
 
 std::string new_owner_id(std::string_view prefix) {
     char host[256] = {};

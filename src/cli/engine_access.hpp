@@ -30,6 +30,9 @@ namespace kprov::cli {
 /// "<prefix>-<hostname>-<pid>-<8 random hex digits>": a lease owner unique to this process run.
 std::string new_owner_id(std::string_view prefix);
 
+/// "<user>@<hostname>": who is at this terminal, for the records of what they changed.
+std::string user_at_host();
+
 /// The log threshold for the configured --log-level (trace, debug, info, warn[ing], error,
 /// fatal, panic): -v lowers it to debug, -q raises it to error.
 engine::LogLevel log_threshold(Context& ctx);

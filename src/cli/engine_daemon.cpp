@@ -64,6 +64,10 @@ EngineDaemon::EngineDaemon(Context& ctx, EngineAccess& access, engine::Executor&
     m_installations = access.installation_watches();
     if (m_installations)
         m_installations->set_on_change([this] { m_pool.notify_due(); });
+    m_reaper = std::make_unique<engine::LifetimeReaper>(store, access.service(), access.clock(),
+                                                        access.owner(), std::chrono::seconds(1),
+                                                        access.log());
+    m_reaper->set_on_started([this] { m_pool.notify_due(); });
     if (auto* kcp = access.kcp())
         m_secrets = std::make_unique<engine::KymaSecretRefresher>(
             *kcp, store, access.shoots(), access.clock(), access.options().kyma.klm, access.log());
@@ -79,6 +83,7 @@ void EngineDaemon::start() {
         m_audit->start();
     if (m_secrets)
         m_secrets->start();
+    m_reaper->start();
     m_watched.follow([watch = m_watch.get()] { return watch->is_up(); });
     m_watch->start();
 }
@@ -92,6 +97,7 @@ void EngineDaemon::stop() {
         m_audit->stop();
     if (m_secrets)
         m_secrets->stop();
+    m_reaper->stop();
     m_pool.stop();
 }
 

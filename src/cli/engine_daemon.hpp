@@ -5,6 +5,7 @@
 
 #include "cli/engine_access.hpp"
 #include "engine/kyma_secret_refresher.hpp"
+#include "engine/lifetime_reaper.hpp"
 #include "engine/worker_pool.hpp"
 
 #include <chrono>
@@ -74,6 +75,8 @@ private:
     /// Keeps the KCP's kubeconfig Secrets fresh; null unless KPROV_KYMA_INSTALLER is
     /// lifecycle-manager.
     std::unique_ptr<engine::KymaSecretRefresher> m_secrets;
+    /// Deprovisions runtimes whose lifetime has passed.
+    std::unique_ptr<engine::LifetimeReaper> m_reaper;
 };
 
 } // namespace kprov::cli

@@ -59,30 +59,15 @@ std::size_t KymaSecretRefresher::refresh_once() {
 }
 
 void KymaSecretRefresher::start() {
-    std::lock_guard lock(m_mutex);
-    if (m_thread.joinable())
-        return;
-    m_thread = std::jthread([this](std::stop_token stop) {
-        while (!stop.stop_requested()) {
-            try {
-                refresh_once();
-            } catch (const std::exception& e) {
-                log(LogLevel::Warning,
-                    "cannot list the kubeconfig Secrets in the KCP: " + std::string(e.what()));
-            }
-            std::unique_lock sleeping(m_mutex);
-            m_wake.wait_for(sleeping, stop, check_interval(), [] { return false; });
-        }
-    });
+    m_rounds.start([this] { refresh_once(); }, [this] { return check_interval(); },
+                   [this](const std::exception& e) {
+                       log(LogLevel::Warning, "cannot list the kubeconfig Secrets in the KCP: " +
+                                                  std::string(e.what()));
+                   });
 }
 
 void KymaSecretRefresher::stop() {
-    std::jthread thread;
-    {
-        std::lock_guard lock(m_mutex);
-        thread = std::move(m_thread);
-    }
-    // The jthread requests stop and joins as it goes.
+    m_rounds.stop();
 }
 
 void KymaSecretRefresher::log(LogLevel level, const std::string& message) const {

@@ -7,14 +7,12 @@
 
 #include "engine/engine_options.hpp"
 #include "engine/kyma_lifecycle.hpp"
+#include "engine/periodic.hpp"
 #include "engine/ports.hpp"
 #include "engine/store.hpp"
 #include "engine/time.hpp"
 
-#include <condition_variable>
 #include <cstddef>
-#include <mutex>
-#include <thread>
 
 namespace kprov::engine {
 
@@ -51,9 +49,7 @@ private:
     const Clock& m_clock;
     KlmOptions m_options;
     LogSink m_log;
-    std::mutex m_mutex;
-    std::condition_variable_any m_wake;
-    std::jthread m_thread; // last: joined before the members it uses go
+    Periodic m_rounds; // last: stopped before the members it uses go
 };
 
 } // namespace kprov::engine

@@ -99,6 +99,7 @@ StartedOperation EngineService::answer_repeated(const ShootNameOwner& owner, con
 StartedOperation EngineService::deprovision(const std::string& runtime_id,
                                             const RequestContext& context) {
     const Runtime runtime = load_runtime(runtime_id, context);
+    refuse_if_protected(m_store, runtime.id);
     const auto shoot = m_shoots.get(runtime.gardener.name);
     const Timestamp now = m_clock.now();
     const bool uninstall = deprovision_with_uninstall(runtime, shoot);
@@ -198,6 +199,25 @@ StartedOperation EngineService::wake_up(const std::string& runtime_id,
     const Operation op = new_operation(runtime.id, OperationType::WakeUp, k_stage_waking_up_shoot,
                                        k_message_wake_up_started, m_clock.now());
     return start(runtime, op, context);
+}
+
+void refuse_if_protected(Store& store, const std::string& runtime_id) {
+    if (store.lifecycle_of(runtime_id).is_protected)
+        throw RuntimeProtected("runtime " + runtime_id + " is protected against deprovisioning: " +
+                               "unprotect it first (kprov unprotect " + runtime_id + ")");
+}
+
+bool EngineService::set_protection(const std::string& runtime_id, bool is_protected,
+                                   const RequestContext& context, std::string_view by) {
+    const Runtime runtime = load_runtime(runtime_id, context);
+    if (runtime.deleted)
+        throw Conflict("runtime " + runtime.id + " is deprovisioned: there is nothing to " +
+                       (is_protected ? "protect" : "unprotect"));
+    const std::string what = is_protected ? "protected against deprovisioning"
+                                          : "no longer protected against deprovisioning";
+    return m_store.set_protected(
+        runtime.id, is_protected,
+        {m_clock.now(), is_protected ? "Protect" : "Unprotect", what + " by " + std::string(by)});
 }
 
 Runtime EngineService::load_runtime(const std::string& runtime_id, const RequestContext& context) {

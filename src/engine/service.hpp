@@ -132,6 +132,15 @@ public:
     using Error::Error;
 };
 
+/// The runtime is protected (RuntimeLifecycle::is_protected): deprovisioning it was refused.
+class RuntimeProtected : public Conflict {
+public:
+    using Conflict::Conflict;
+};
+
+/// Throws RuntimeProtected when the runtime is protected (what deprovision() checks first).
+void refuse_if_protected(Store& store, const std::string& runtime_id);
+
 /// The shoot of the runtime's name is not the runtime's own (another runtime's, or nobody's):
 /// kprov refuses to write to it.
 class ForeignShoot : public Conflict {
@@ -198,9 +207,17 @@ public:
     /// WaitForClusterDeletion too, which only marks the runtime deleted (Gardener is left alone;
     /// the operation's message and a logged warning name the shoot's owner); already being deleted
     /// -> at DeprovisionCluster, dated from the deletion; else at DeprovisionCluster
-    /// ("Deprovisioning started"). Throws NotFound for an unknown runtime, OperationInProgress
-    /// (from the store) while another operation runs, RemoteError when Gardener cannot be read.
+    /// ("Deprovisioning started"). Throws NotFound for an unknown runtime, RuntimeProtected for a
+    /// protected one (before Gardener is asked), OperationInProgress (from the store) while
+    /// another operation runs, RemoteError when Gardener cannot be read.
     StartedOperation deprovision(const std::string& runtime_id, const RequestContext& context);
+
+    /// Protects the runtime against deprovisioning (or lifts that), recording a "Protect" or
+    /// "Unprotect" event that names `by` (user@host, or the API's caller). Returns whether
+    /// anything changed. Throws NotFound for an unknown runtime and Conflict for a deprovisioned
+    /// one.
+    bool set_protection(const std::string& runtime_id, bool is_protected,
+                        const RequestContext& context, std::string_view by);
 
     /// Starts UPGRADE_SHOOT at UpgradingShoot: takes `input` as read_upgrade_input returned it
     /// (validated), merges it over the stored

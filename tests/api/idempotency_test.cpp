@@ -128,5 +128,30 @@ TEST_P(Idempotency, ATenantRewrittenByAQueryIsInTheHistory) {
         << history;
 }
 
+// A protected runtime (kprov protect) is not deprovisioned through the API either: KEB gets a
+// 400, which it does not retry, and nothing is started; unprotected, the same call works.
+TEST_P(Idempotency, AProtectedRuntimeRefusesDeprovisionRuntime) {
+    const Answer a = process->graphql(k_provision, {{"config", example("aws", "gq-protected")}});
+    const json op = a.data()["provisionRuntime"];
+    ASSERT_TRUE(op.is_object()) << a.body;
+    const std::string runtime_id = op["runtimeID"];
+    EXPECT_EQ(process->wait_for_operation(op["id"])["state"], "Succeeded");
+    const auto s = store();
+    ASSERT_TRUE(s->set_protected(runtime_id, true, {kprov::Timestamp{}, "Protect", "test"}));
+
+    const std::string k_deprovision = "mutation ($id: String!) { deprovisionRuntime(id: $id) }";
+    const Answer refused = process->graphql(k_deprovision, {{"id", runtime_id}});
+    EXPECT_TRUE(refused.data().is_null()) << "String! errs the whole data: " << refused.body;
+    EXPECT_EQ(refused.extensions()["error_code"], 400) << refused.body;
+    EXPECT_NE(refused.error().find("is protected against deprovisioning"), std::string::npos)
+        << refused.body;
+    EXPECT_EQ(s->operations_of(runtime_id).size(), 1U);
+
+    ASSERT_TRUE(s->set_protected(runtime_id, false, {kprov::Timestamp{}, "Unprotect", "test"}));
+    const Answer down = process->graphql(k_deprovision, {{"id", runtime_id}});
+    ASSERT_TRUE(down.data()["deprovisionRuntime"].is_string()) << down.body;
+    EXPECT_EQ(process->wait_for_operation(down.data()["deprovisionRuntime"])["state"], "Succeeded");
+}
+
 } // namespace
 } // namespace kprov::api::testing

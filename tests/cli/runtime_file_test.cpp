@@ -2,6 +2,7 @@
 // JSON Schemas kept in step with the parser.
 
 #include "cli/runtime_file.hpp"
+#include "cli/runtime_lifecycle.hpp"
 #include "engine/error.hpp"
 #include "engine/kyma_lifecycle.hpp"
 #include "engine/runtime_input.hpp"
@@ -244,7 +245,9 @@ TEST(RuntimeFileExamples, EveryExampleParsesAndValidates) {
         auto options = k_options;
         options.kyma_requires_runtime_agent = !klm;
         if (schema == "runtime.schema.json") {
-            const auto input = engine::parse_provision_input(doc);
+            auto graphql = doc;
+            EXPECT_NO_THROW(take_lifecycle(graphql));
+            const auto input = engine::parse_provision_input(graphql);
             EXPECT_NO_THROW(engine::validate_provision(input, options));
             engine::Runtime runtime;
             EXPECT_NO_THROW(runtime = engine::to_runtime(input, "rt", "tenant", "", {}, options));
@@ -286,6 +289,13 @@ TEST(RuntimeFileExamples, EachProviderExampleIsForItsCloud) {
 
 json load_schema(const char* name) {
     return json::parse(read_text(std::string(KPROV_SOURCE_DIR "/schemas/") + name));
+}
+
+// The runtime schema without kprov's own lifecycle block: the GraphQL input alone.
+json graphql_part(json schema) {
+    schema["properties"].erase("lifecycle");
+    schema["definitions"].erase("RuntimeLifecycle");
+    return schema;
 }
 
 // A property's schema without the null alternative that optional fields carry.
@@ -398,7 +408,7 @@ void reachable(const std::string& root, std::set<std::string>& out) {
 }
 
 TEST(RuntimeFileSchema, RuntimeSchemaDescribesTheParsersFields) {
-    const auto schema = load_schema("runtime.schema.json");
+    const auto schema = graphql_part(load_schema("runtime.schema.json"));
     compare_schema(schema, "ProvisionRuntimeInput");
     std::set<std::string> types, defined{"ProvisionRuntimeInput"};
     reachable("ProvisionRuntimeInput", types);
@@ -470,7 +480,7 @@ json sample_document(const json& root) {
 // Black-box: a document with every field the schema names, each with a value of the schema's
 // type, is accepted by the parser; a field the schema does not name is refused by both.
 TEST(RuntimeFileSchema, TheParserAcceptsEveryFieldTheSchemaNames) {
-    const auto runtime = load_schema("runtime.schema.json");
+    const auto runtime = graphql_part(load_schema("runtime.schema.json"));
     auto document = sample_document(runtime);
     ASSERT_NO_THROW((void)engine::parse_provision_input(document)) << document.dump(2);
     document["clusterConfig"]["gardenerConfig"]["notInTheSchema"] = 1;
@@ -482,6 +492,63 @@ TEST(RuntimeFileSchema, TheParserAcceptsEveryFieldTheSchemaNames) {
     ASSERT_NO_THROW((void)engine::parse_upgrade_input(document)) << document.dump(2);
     EXPECT_EQ(document["gardenerConfig"].size(),
               engine::find_input_type("GardenerUpgradeInput")->fields.size());
+}
+
+// The lifecycle block: the schema names the parser's fields, in its order, and the parser takes
+// a sample of every one of them.
+TEST(RuntimeFileSchema, LifecycleSchemaDescribesTheLifecycleBlock) {
+    const auto schema = load_schema("runtime.schema.json");
+    const json& definition = schema["definitions"]["RuntimeLifecycle"];
+    EXPECT_EQ(definition["title"], "RuntimeLifecycle");
+    EXPECT_EQ(definition["additionalProperties"], false);
+    std::vector<std::string> names;
+    for (const auto& [name, _] : definition["properties"].items())
+        names.push_back(name);
+    std::vector<std::string> fields = lifecycle_fields();
+    std::sort(fields.begin(), fields.end());
+    EXPECT_EQ(names, fields); // nlohmann::json sorts keys
+    json document = {{"lifecycle", sample(schema, schema["properties"]["lifecycle"])}};
+    EXPECT_EQ(definition["properties"]["hibernationSchedules"]["type"], "null") << "not yet";
+    document["lifecycle"]["hibernationSchedules"] = nullptr; // sample() knows no null-only type
+    std::optional<LifecycleSpec> spec;
+    ASSERT_NO_THROW(spec = take_lifecycle(document)) << document.dump();
+    EXPECT_FALSE(document.contains("lifecycle")) << "taken out of the document";
+    ASSERT_TRUE(spec);
+    EXPECT_TRUE(spec->is_protected);
+    EXPECT_EQ(spec->lifetime, std::chrono::hours(2));
+}
+
+TEST(RuntimeLifecycleBlock, EveryProblemIsNamedWithItsValue) {
+    json document = {{"lifecycle",
+                      {{"protected", "yes"},
+                       {"lifetime", "forever"},
+                       {"hibernated", true},
+                       {"hibernationSchedules", json::array({{{"start", "0 20 * * *"}}})},
+                       {"lifetim", "2h"}}},
+                     {"runtimeInput", {{"name", "rt"}}}};
+    EXPECT_THAT(problem_lines([&] { take_lifecycle(document); }),
+                ::testing::UnorderedElementsAre(
+                    HasSubstr("lifecycle.protected: must be true or false, not \"yes\""),
+                    HasSubstr("lifecycle.lifetime: must be a Go duration such as \"2h\" or "
+                              "\"30m\", not \"forever\""),
+                    HasSubstr("lifecycle.hibernated: true cannot be honoured by provision"),
+                    HasSubstr("lifecycle.hibernationSchedules: kprov cannot write hibernation "
+                              "schedules"),
+                    HasSubstr("lifecycle.lifetim: unknown field \"lifetim\"; did you mean "
+                              "\"lifetime\"?")));
+    json bounds = {{"lifecycle", {{"lifetime", "500ms"}}}};
+    EXPECT_THAT(problem_lines([&] { take_lifecycle(bounds); }),
+                ElementsAre(HasSubstr("between 1s and 87600h")));
+    json not_a_mapping = {{"lifecycle", json::array()}};
+    EXPECT_THAT(problem_lines([&] { take_lifecycle(not_a_mapping); }),
+                ElementsAre(HasSubstr("lifecycle: must be a mapping")));
+    json none = {{"runtimeInput", {{"name", "rt"}}}};
+    EXPECT_FALSE(take_lifecycle(none));
+    json quiet = {{"lifecycle", {{"hibernated", false}, {"lifetime", "1h30m"}}}};
+    const auto spec = take_lifecycle(quiet);
+    ASSERT_TRUE(spec);
+    EXPECT_FALSE(spec->is_protected);
+    EXPECT_EQ(spec->lifetime, std::chrono::minutes(90));
 }
 
 // With a JSON Schema validator at hand (Debian's python3-jsonschema, or a python3 that has the
