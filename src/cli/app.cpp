@@ -43,6 +43,7 @@ constexpr CommandInfo k_commands[] = {
     {"history", "Show every operation of a runtime with its stage transitions"},
     {"kubeconfig", "Print an admin kubeconfig for a runtime (requested from Gardener)"},
     {"plan", "Show the Shoot that provision would create, or the change an upgrade would make"},
+    {"diff", "Show where runtimes' live shoots differ from what kprov applied (drift)"},
     {"wait", "Wait for an operation to end"},
     {"watch", "Run the engine's workers until SIGINT/SIGTERM"},
     {"serve", "Serve the GraphQL API, with the engine's workers, metrics and health"},
@@ -96,6 +97,7 @@ const char* k_footer = R"(Exit status:
   3  the operation failed
   4  --timeout reached (the operation goes on; `kprov wait OPERATION_ID` resumes waiting)
   5  refused: another operation of that runtime is in progress
+  6  kprov diff: differences found
   130  interrupted while waiting (the operation goes on; `kprov wait OPERATION_ID` resumes)
 
 Global options may stand before or after the command. Durations are Go-style: 90s, 5m, 1h30m.
@@ -445,6 +447,22 @@ void build_app(CLI::App& app, Parsed& p) {
             cmd->callback([&, name] {
                 action = [&, name](Context& c) {
                     return cmd_protect(c, read_args, name == "protect");
+                };
+            });
+        } else if (name == "diff") {
+            auto diff_args = std::make_shared<DiffArgs>();
+            cmd->add_option("RUNTIME_ID", diff_args->runtime_id, "The runtime");
+            cmd->add_flag("--all", diff_args->all, "Every runtime that is not deprovisioned");
+            cmd->footer("Reads each runtime's shoot from Gardener and compares it with the shoot "
+                        "kprov built from the runtime's stored configuration, only where kprov "
+                        "sets a field: what Gardener defaults or owns, the operation annotations "
+                        "and versions Gardener's auto-update raised are not drift. Changes "
+                        "nothing.\nExit status: 0 no differences, 6 differences (or a shoot "
+                        "missing), 1 an error, 2 a usage error.\nExamples:\n"
+                        "  kprov diff RUNTIME_ID\n  kprov diff --all -o json");
+            cmd->callback([&, diff_args] {
+                action = [diff_args](Context& c) {
+                    return cmd_diff(c, *diff_args);
                 };
             });
         } else if (name == "operation") {

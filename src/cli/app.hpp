@@ -16,6 +16,7 @@ enum ExitCode : int {
     k_exit_operation_failed = 3,
     k_exit_timeout = 4,
     k_exit_in_progress = 5,
+    k_exit_differences = 6, ///< kprov diff found differences (2 stays the usage error)
 };
 
 /// Runs kprov with `args` (without the program name). Results go to `out`, diagnostics to

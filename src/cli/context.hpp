@@ -121,6 +121,12 @@ int cmd_status(Context& ctx, const ReadArgs& args);
 int cmd_operation(Context& ctx, const ReadArgs& args);
 int cmd_list(Context& ctx, const ReadArgs& args);
 int cmd_history(Context& ctx, const ReadArgs& args);
+/// What `kprov diff` is asked.
+struct DiffArgs {
+    std::optional<std::string> runtime_id; ///< RUNTIME_ID; absent with --all
+    bool all = false;                      ///< every runtime that is not deprovisioned
+};
+int cmd_diff(Context& ctx, const DiffArgs& args);
 /// protect and unprotect RUNTIME_ID.
 int cmd_protect(Context& ctx, const ReadArgs& args, bool is_protected);
 int cmd_kubeconfig(Context& ctx, const ReadArgs& args);
