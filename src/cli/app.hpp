@@ -16,6 +16,9 @@ enum ExitCode : int {
     k_exit_operation_failed = 3,
     k_exit_timeout = 4,
     k_exit_in_progress = 5,
+    /// `plan` and `upgrade-shoot --dry-run` with --detailed-exitcode: there are changes (as
+    /// terraform); every error, usage errors included, then exits 1, so 2 means only this.
+    k_exit_changes = 2,
 };
 
 /// Runs kprov with `args` (without the program name). Results go to `out`, diagnostics to
