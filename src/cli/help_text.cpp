@@ -153,8 +153,7 @@ std::string exit_lines(const std::vector<int>& codes, bool detailed) {
     for (const auto& c : k_exit_codes) {
         if (std::find(codes.begin(), codes.end(), c.code) == codes.end())
             continue;
-        const std::string number = std::to_string(c.code);
-        out += "  " + number + std::string(number.size() < 3 ? 3 - number.size() : 1, ' ') +
+        out += "  " + std::to_string(c.code) + "  " +
                (c.code == 2 && detailed ? k_changes : c.meaning) + '\n';
     }
     return out;
