@@ -78,7 +78,7 @@ _kprov() {
         ;;
     upgrade-shoot)
         if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W "-f --file --wait --timeout --dry-run $globals" -- "$cur"))
+            COMPREPLY=($(compgen -W "-f --file --wait --timeout --dry-run --detailed-exitcode $globals" -- "$cur"))
         else
             _kprov_ids runtime "$cur"
         fi
@@ -127,7 +127,7 @@ _kprov() {
         ;;
     status)
         if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W "$globals" -- "$cur"))
+            COMPREPLY=($(compgen -W "--live $globals" -- "$cur"))
         else
             _kprov_ids runtime "$cur"
         fi
@@ -160,7 +160,7 @@ _kprov() {
         ;;
     plan)
         if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W "-f --file $globals" -- "$cur"))
+            COMPREPLY=($(compgen -W "-f --file --detailed-exitcode $globals" -- "$cur"))
         else
             _kprov_ids runtime "$cur"
         fi

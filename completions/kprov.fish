@@ -72,6 +72,7 @@ complete -c kprov -n '__fish_seen_subcommand_from upgrade-shoot' -s f -l file -r
 complete -c kprov -n '__fish_seen_subcommand_from upgrade-shoot' -l wait -d 'Drive the operation to its end in this process'
 complete -c kprov -n '__fish_seen_subcommand_from upgrade-shoot' -l timeout -x -d 'Stop waiting after DUR'
 complete -c kprov -n '__fish_seen_subcommand_from upgrade-shoot' -l dry-run -d 'Validate and show what would happen'
+complete -c kprov -n '__fish_seen_subcommand_from upgrade-shoot' -l detailed-exitcode -d 'With --dry-run'
 
 # kprov hibernate
 complete -c kprov -n '__fish_seen_subcommand_from hibernate' -x -a '(__kprov_ids runtime)' -d 'The runtime'
@@ -100,6 +101,7 @@ complete -c kprov -n '__fish_seen_subcommand_from unprotect' -x -a '(__kprov_ids
 
 # kprov status
 complete -c kprov -n '__fish_seen_subcommand_from status' -x -a '(__kprov_ids runtime)' -d 'The runtime id'
+complete -c kprov -n '__fish_seen_subcommand_from status' -l live -d 'Also show the shoot as Gardener has it now and where it differs from the store'
 
 # kprov operation
 complete -c kprov -n '__fish_seen_subcommand_from operation' -x -a '(__kprov_ids operation)' -d 'The operation id'
@@ -120,6 +122,7 @@ complete -c kprov -n '__fish_seen_subcommand_from kubeconfig' -l expiration -x -
 # kprov plan
 complete -c kprov -n '__fish_seen_subcommand_from plan' -s f -l file -r -F -d 'Runtime file'
 complete -c kprov -n '__fish_seen_subcommand_from plan' -x -a '(__kprov_ids runtime)' -d 'Plan an upgrade of this runtime instead of a provisioning'
+complete -c kprov -n '__fish_seen_subcommand_from plan' -l detailed-exitcode -d 'Exit 0 for no change'
 
 # kprov diff
 complete -c kprov -n '__fish_seen_subcommand_from diff' -x -a '(__kprov_ids runtime)' -d 'The runtime'

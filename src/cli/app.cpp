@@ -5,6 +5,7 @@
 
 #include "cli/cli_model.hpp"
 #include "cli/context.hpp"
+#include "cli/help_text.hpp"
 #include "cli/render.hpp"
 #include "engine/duration.hpp"
 #include "engine/engine_options.hpp"
@@ -90,18 +91,14 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
     app.add_flag("-v,--verbose", g.verbose, "More detail (repeatable)")->group("Global options");
 }
 
-const char* k_footer = R"(Exit status:
-  0  success
-  1  error
-  2  usage error
-  3  the operation failed
-  4  --timeout reached (the operation goes on; `kprov wait OPERATION_ID` resumes waiting)
-  5  refused: another operation of that runtime is in progress
-  6  kprov diff: differences found
-  130  interrupted while waiting (the operation goes on; `kprov wait OPERATION_ID` resumes)
-
-Global options may stand before or after the command. Durations are Go-style: 90s, 5m, 1h30m.
-See kprov(1) for every command, option and environment variable.)";
+// Below `kprov --help`: every exit code, then what holds for every command.
+std::string global_footer() {
+    return exit_status_text(all_exit_codes()) +
+           "  (plan and upgrade-shoot --dry-run with --detailed-exitcode: 2 means there are "
+           "changes, and every error exits 1)\n\n"
+           "Global options may stand before or after the command. Durations are Go-style: 90s, "
+           "5m, 1h30m.\nSee kprov(1) for every command, option and environment variable.";
+}
 
 int report(std::ostream& err, const std::string& message, int code) {
     err << "kprov: error: " << visible(message, true) << '\n';
@@ -131,6 +128,9 @@ void add_operation_options(CLI::App& cmd, const std::string& name, OperationArgs
     if (name == "provision" || name == "upgrade-shoot")
         cmd.add_flag("--dry-run", args.dry_run,
                      "Validate and show what would happen; change nothing");
+    if (name == "upgrade-shoot")
+        cmd.add_flag("--detailed-exitcode", args.detailed_exitcode,
+                     "With --dry-run: exit 0 for no change, 2 for changes, 1 for any error");
     if (name == "deprovision")
         cmd.add_flag("-y,--yes", args.yes,
                      "Do not ask for confirmation (required when there is no terminal to ask on)");
@@ -280,7 +280,6 @@ std::string unexpected_arguments(const std::vector<std::string>& args, const std
 
 // Registers every command and option on `app`; parsing fills `p` (and sets p.action).
 void build_app(CLI::App& app, Parsed& p) {
-    app.footer(k_footer);
     app.require_subcommand(1);
     app.fallthrough();
     app.set_help_all_flag("--help-all", "Show help for every command");
@@ -324,10 +323,17 @@ void build_app(CLI::App& app, Parsed& p) {
                 ->required();
             cmd->add_option("RUNTIME_ID", plan_args.runtime_id,
                             "Plan an upgrade of this runtime instead of a provisioning");
-            cmd->footer("Prints the Shoot provision would create (runtime and operation ids as "
-                        "placeholders), without contacting anything. With OIDC on the current "
-                        "Gardener API, a v1 List of the structured-authentication ConfigMap and "
-                        "the Shoot. Output: -o yaml (default) or -o json.");
+            cmd->add_flag("--detailed-exitcode", plan_args.detailed_exitcode,
+                          "Exit 0 for no change, 2 for changes, 1 for any error (as terraform)");
+            cmd->footer("Without RUNTIME_ID, prints the Shoot provision would create (runtime "
+                        "and operation ids as placeholders) and contacts nothing; with OIDC on "
+                        "the current Gardener API, a v1 List of the structured-authentication "
+                        "ConfigMap and the Shoot. Output: -o yaml (default) or -o json.\n"
+                        "With RUNTIME_ID, reads the runtime's live shoot from Gardener and shows "
+                        "what upgrade-shoot would change: the shoot, the cluster-admin bindings "
+                        "of its administrators and the stored configuration; warnings (such as "
+                        "a kubernetesVersion lower than the shoot's, which stays) on stderr. "
+                        "-o json prints the whole new Shoot instead.");
             cmd->callback([&] {
                 action = [&](Context& c) {
                     return cmd_plan(c, plan_args);
@@ -422,13 +428,30 @@ void build_app(CLI::App& app, Parsed& p) {
             });
         } else if (name == "status" || name == "history" || name == "kubeconfig") {
             cmd->add_option("RUNTIME_ID", read_args.id, "The runtime id")->required();
-            if (name == "kubeconfig")
+            if (name == "status") {
+                cmd->add_flag("--live", read_args.live,
+                              "Also show the shoot as Gardener has it now and where it differs "
+                              "from the store (exit 1 when Gardener cannot be asked)");
+                cmd->footer("Asks Gardener (3 s at most) whether the cluster is hibernated, and "
+                            "says when it could not ask; --live waits up to 10 s and shows "
+                            "Gardener's last operation, the shoot's generation and the drift: "
+                            "the shoot missing or not this runtime's, hibernation other than "
+                            "kprov's last hibernate or wake-up left it, a generation Gardener "
+                            "has not observed, a failed Gardener operation, another Kubernetes "
+                            "version. -o json adds it all as the member \"gardener\" (drift in "
+                            "gardener.drift) and fills hibernationStatus.");
+            }
+            if (name == "kubeconfig") {
+                cmd->footer("A hibernated cluster's kubeconfig is printed all the same, with a "
+                            "warning on stderr: it works once the cluster is awake again "
+                            "(kprov wake-up RUNTIME_ID --wait).");
                 cmd->add_option(
                        "--expiration", read_args.expiration,
                        "How long the kubeconfig stays valid, DUR (default " +
                            format_duration(engine::EngineOptions{}.admin_kubeconfig_expiration) +
                            ", at least 10m)")
                     ->type_name("DUR");
+            }
             cmd->callback([&, name] {
                 action = [&, name](Context& c) {
                     if (name == "status")
@@ -457,9 +480,7 @@ void build_app(CLI::App& app, Parsed& p) {
                         "kprov built from the runtime's stored configuration, only where kprov "
                         "sets a field: what Gardener defaults or owns, the operation annotations "
                         "and versions Gardener's auto-update raised are not drift. Changes "
-                        "nothing.\nExit status: 0 no differences, 6 differences (or a shoot "
-                        "missing), 1 an error, 2 a usage error.\nExamples:\n"
-                        "  kprov diff RUNTIME_ID\n  kprov diff --all -o json");
+                        "nothing. A shoot missing in Gardener counts as a difference.");
             cmd->callback([&, diff_args] {
                 action = [diff_args](Context& c) {
                     return cmd_diff(c, *diff_args);
@@ -504,7 +525,10 @@ void build_app(CLI::App& app, Parsed& p) {
                 };
             });
         }
+        cmd->footer(command_footer(name, cmd->get_footer()));
     }
+    // Set last: a subcommand copies its parent's footer when it is created.
+    app.footer(global_footer());
 }
 
 } // namespace
@@ -518,8 +542,12 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     GlobalOptions& global = parsed.global;
     auto& action = parsed.action;
 
+    // With --detailed-exitcode, 2 means "there are changes"; a usage error exits 1 instead.
+    const bool detailed = std::find(args.begin(), std::find(args.begin(), args.end(), "--"),
+                                    "--detailed-exitcode") != args.end();
+    const int usage = detailed ? k_exit_error : k_exit_usage;
     if (const auto refused = refuse_unknown_command(args, err))
-        return *refused;
+        return usage;
     try {
         // CLI11's parse(std::vector<std::string>&) expects the arguments last first: it pops
         // them off the back as it consumes them (its argc/argv overload reverses them itself).
@@ -530,19 +558,19 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     } catch (const CLI::CallForAllHelp& e) {
         return app.exit(e, out, err);
     } catch (const CLI::ExtrasError& e) {
-        return report(err, unexpected_arguments(args, e.what()) + " (see kprov --help)",
-                      k_exit_usage);
+        return report(err, unexpected_arguments(args, e.what()) + " (see kprov --help)", usage);
     } catch (const CLI::ParseError& e) {
-        return report(err, std::string(e.what()) + " (see kprov --help)", k_exit_usage);
+        return report(err, std::string(e.what()) + " (see kprov --help)", usage);
     }
 
     Context ctx(global, out, err);
     try {
-        return action ? action(ctx) : k_exit_usage;
+        return action ? action(ctx) : usage;
     } catch (const ValidationError& e) {
-        return report_invalid(err, e);
+        report_invalid(err, e);
+        return usage;
     } catch (const UsageError& e) {
-        return report(err, std::string(e.what()) + " (see kprov --help)", k_exit_usage);
+        return report(err, std::string(e.what()) + " (see kprov --help)", usage);
     } catch (const OperationInProgress& e) {
         return report(err, e.what(), k_exit_in_progress);
     } catch (const Error& e) {

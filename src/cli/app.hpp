@@ -17,6 +17,9 @@ enum ExitCode : int {
     k_exit_timeout = 4,
     k_exit_in_progress = 5,
     k_exit_differences = 6, ///< kprov diff found differences (2 stays the usage error)
+    /// `plan` and `upgrade-shoot --dry-run` with --detailed-exitcode: there are changes (as
+    /// terraform); every error, usage errors included, then exits 1, so 2 means only this.
+    k_exit_changes = 2,
 };
 
 /// Runs kprov with `args` (without the program name). Results go to `out`, diagnostics to

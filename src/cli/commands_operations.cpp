@@ -31,6 +31,9 @@ std::optional<Duration> check_flags(const OperationArgs& args) {
         throw UsageError("--timeout applies to --wait; add --wait or leave --timeout out");
     if (args.dry_run && args.wait)
         throw UsageError("--dry-run changes nothing, so there is nothing to --wait for");
+    if (args.detailed_exitcode && !args.dry_run)
+        throw UsageError("--detailed-exitcode applies to --dry-run; add --dry-run or leave "
+                         "--detailed-exitcode out");
     return parse_timeout(args.timeout);
 }
 
@@ -229,7 +232,7 @@ int cmd_deprovision(Context& ctx, const OperationArgs& args) {
 int cmd_upgrade_shoot(Context& ctx, const OperationArgs& args) {
     const auto timeout = check_flags(args);
     if (args.dry_run)
-        return cmd_plan(ctx, PlanArgs{args.file, args.runtime_id});
+        return cmd_plan(ctx, PlanArgs{args.file, args.runtime_id, args.detailed_exitcode});
     const auto input = about_file(
         args.file, [&] { return engine::read_upgrade_input(read_runtime_file(args.file)); });
     return start_on_runtime(

@@ -15,10 +15,13 @@
 #include "engine/service.hpp"
 #include "engine/shoot_builder.hpp"
 #include "engine/shoot_upgrade.hpp"
+#include "engine/status_json.hpp"
 #include "gardener/kcp_client.hpp"
 #include "gardener/kyma_objects.hpp"
 #include "gardener/kyma_releases.hpp"
+#include "gardener/operator_bindings.hpp"
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -113,8 +116,65 @@ template <typename Parse> auto read_input(const std::string& file, Parse parse) 
     }
 }
 
-// The change upgrade-shoot would make to the live shoot: its diff, or with -o json the whole
-// new object. The engine plans it exactly as the UpgradingShoot stage will send it.
+// The cluster role bindings CreatingBindingsForOperators writes at the end of an upgrade, by
+// name, as "ClusterRoleBinding administrator0: cluster-admin for User \"a@example.com\"".
+std::map<std::string, std::string> bindings_by_name(const engine::OperatorBindings& bindings) {
+    std::map<std::string, std::string> out;
+    for (const auto& b : gardener::operator_cluster_role_bindings(bindings)) {
+        std::string subjects;
+        for (const auto& subject : b["subjects"])
+            subjects += (subjects.empty() ? "" : ", ") + subject.value("kind", "") + " " +
+                        subject["name"].dump();
+        out[b["metadata"]["name"].get<std::string>()] =
+            b["roleRef"].value("name", "") + " for " + subjects;
+    }
+    return out;
+}
+
+// Who becomes or stops being cluster-admin: the administrators' bindings before and after.
+std::vector<std::string> administrator_lines(Context& ctx, const engine::Runtime& runtime,
+                                             const std::vector<std::string>& after) {
+    std::vector<std::string> lines;
+    if (after == runtime.administrators)
+        return lines;
+    engine::OperatorBindings bindings =
+        config::engine_options(ctx.config().settings).operator_bindings;
+    if (!bindings.create_for_administrators) {
+        lines.push_back("~ administrators: " + nlohmann::json(runtime.administrators).dump() +
+                        " -> " + nlohmann::json(after).dump() +
+                        " (stored only: no cluster-admin bindings for administrators, "
+                        "APP_OPERATOR_ROLE_BINDING_CREATING_FOR_ADMIN is false)");
+        return lines;
+    }
+    bindings.administrators = runtime.administrators;
+    const auto before = bindings_by_name(bindings);
+    bindings.administrators = after;
+    const auto now = bindings_by_name(bindings);
+    for (const auto& [name, what] : before) {
+        const auto it = now.find(name);
+        if (it == now.end())
+            lines.push_back("- ClusterRoleBinding " + name + ": " + what + " (no longer)");
+        else if (it->second != what)
+            lines.push_back("~ ClusterRoleBinding " + name + ": " + what + " -> " + it->second);
+    }
+    for (const auto& [name, what] : now)
+        if (!before.count(name))
+            lines.push_back("+ ClusterRoleBinding " + name + ": " + what);
+    return lines;
+}
+
+// A titled section of diff lines; nothing when there are none.
+void print_section(Context& ctx, const std::string& title, const std::vector<std::string>& lines) {
+    if (lines.empty())
+        return;
+    ctx.out() << title << ":\n";
+    for (const auto& line : lines)
+        ctx.out() << "  " << visible(line) << '\n';
+}
+
+// The change upgrade-shoot would make: to the live shoot (its diff, or with -o json the whole
+// new object), to the runtime cluster's cluster-admin bindings and to the stored configuration.
+// The engine plans it exactly as the UpgradingShoot stage will send it.
 int plan_upgrade(Context& ctx, const PlanArgs& args, const std::string& format) {
     const auto input = read_input(args.file, engine::read_upgrade_input);
     EngineAccess access(ctx, "cli", 1);
@@ -128,21 +188,29 @@ int plan_upgrade(Context& ctx, const PlanArgs& args, const std::string& format) 
     }
     print_warnings(ctx, plan.warnings);
     const auto& upgrade = plan.upgrade;
+    const auto& name = runtime.gardener.name;
+    std::vector<std::string> shoot =
+        json_diff(plan.live_shoot, upgrade.shoot, {"metadata.managedFields", "status"});
+    if (upgrade.oidc_config_map)
+        shoot.push_back("~ ConfigMap " + engine::structured_auth_config_map_name(name) +
+                        ": replaced with the new OIDC configuration");
+    const auto admins =
+        administrator_lines(ctx, runtime, input.administrators.value_or(runtime.administrators));
+    const auto stored = json_diff(engine::gardener_config_json(runtime.gardener).dump(),
+                                  engine::gardener_config_json(plan.merged).dump());
+    const std::size_t changes = shoot.size() + admins.size() + stored.size();
     if (format == "json") {
         ctx.out() << nlohmann::ordered_json::parse(upgrade.shoot).dump(2) << '\n';
-        return k_exit_ok;
+    } else if (changes == 0) {
+        ctx.out() << "no change: shoot " << name
+                  << " already matches, and so do its administrators and stored configuration\n";
+    } else {
+        print_section(ctx, "shoot " + name + " (Gardener)", shoot);
+        print_section(ctx, "cluster-admin bindings (runtime cluster, once the shoot is upgraded)",
+                      admins);
+        print_section(ctx, "runtime configuration (kprov's store)", stored);
     }
-    const auto lines =
-        json_diff(plan.live_shoot, upgrade.shoot, {"metadata.managedFields", "status"});
-    if (lines.empty())
-        ctx.out() << "no change: shoot " << runtime.gardener.name << " already matches\n";
-    for (const auto& line : lines)
-        ctx.out() << line << '\n';
-    if (upgrade.oidc_config_map)
-        ctx.out() << "~ ConfigMap "
-                  << engine::structured_auth_config_map_name(runtime.gardener.name)
-                  << ": replaced with the new OIDC configuration\n";
-    return k_exit_ok;
+    return args.detailed_exitcode && changes > 0 ? k_exit_changes : k_exit_ok;
 }
 
 } // namespace
@@ -177,7 +245,8 @@ int cmd_plan(Context& ctx, const PlanArgs& args) {
         ctx.out() << nlohmann::ordered_json::parse(document).dump(2) << '\n';
     else
         ctx.out() << json_to_yaml(document);
-    return k_exit_ok;
+    // A provisioning always changes something: it creates the shoot.
+    return args.detailed_exitcode ? k_exit_changes : k_exit_ok;
 }
 
 } // namespace kprov::cli

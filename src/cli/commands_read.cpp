@@ -5,6 +5,7 @@
 #include "cli/app.hpp"
 #include "cli/context.hpp"
 #include "cli/engine_access.hpp"
+#include "cli/live_shoot.hpp"
 #include "cli/render.hpp"
 #include "engine/duration.hpp"
 #include "engine/error.hpp"
@@ -20,6 +21,9 @@ using Json = nlohmann::ordered_json;
 
 constexpr std::size_t k_default_list_limit = 100;
 constexpr std::size_t k_suggestions = 5;
+// How long status waits for Gardener: briefly by default, longer when --live asks for it.
+constexpr std::chrono::milliseconds k_status_timeout{3000};
+constexpr std::chrono::milliseconds k_live_timeout{10000};
 
 // The read commands use one connection: they run one query at a time.
 std::unique_ptr<stores::StoreBackend> open_store(Context& ctx) {
@@ -95,10 +99,14 @@ Json runtime_record(const engine::Runtime& runtime) {
 }
 
 Json status_document(const engine::Runtime& runtime, const std::optional<engine::Operation>& last,
-                     const CompassIds& compass) {
+                     const CompassIds& compass,
+                     std::optional<engine::HibernationStatus> hibernation = std::nullopt) {
     engine::RuntimeStatusExtras extras;
     extras.compass_runtime_id = compass(runtime.id);
+    extras.hibernation = std::move(hibernation);
     Json document = engine::runtime_status_json(runtime, last, extras);
+    if (last)
+        document["lastOperationStatus"] = operation_json(*last, extras.compass_runtime_id);
     document["runtime"] = runtime_record(runtime);
     return document;
 }
@@ -224,11 +232,20 @@ Cell state_cell(const std::optional<engine::Operation>& op) {
     return op ? Cell{state_text(op), op->state} : Cell{"-"};
 }
 
+// Gardener's answer for a status: hibernation always (unless deprovisioned), and with --live
+// the shoot's state and the drift.
+struct LiveView {
+    LiveShoot shoot;
+    std::vector<std::string> drift;
+    bool live = false;
+};
+
 void print_status_table(Context& ctx, const engine::Runtime& runtime,
                         const std::optional<engine::Operation>& last,
                         const std::optional<KymaInstallation>& kyma,
                         const std::optional<KymaResourceView>& resource,
-                        const engine::RuntimeLifecycle& lifecycle, bool wide) {
+                        const engine::RuntimeLifecycle& lifecycle, const LiveView& view,
+                        bool wide) {
     const Timestamp now = SystemClock().now();
     const auto& g = runtime.gardener;
     const bool colour = use_colour(ctx.out());
@@ -243,6 +260,11 @@ void print_status_table(Context& ctx, const engine::Runtime& runtime,
     };
     if (runtime.deleted)
         rows.emplace_back("deleted", "yes");
+    else
+        rows.emplace_back("hibernated", hibernation_text(view.shoot));
+    if (view.live)
+        for (auto& [key, value] : live_rows(view.shoot, view.drift))
+            rows.emplace_back(std::move(key), std::move(value));
     if (lifecycle.is_protected)
         rows.emplace_back("protected", "yes: deprovisioning is refused until `kprov unprotect`");
     if (lifecycle.expires_at)
@@ -344,6 +366,25 @@ Json lifecycle_json(const engine::RuntimeLifecycle& lifecycle,
             {"events", std::move(list)}};
 }
 
+// A hibernated cluster's API server is down: the kubeconfig is printed all the same (it is
+// valid for its whole expiration), with a warning saying what makes it work.
+void warn_if_hibernated(Context& ctx, EngineAccess& access, const engine::Runtime& runtime) {
+    if (ctx.global().quiet)
+        return;
+    std::optional<engine::ShootState> shoot;
+    try {
+        shoot = access.shoots().get(runtime.gardener.name);
+    } catch (const std::exception&) {
+        return; // the kubeconfig came from Gardener a moment ago; nothing to add
+    }
+    if (!shoot || (!shoot->hibernation_enabled && !shoot->is_hibernated))
+        return;
+    ctx.err() << "kprov: warning: the cluster of runtime " << runtime.id << " is "
+              << (shoot->hibernation_enabled ? "hibernated" : "waking up")
+              << ": this kubeconfig works only once it is awake (kprov wake-up " << runtime.id
+              << " --wait)\n";
+}
+
 } // namespace
 
 int cmd_status(Context& ctx, const ReadArgs& args) {
@@ -354,14 +395,28 @@ int cmd_status(Context& ctx, const ReadArgs& args) {
     const auto format = output_format(ctx);
     const auto resource = format == OutputFormat::Name ? std::nullopt : kyma_resource(ctx, runtime);
     const auto lifecycle = store->lifecycle_of(runtime.id);
+    // Gardener is asked briefly: a status answers even when Gardener does not.
+    LiveView view;
+    view.live = args.live;
+    if (format != OutputFormat::Name && (args.live || !runtime.deleted)) {
+        view.shoot = read_live_shoot(ctx, runtime, args.live ? k_live_timeout : k_status_timeout);
+        view.drift = drift(runtime, store->operations_of(runtime.id), view.shoot);
+    }
     switch (format) {
     case OutputFormat::Json:
     case OutputFormat::Yaml: {
-        auto document = status_document(runtime, last, CompassIds(ctx));
+        std::optional<engine::HibernationStatus> hibernation;
+        if (view.shoot.error.empty() && view.shoot.shoot)
+            hibernation = engine::HibernationStatus{live_hibernated(view.shoot),
+                                                    view.shoot.shoot->hibernation_possible};
+        auto document = status_document(runtime, last, CompassIds(ctx), hibernation);
         document["kymaInstallation"] = kyma_installation_json(kyma);
         if (resource)
             document["kymaResource"] = kyma_resource_json(resource);
         document["lifecycle"] = lifecycle_json(lifecycle, store->events_of(runtime.id));
+        document["gardener"] = view.shoot.asked || !view.shoot.error.empty()
+                                   ? live_json(view.shoot, view.drift)
+                                   : Json(nullptr);
         print_document(ctx.out(), document, format);
         break;
     }
@@ -370,10 +425,13 @@ int cmd_status(Context& ctx, const ReadArgs& args) {
         break;
     case OutputFormat::Table:
     case OutputFormat::Wide:
-        print_status_table(ctx, runtime, last, kyma, resource, lifecycle,
+        print_status_table(ctx, runtime, last, kyma, resource, lifecycle, view,
                            format == OutputFormat::Wide);
         break;
     }
+    // --live promises Gardener's view: not getting it is an error, after what the store says.
+    if (args.live && !view.shoot.error.empty())
+        throw Error("status --live: " + view.shoot.error);
     return k_exit_ok;
 }
 
@@ -466,10 +524,7 @@ int cmd_history(Context& ctx, const ReadArgs& args) {
         const CompassIds compass(ctx);
         Json list = Json::array();
         for (const auto& op : operations) {
-            Json item = engine::operation_status_json(op, compass(op.cluster_id));
-            item["stage"] = op.stage;
-            item["startTimestamp"] = format_rfc3339(op.start_timestamp);
-            item["endTimestamp"] = optional_time(op.end_timestamp);
+            Json item = operation_json(op, compass(op.cluster_id));
             item["lastTransition"] = optional_time(op.last_transition);
             Json transitions = Json::array();
             for (const auto& t : store->transitions_of(op.id))
@@ -546,6 +601,7 @@ int cmd_kubeconfig(Context& ctx, const ReadArgs& args) {
         throw NotFound("shoot \"" + runtime.gardener.name + "\" of runtime \"" + runtime.id +
                        "\" is not in Gardener project \"" + ctx.config().settings.gardener_project +
                        "\", is another runtime's, or is not up yet");
+    warn_if_hibernated(ctx, access, runtime);
     ctx.out() << *kubeconfig;
     if (!kubeconfig->empty() && kubeconfig->back() != '\n')
         ctx.out() << '\n';

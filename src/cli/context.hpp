@@ -58,6 +58,7 @@ public:
 struct PlanArgs {
     std::string file;                      ///< -f FILE ("-" for stdin)
     std::optional<std::string> runtime_id; ///< set: plan an upgrade of this runtime
+    bool detailed_exitcode = false;        ///< --detailed-exitcode: k_exit_changes on changes
 };
 
 /// provision, deprovision, upgrade-shoot, hibernate, wake-up.
@@ -67,6 +68,7 @@ struct OperationArgs {
     bool wait = false;                  ///< --wait: drive the operation to its end in-process
     std::optional<std::string> timeout; ///< --timeout DUR (with --wait)
     bool dry_run = false;               ///< --dry-run: validate and show, change nothing
+    bool detailed_exitcode = false;     ///< upgrade-shoot --dry-run --detailed-exitcode
     bool yes = false;                   ///< --yes: deprovision without asking
 };
 
@@ -99,6 +101,7 @@ struct ReadArgs {
     std::vector<std::string> selectors;    ///< list -l key=value (repeatable)
     std::optional<int> limit;              ///< list --limit N (0: all)
     std::optional<std::string> expiration; ///< kubeconfig --expiration DUR
+    bool live = false;                     ///< status --live: Gardener's view and the drift
 };
 
 // Command implementations (one file each, see commands_*.cpp). Each returns an exit code and

@@ -2,6 +2,7 @@
 
 #include "cli/yaml_output.hpp"
 #include "engine/input_limits.hpp"
+#include "engine/time.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -262,12 +263,22 @@ void print_document(std::ostream& out, const Json& document, OutputFormat format
         out << document_text(document, 2) << '\n';
 }
 
+Json operation_json(const engine::Operation& op,
+                    const std::optional<std::string>& compass_runtime_id) {
+    Json out = engine::operation_status_json(op, compass_runtime_id);
+    out["stage"] = op.stage;
+    out["startTimestamp"] = format_rfc3339(op.start_timestamp);
+    out["endTimestamp"] =
+        op.end_timestamp ? Json(format_rfc3339(*op.end_timestamp)) : Json(nullptr);
+    return out;
+}
+
 void print_operation(std::ostream& out, const engine::Operation& op, OutputFormat format,
                      const std::optional<std::string>& compass_runtime_id) {
     switch (format) {
     case OutputFormat::Json:
     case OutputFormat::Yaml:
-        print_document(out, operation_status_json(op, compass_runtime_id), format);
+        print_document(out, operation_json(op, compass_runtime_id), format);
         return;
     case OutputFormat::Name:
         out << op.id << '\n';

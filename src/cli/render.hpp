@@ -24,8 +24,12 @@ OutputFormat output_format(const Context& ctx);
 /// Each warning as "kprov: warning: <warning>" on stderr; nothing with -q.
 void print_warnings(Context& ctx, const std::vector<std::string>& warnings);
 
-/// The GraphQL OperationStatus of an operation (engine/status_json.hpp); here for the commands.
-using engine::operation_status_json;
+/// An operation as the commands print it with -o json|yaml: the GraphQL OperationStatus
+/// (engine::operation_status_json) followed by what the API does not carry: stage,
+/// startTimestamp and endTimestamp (RFC 3339; null while the operation runs). The GraphQL
+/// answers stay as the contract has them.
+nlohmann::ordered_json operation_json(const engine::Operation& op,
+                                      const std::optional<std::string>& compass_runtime_id);
 
 /// `document` as indented JSON (Json) or a YAML document (Yaml), ending in a newline. Other
 /// formats are the caller's.

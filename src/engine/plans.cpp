@@ -37,9 +37,15 @@ UpgradePlan plan_upgrade(const Runtime& runtime, const ShootState& live,
     plan.warnings = upgrade_input_warnings(runtime.gardener, input);
     plan.merged = merge_upgrade(runtime.gardener, input);
     GardenerConfig& merged = plan.merged;
-    if (!live.kubernetes_version.empty() && !merged.kubernetes_version.empty())
+    if (!live.kubernetes_version.empty() && !merged.kubernetes_version.empty()) {
+        const std::string requested = merged.kubernetes_version;
         merged.kubernetes_version =
-            effective_kubernetes_version(live.kubernetes_version, merged.kubernetes_version);
+            effective_kubernetes_version(live.kubernetes_version, requested);
+        // Said out loud: a request that changes nothing here must not look like it did.
+        if (input.gardener.kubernetes_version && merged.kubernetes_version != requested)
+            plan.warnings.push_back(
+                kept_kubernetes_version_warning(requested, live.kubernetes_version));
+    }
     if (!input.gardener.shoot_networking_filter_disabled)
         if (const auto live_filter = live_networking_filter_disabled(live.json))
             merged.shoot_networking_filter_disabled = live_filter;

@@ -151,9 +151,12 @@ StartedOperation EngineService::upgrade_shoot(const std::string& runtime_id,
     const RuntimeUpgrade upgrade{std::move(plan.merged), input.administrators
                                                              ? *input.administrators
                                                              : runtime.administrators};
-    const Operation op =
-        new_operation(runtime.id, OperationType::UpgradeShoot, k_stage_upgrading_shoot,
-                      k_message_upgrade_started, m_clock.now());
+    // The warnings go into the operation too: its message now, its history from UpgradingShoot.
+    std::string message(k_message_upgrade_started);
+    for (const auto& warning : plan.warnings)
+        message += std::string(k_upgrade_warning_separator) + warning;
+    const Operation op = new_operation(runtime.id, OperationType::UpgradeShoot,
+                                       k_stage_upgrading_shoot, message, m_clock.now());
     StartedOperation started = start(runtime, op, context, &upgrade);
     log_warnings(runtime.id, plan.warnings);
     started.warnings = std::move(plan.warnings);

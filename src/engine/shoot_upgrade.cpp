@@ -302,6 +302,11 @@ std::string effective_kubernetes_version(std::string_view live, std::string_view
                                                             : std::string(requested);
 }
 
+std::string kept_kubernetes_version_warning(std::string_view requested, std::string_view live) {
+    return "kubernetesVersion \"" + std::string(requested) + "\" is lower than the shoot's \"" +
+           std::string(live) + "\", which stays (kprov never downgrades Kubernetes)";
+}
+
 std::optional<bool> live_networking_filter_disabled(std::string_view live_shoot_json) {
     const ordered shoot = ordered::parse(live_shoot_json, nullptr, false);
     if (shoot.is_discarded())

@@ -25,6 +25,15 @@ int compare_kubernetes_versions(std::string_view a, std::string_view b);
 /// unparsable versions.
 std::string effective_kubernetes_version(std::string_view live, std::string_view requested);
 
+/// What an upgrade asking for Kubernetes `requested`, lower than the shoot's `live` (which
+/// stays, effective_kubernetes_version), warns: "kubernetesVersion \"1.28.0\" is lower than the
+/// shoot's \"1.29.2\", which stays (kprov never downgrades Kubernetes)".
+std::string kept_kubernetes_version_warning(std::string_view requested, std::string_view live);
+
+/// Between an UPGRADE_SHOOT operation's starting message and each warning of its request, so
+/// the UpgradingShoot stage can write those warnings into the operation's history.
+inline constexpr std::string_view k_upgrade_warning_separator = "; warning: ";
+
 /// The `disabled` value of the live shoot's shoot-networking-filter extension; absent when the
 /// shoot has no such extension, it carries no `disabled`, or the text is not a JSON object.
 std::optional<bool> live_networking_filter_disabled(std::string_view live_shoot_json);

@@ -21,7 +21,20 @@ StageError upgrade_error(const RemoteError& e, bool recoverable) {
 // the stage needs nothing else and can run again after a crash: the stored OIDC is applied
 // again (it is the request's when it gave one, else what the shoot already has) and the stored
 // networking filter value (the request's, else the live shoot's as of the request).
+// The request's warnings, which the service appended to the starting message, as entries of
+// the operation's history (again after a crash: a repeated warning does no harm).
+void note_request_warnings(StageContext& context) {
+    const std::string& message = context.operation().message;
+    const auto& separator = k_upgrade_warning_separator;
+    for (auto at = message.find(separator); at != std::string::npos;) {
+        const auto from = at + separator.size();
+        at = message.find(separator, from);
+        context.note("warning: " + message.substr(from, at == std::string::npos ? at : at - from));
+    }
+}
+
 StageResult upgrading_shoot(StageContext& context) {
+    note_request_warnings(context);
     const GardenerConfig& merged = context.runtime().gardener;
     const UpgradeShootInput input = stored_upgrade_input(merged);
     bool config_map_written = false;

@@ -5,8 +5,10 @@
 
 #include "cli/app.hpp"
 #include "cli/cli_model.hpp"
+#include "cli/help_text.hpp"
 #include "support/skip.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -210,6 +212,79 @@ TEST(Docs, ReadmeDocumentsEveryCommandAndExitCode) {
             << "README.md does not show `kprov " << command.name << "`";
     for (const char* code : {"| 0 |", "| 1 |", "| 2 |", "| 3 |", "| 4 |", "| 5 |", "| 130 |"})
         EXPECT_NE(readme.find(code), std::string::npos) << "README.md exit code row " << code;
+}
+
+std::string help_of(const std::string& command) {
+    std::ostringstream out, err;
+    EXPECT_EQ(run({command, "--help"}, out, err), 0) << err.str();
+    return out.str();
+}
+
+// Each example runs the command it illustrates, with options that command (or every command)
+// has: an example cannot drift from the parser.
+TEST(Docs, EveryCommandsHelpShowsExamplesThatParse) {
+    const CliModel model = cli_model();
+    std::set<std::string> global;
+    for (const auto& option : model.global)
+        global.insert(option.names.begin(), option.names.end());
+    for (const auto& command : model.commands) {
+        const auto examples = command_examples(command.name);
+        EXPECT_GE(examples.size(), 2u) << command.name << " has too few examples";
+        EXPECT_LE(examples.size(), 4u) << command.name << " has too many examples";
+        const std::string help = help_of(command.name);
+        EXPECT_NE(help.find("Examples:\n"), std::string::npos) << command.name;
+        std::set<std::string> known = global;
+        for (const auto& option : command.options)
+            known.insert(option.names.begin(), option.names.end());
+        for (const auto& example : examples) {
+            EXPECT_NE(help.find("  " + example + "\n"), std::string::npos) << example;
+            EXPECT_EQ(example.rfind("kprov " + command.name, 0), 0u) << example;
+            std::istringstream words(example);
+            for (std::string word; words >> word;) {
+                if (word == "|" || word == ">")
+                    break; // what follows is another program's
+                if (word.size() > 1 && word[0] == '-') {
+                    EXPECT_EQ(known.count(word.substr(0, word.find('='))), 1u)
+                        << command.name << " has no option " << word << " (example: " << example
+                        << ")";
+                }
+            }
+        }
+    }
+}
+
+// `kprov COMMAND --help` lists the exit codes that command can return and points to the rest;
+// `kprov --help` has them all.
+TEST(Docs, PerCommandHelpListsOnlyItsOwnExitCodes) {
+    for (const auto& command : cli_model().commands) {
+        const std::string help = help_of(command.name);
+        for (int code : all_exit_codes()) {
+            const auto codes = command_exit_codes(command.name);
+            const bool listed = std::find(codes.begin(), codes.end(), code) != codes.end();
+            const std::regex row("\n  " + std::to_string(code) + " +[a-z-]");
+            EXPECT_EQ(std::regex_search(help, row), listed)
+                << "exit code " << code << " in kprov " << command.name << " --help";
+        }
+        EXPECT_NE(help.find("kprov --help"), std::string::npos) << command.name;
+    }
+    std::ostringstream out, err;
+    ASSERT_EQ(run({"--help"}, out, err), 0);
+    for (int code : all_exit_codes())
+        EXPECT_TRUE(std::regex_search(out.str(), std::regex("\n  " + std::to_string(code) + " ")))
+            << code;
+    const std::string plan = help_of("plan");
+    EXPECT_NE(plan.find("with --detailed-exitcode: there are changes"), std::string::npos);
+    EXPECT_NE(plan.find("reads the runtime's live shoot"), std::string::npos);
+    EXPECT_EQ(plan.find("without contacting anything"), std::string::npos);
+}
+
+TEST(Docs, ManPageWritesStoreUrlsAsTheyAreTyped) {
+    if (!have("man"))
+        KPROV_SKIP_UNLESS_CI("man (man-db) is not installed");
+    const auto page = shell("MANWIDTH=200 man -l man/kprov.1 2>/dev/null");
+    EXPECT_NE(page.out.find("sqlite:///abs/path.db"), std::string::npos);
+    EXPECT_EQ(page.out.find("sqlite:////"), std::string::npos);
+    EXPECT_EQ(page.out.find("Contacts nothing"), std::string::npos);
 }
 
 } // namespace

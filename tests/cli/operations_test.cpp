@@ -263,7 +263,8 @@ TEST_P(Operations, OutputShapes) {
     for (const auto& [key, value] : status.items())
         keys.push_back(key);
     EXPECT_EQ(keys, (std::vector<std::string>{"id", "operation", "state", "message", "runtimeID",
-                                              "compassRuntimeID", "lastError"}));
+                                              "compassRuntimeID", "lastError", "stage",
+                                              "startTimestamp", "endTimestamp"}));
     EXPECT_TRUE(status["compassRuntimeID"].is_null());
     EXPECT_EQ(status["lastError"].dump(), R"({"errMessage":"","reason":"","component":""})");
     const std::string runtime_id = status["runtimeID"];

@@ -194,7 +194,12 @@ TEST_P(ReadCommands, StatusAsTableWideJsonYamlAndName) {
     EXPECT_EQ(keys(status),
               (std::vector<std::string>{"lastOperationStatus", "runtimeConnectionStatus",
                                         "runtimeConfiguration", "hibernationStatus", "runtime",
-                                        "kymaInstallation"}));
+                                        "kymaInstallation", "lifecycle", "gardener"}));
+    // No Gardener here: status says so instead of failing.
+    EXPECT_TRUE(status["hibernationStatus"].is_null());
+    EXPECT_THAT(status["gardener"]["error"].get<std::string>(),
+                HasSubstr("Gardener not reachable"));
+    EXPECT_EQ(status["lastOperationStatus"]["stage"], "Finished");
     EXPECT_TRUE(status["kymaInstallation"].is_null()) << "a runtime without Kyma";
     EXPECT_EQ(status["lastOperationStatus"]["id"], m_orders_upgrade.id);
     EXPECT_EQ(status["lastOperationStatus"]["operation"], "UpgradeShoot");
@@ -255,7 +260,11 @@ TEST_P(ReadCommands, OperationPrintsAnOperationStatus) {
     ASSERT_EQ(r.code, 0) << r.err;
     const json op = json::parse(r.out);
     EXPECT_EQ(keys(op), (std::vector<std::string>{"id", "operation", "state", "message",
-                                                  "runtimeID", "compassRuntimeID", "lastError"}));
+                                                  "runtimeID", "compassRuntimeID", "lastError",
+                                                  "stage", "startTimestamp", "endTimestamp"}));
+    EXPECT_EQ(op["stage"], "Finished");
+    EXPECT_TRUE(std::regex_match(op["startTimestamp"].get<std::string>(), k_rfc3339));
+    EXPECT_TRUE(std::regex_match(op["endTimestamp"].get<std::string>(), k_rfc3339));
     EXPECT_EQ(op["runtimeID"], m_orders.id);
     EXPECT_EQ(op["lastError"]["component"], "gardener");
     r = kprov({"operation", m_orders_upgrade.id});

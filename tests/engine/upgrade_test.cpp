@@ -44,7 +44,11 @@ TEST_F(UpgradeShoot, MergesOverTheStoredConfigKeepingANewerLiveVersionAndTheAdmi
     const Operation op = operation(started.operation.id);
     EXPECT_EQ(op.type, OperationType::UpgradeShoot);
     EXPECT_EQ(op.stage, "UpgradingShoot");
-    EXPECT_EQ(op.message, "Starting Gardener Shoot upgrade");
+    // Kept, and said: in the request's warnings, the operation's message and its history.
+    const std::string warning = "kubernetesVersion \"1.29.5\" is lower than the shoot's "
+                                "\"1.30.1\", which stays (kprov never downgrades Kubernetes)";
+    EXPECT_THAT(started.warnings, ElementsAre(warning));
+    EXPECT_EQ(op.message, "Starting Gardener Shoot upgrade; warning: " + warning);
     const Runtime r = runtime(m_runtime);
     EXPECT_EQ(r.gardener.kubernetes_version, "1.30.1");
     EXPECT_EQ(r.gardener.machine_type, "n2-std");
@@ -52,11 +56,18 @@ TEST_F(UpgradeShoot, MergesOverTheStoredConfigKeepingANewerLiveVersionAndTheAdmi
     EXPECT_EQ(r.gardener.seed, "gcp-eu1");
     EXPECT_THAT(r.administrators, ElementsAre("admin@example.com"));
     EXPECT_EQ(gardener.calls("update"), 0); // the stage writes the shoot
+    pass(started.operation.id);
+    std::vector<std::string> messages;
+    for (const auto& t : store.transitions_of(started.operation.id))
+        messages.push_back(t.message);
+    EXPECT_THAT(messages, ::testing::Contains("warning: " + warning));
 }
 
 TEST_F(UpgradeShoot, RequestedNewerVersionWinsAndGivenAdministratorsReplaceTheStoredOnes) {
-    service().upgrade_shoot(
+    const auto started = service().upgrade_shoot(
         m_runtime, input({{"kubernetesVersion", "1.31.0"}}, json{"new@example.com"}), context);
+    EXPECT_TRUE(started.warnings.empty());
+    EXPECT_EQ(operation(started.operation.id).message, "Starting Gardener Shoot upgrade");
     const Runtime r = runtime(m_runtime);
     EXPECT_EQ(r.gardener.kubernetes_version, "1.31.0");
     EXPECT_THAT(r.administrators, ElementsAre("new@example.com"));
