@@ -96,8 +96,7 @@ std::vector<std::string> drift(const engine::Runtime& runtime,
     const std::string& name = runtime.gardener.name;
     if (!live.shoot) {
         const bool creating = busy && last->stage == engine::k_stage_creating_shoot;
-        const bool deleting = busy && (last->type == OperationType::Deprovision ||
-                                       last->type == OperationType::DeprovisionNoInstall);
+        const bool deleting = busy && engine::is_deprovisioning(last->type);
         if (!runtime.deleted && !creating && !deleting)
             out.push_back("shoot " + name +
                           " is not in Gardener, but the store has the runtime as live (deleted "

@@ -26,4 +26,8 @@ OperationInProgress::OperationInProgress(const std::string& runtime_id)
     : Conflict("cannot start new operation for " + runtime_id +
                " Runtime while previous one is in progress") {}
 
+RuntimeProtected::RuntimeProtected(const std::string& runtime_id)
+    : Conflict("runtime " + runtime_id + " is protected against deprovisioning: unprotect it " +
+               "first (kprov unprotect " + runtime_id + ")") {}
+
 } // namespace kprov

@@ -62,6 +62,12 @@ public:
     explicit OperationInProgress(const std::string& runtime_id);
 };
 
+/// Deprovisioning a protected runtime (RuntimeLifecycle::is_protected) was refused.
+class RuntimeProtected : public Conflict {
+public:
+    explicit RuntimeProtected(const std::string& runtime_id);
+};
+
 /// A worker wrote to an operation whose lease it no longer holds; the write was not applied.
 class LeaseLost : public Error {
 public:

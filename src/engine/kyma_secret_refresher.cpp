@@ -39,9 +39,7 @@ std::size_t KymaSecretRefresher::refresh_once() {
             if (!runtime || runtime->deleted)
                 continue; // its deprovisioning deletes the Secret
             if (const auto last = m_store.last_operation(runtime->id);
-                last && last->state == OperationState::InProgress &&
-                (last->type == OperationType::Deprovision ||
-                 last->type == OperationType::DeprovisionNoInstall))
+                last && last->state == OperationState::InProgress && is_deprovisioning(last->type))
                 continue;
             std::string kubeconfig =
                 m_shoots.admin_kubeconfig(runtime->gardener.name, m_options.kubeconfig_expiration);

@@ -30,6 +30,11 @@ enum class OperationType {
     WakeUp,
 };
 
+/// DEPROVISION or DEPROVISION_NO_INSTALL.
+inline bool is_deprovisioning(OperationType type) {
+    return type == OperationType::Deprovision || type == OperationType::DeprovisionNoInstall;
+}
+
 /// The DB enum `operation_state`.
 enum class OperationState { InProgress, Succeeded, Failed };
 

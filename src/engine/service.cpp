@@ -206,8 +206,7 @@ StartedOperation EngineService::wake_up(const std::string& runtime_id,
 
 void refuse_if_protected(Store& store, const std::string& runtime_id) {
     if (store.lifecycle_of(runtime_id).is_protected)
-        throw RuntimeProtected("runtime " + runtime_id + " is protected against deprovisioning: " +
-                               "unprotect it first (kprov unprotect " + runtime_id + ")");
+        throw RuntimeProtected(runtime_id);
 }
 
 bool EngineService::set_protection(const std::string& runtime_id, bool is_protected,

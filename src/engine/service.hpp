@@ -132,12 +132,6 @@ public:
     using Error::Error;
 };
 
-/// The runtime is protected (RuntimeLifecycle::is_protected): deprovisioning it was refused.
-class RuntimeProtected : public Conflict {
-public:
-    using Conflict::Conflict;
-};
-
 /// Throws RuntimeProtected when the runtime is protected (what deprovision() checks first).
 void refuse_if_protected(Store& store, const std::string& runtime_id);
 

@@ -129,7 +129,9 @@ public:
     /// Adds an operation to an existing runtime; with `upgrade`, also replaces its gardener
     /// config and administrators, all in one transaction. Throws NotFound if the runtime does
     /// not exist and OperationInProgress if it already has an operation in progress: the
-    /// database enforces this, so of two concurrent callers exactly one succeeds.
+    /// database enforces this, so of two concurrent callers exactly one succeeds. A
+    /// deprovisioning of a protected runtime throws RuntimeProtected, checked in the same
+    /// transaction as set_protected writes, so a protection is never overtaken.
     virtual void insert_operation(const Operation& op, const RuntimeUpgrade* upgrade = nullptr) = 0;
 
     /// Rewrites the runtime's tenant (the original's tenant-header semantics) and, with `note`,

@@ -98,6 +98,14 @@ void PostgresStore::insert_operation(const Operation& op, const RuntimeUpgrade* 
         runtime_not_found(op.cluster_id);
     m_pool.run([&](pqxx::connection& c) {
         pqxx::work tx(c);
+        // The cluster row locked as set_protected locks it: a protection is never overtaken.
+        if (engine::is_deprovisioning(op.type) &&
+            exec(tx,
+                 "SELECT 1 FROM cluster c JOIN runtime_lifecycle l ON l.cluster_id = c.id "
+                 "WHERE c.id = $1 AND l.protected FOR UPDATE OF c",
+                 {op.cluster_id})
+                    .size() > 0)
+            throw RuntimeProtected(op.cluster_id);
         insert_new_operation(tx, op); // first, so a refused operation changes nothing
         if (upgrade)
             apply_upgrade(tx, op.cluster_id, *upgrade);

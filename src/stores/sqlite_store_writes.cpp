@@ -138,6 +138,11 @@ void SqliteStore::insert_operation(const Operation& op, const engine::RuntimeUpg
         // Inside the write transaction nobody can delete the runtime between check and insert.
         if (!cluster_exists(*m_db, op.cluster_id))
             throw NotFound("runtime " + op.cluster_id + " does not exist");
+        if (engine::is_deprovisioning(op.type) &&
+            cached("SELECT 1 FROM runtime_lifecycle WHERE cluster_id = ? AND protected <> 0",
+                   {op.cluster_id})
+                .executeStep())
+            throw RuntimeProtected(op.cluster_id);
         insert_new_operation(op); // first, so a refused operation changes nothing
         if (upgrade)
             apply_upgrade(op.cluster_id, *upgrade);

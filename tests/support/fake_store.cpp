@@ -139,6 +139,9 @@ void FakeStore::roll_back_upgrade(const std::string& runtime_id, const std::stri
 void FakeStore::insert_operation(const Operation& op, const RuntimeUpgrade* upgrade) {
     std::lock_guard lock(m_mutex);
     check_new_operation_locked(op);
+    if (const auto l = m_lifecycles.find(op.cluster_id);
+        engine::is_deprovisioning(op.type) && l != m_lifecycles.end() && l->second.is_protected)
+        throw RuntimeProtected(op.cluster_id);
     auto runtime = m_runtimes.find(op.cluster_id);
     m_operations.push_back(op);
     if (upgrade) {
