@@ -43,7 +43,7 @@ Operation EngineService::cancel(const std::string& operation_id, const std::stri
     m_store.save_progress(op, owner, now,
                           {{op.id, op.stage, op.stage, OperationState::Failed, message, now}},
                           change, true);
-    log(LogLevel::Info, "operation " + op.id + " of runtime " + op.cluster_id + " " + message);
+    log(LogLevel::Debug, "operation " + op.id + " of runtime " + op.cluster_id + " " + message);
     if (const auto runtime = m_store.find_runtime(op.cluster_id))
         report_failed_to_director(m_options, op, *runtime);
     op.lease.reset();

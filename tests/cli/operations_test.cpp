@@ -187,7 +187,10 @@ TEST_P(Operations, TimeoutLeavesTheOperationGoingAndWaitFinishesIt) {
     EXPECT_LT(std::chrono::steady_clock::now() - started, 2400ms);
     ASSERT_EQ(r.code, 4) << r.err;
     const std::string op_id = r.out.substr(0, r.out.find('\n'));
-    EXPECT_THAT(r.err, HasSubstr("the operation goes on: kprov wait " + op_id));
+    EXPECT_THAT(r.err, HasSubstr("Gardener goes on"));
+    EXPECT_THAT(r.err, HasSubstr("`kprov wait " + op_id +
+                                 "` (or a `kprov watch` or `kprov "
+                                 "serve` on this store)"));
     auto op = stored_operation(op_id);
     EXPECT_EQ(op.state, OperationState::InProgress);
     EXPECT_EQ(op.stage, "WaitingForClusterCreation");
