@@ -291,11 +291,12 @@ TEST(LogScope, FoldsARepeatedMessageIntoACount) {
     {
         LogScope scope(ctx);
         for (int i = 0; i < 21; ++i)
-            spdlog::warn("gardener: connection refused; resuming the watch");
+            spdlog::warn("gardener: connection refused after {} ms; resuming the watch", i * 7);
         spdlog::warn("something else");
         spdlog::warn("something else");
     }
-    EXPECT_EQ(err.str(), "kprov: warning: gardener: connection refused; resuming the watch\n"
+    EXPECT_EQ(err.str(), "kprov: warning: gardener: connection refused after 0 ms; resuming the "
+                         "watch\n"
                          "kprov: warning: (the last message was repeated 20 more times)\n"
                          "kprov: warning: something else\n"
                          "kprov: warning: (the last message was repeated 1 more time)\n");
