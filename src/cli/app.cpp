@@ -95,8 +95,10 @@ const char* k_footer = R"(Exit status:
   3  the operation failed
   4  --timeout reached (Gardener goes on; `kprov wait OPERATION_ID`, or any `kprov watch` or
      `kprov serve` on this store, finishes the operation's bookkeeping)
-  5  refused: another operation of that runtime is in progress
-  130  interrupted (SIGINT or SIGTERM) while waiting (as for 4)
+  5  refused: another operation of that runtime is in progress (cancel: another process
+     holds the operation)
+  130  interrupted (SIGINT) while waiting (as for 4)
+  143  terminated (SIGTERM) while waiting (as for 4)
 
 Global options may stand before or after the command. Durations are Go-style: 90s, 5m, 1h30m.
 See kprov(1) for every command, option and environment variable.)";
