@@ -116,7 +116,13 @@ std::string ProgressDisplay::line() const {
 // Called with m_mutex held.
 void ProgressDisplay::draw() {
     if (m_terminal) {
-        m_err << k_clear_line << fit_columns(line(), m_width - 1) << std::flush;
+        std::string text = line();
+        // Too wide: the percentage matters more than the word before it.
+        if (m_width > 0 && fit_columns(text, m_width - 1) != text)
+            if (const auto at = text.find(" · Gardener "); at != std::string::npos)
+                text.erase(at + std::string_view(" · ").size(),
+                           std::string_view("Gardener ").size());
+        m_err << k_clear_line << fit_columns(text, m_width - 1) << std::flush;
         m_line_open = true;
     } else if (m_operation->stage != m_stage_shown ||
                installer_progress(*m_operation) != m_detail_shown) {

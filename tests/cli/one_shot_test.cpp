@@ -8,6 +8,7 @@
 #include "cli/context.hpp"
 #include "cli/engine_access.hpp"
 #include "cli/operations_fixture.hpp"
+#include "cli/progress.hpp"
 
 #include <arpa/inet.h>
 #include <chrono>
@@ -268,6 +269,45 @@ TEST_P(OneShotBinary, SigtermDuringWaitSaysWhatFinishesTheOperation) {
     // Another process picks it up at once and can end it.
     const auto r = kprov({"cancel", op_id});
     EXPECT_EQ(r.code, 0) << r.err;
+}
+
+// `script` gives kprov a terminal; COLUMNS says how narrow it is.
+TEST_P(OneShotBinary, ANarrowTerminalKeepsOneProgressLineWithoutThePreviousPercentage) {
+    if (testing::run_process({"/bin/sh", "-c", "command -v script"}, child_env(), m_dir.path())
+            .exit_code != 0)
+        KPROV_SKIP_UNLESS_CI("script (util-linux) is not installed");
+    const auto [file, name] = runtime_file("gcp");
+    auto r = kprov({"provision", "-f", file, "--wait", "-o", "json", "-q"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string runtime_id = json::parse(r.out)["runtimeID"];
+    sim_post("/sim/settings", {{"reconcileSeconds", 2}});
+    auto env = child_env();
+    env.push_back("COLUMNS=40");
+    const std::string command = std::string(KPROV_BINARY) + " upgrade-shoot " + runtime_id +
+                                " -f " + k_examples + "upgrade.yaml --wait -o name --store " +
+                                m_store_url + " --gardener-kubeconfig " +
+                                m_sim->kubeconfig.string() + " --gardener-project " + k_project;
+    const auto run = testing::run_process({"/usr/bin/env", "script", "-qec", command, "/dev/null"},
+                                          env, m_dir.path(), 60s);
+    ASSERT_EQ(run.exit_code, 0) << run.out;
+    const std::string clear = "\r\033[2K";
+    const auto first = run.out.find(clear);
+    const auto end = run.out.find("Finished (Succeeded)");
+    ASSERT_NE(first, std::string::npos) << run.out;
+    ASSERT_NE(end, std::string::npos) << run.out;
+    EXPECT_EQ(run.out.substr(first, end - first).find('\n'), std::string::npos)
+        << "a redraw left a line behind: " << run.out;
+    int redraws = 0;
+    for (auto at = first; at != std::string::npos; at = run.out.find(clear, at + 1)) {
+        const auto begin = at + clear.size();
+        const std::string shown =
+            run.out.substr(begin, run.out.find_first_of("\r\n", begin) - begin);
+        EXPECT_EQ(fit_columns(shown, 39), shown) << "wider than 39 columns: " << shown;
+        if (redraws++ == 0) {
+            EXPECT_THAT(shown, Not(HasSubstr("100%"))) << "the provisioning's percentage";
+        }
+    }
+    EXPECT_GT(redraws, 2) << run.out;
 }
 
 TEST_P(OneShotBinary, TheReadmeUsingBlockRunsAsItIs) {

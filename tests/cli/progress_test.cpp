@@ -83,9 +83,13 @@ TEST(ProgressDisplay, ANarrowTerminalGetsALineCutToItsWidth) {
     progress.update(pass("WaitingForClusterCreation", 40));
     progress.tick();
     progress.finish();
-    // 39 columns: the cursor never reaches the last one, so the line does not wrap.
-    EXPECT_EQ(err.str(), "\r\033[2KWaitingForClusterCreation · 5s · Garde…"
-                         "\r\033[2KWaitingForClusterCreation · 5s · Garde…\n");
+    // At most 39 columns: the cursor never reaches the last one, so the line does not wrap.
+    EXPECT_EQ(err.str(), "\r\033[2KWaitingForClusterCreation · 5s · 40%"
+                         "\r\033[2KWaitingForClusterCreation · 5s · 40%\n");
+    std::ostringstream narrower;
+    ProgressDisplay cut(narrower, true, clock, 30);
+    cut.update(pass("WaitingForClusterCreation", 40));
+    EXPECT_EQ(narrower.str(), "\r\033[2KWaitingForClusterCreation · …");
     EXPECT_EQ(fit_columns("abc", 3), "abc");
     EXPECT_EQ(fit_columns("a · b", 4), "a ·…");
     EXPECT_EQ(fit_columns("abcdef", 0), "abcdef");
