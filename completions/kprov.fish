@@ -16,29 +16,30 @@ end
 complete -c kprov -f
 
 # Commands
-complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait watch serve migrate config completion version' -a provision -d 'Provision a runtime from a runtime file'
-complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait watch serve migrate config completion version' -a deprovision -d 'Deprovision a runtime'
-complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait watch serve migrate config completion version' -a upgrade-shoot -d 'Upgrade a runtime\'s shoot from an upgrade file'
-complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait watch serve migrate config completion version' -a hibernate -d 'Hibernate a runtime\'s cluster'
-complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait watch serve migrate config completion version' -a wake-up -d 'Wake up a hibernated runtime\'s cluster'
-complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait watch serve migrate config completion version' -a upgrade-kyma -d 'Upgrade a runtime\'s Kyma from a Kyma file (UpgradeRuntimeInput)'
-complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait watch serve migrate config completion version' -a rollback-kyma -d 'Make the Kyma config before the last upgrade active again (store only)'
-complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait watch serve migrate config completion version' -a protect -d 'Protect a runtime against deprovisioning (store only)'
-complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait watch serve migrate config completion version' -a unprotect -d 'Allow a protected runtime to be deprovisioned again (store only)'
-complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait watch serve migrate config completion version' -a status -d 'Show a runtime, its configuration and its last operation'
-complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait watch serve migrate config completion version' -a operation -d 'Show one operation'
-complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait watch serve migrate config completion version' -a list -d 'List runtimes with their last operation'
-complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait watch serve migrate config completion version' -a history -d 'Show every operation of a runtime with its stage transitions'
-complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait watch serve migrate config completion version' -a kubeconfig -d 'Print an admin kubeconfig for a runtime (requested from Gardener)'
-complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait watch serve migrate config completion version' -a plan -d 'Show the Shoot that provision would create, or the change an upgrade would make'
-complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait watch serve migrate config completion version' -a diff -d 'Show where runtimes\' live shoots differ from what kprov applied (drift)'
-complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait watch serve migrate config completion version' -a wait -d 'Wait for an operation to end'
-complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait watch serve migrate config completion version' -a watch -d 'Run the engine\'s workers until SIGINT/SIGTERM'
-complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait watch serve migrate config completion version' -a serve -d 'Serve the GraphQL API, with the engine\'s workers, metrics and health'
-complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait watch serve migrate config completion version' -a migrate -d 'Create or upgrade the store\'s schema'
-complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait watch serve migrate config completion version' -a config -d 'Show the effective configuration and where each value came from'
-complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait watch serve migrate config completion version' -a completion -d 'Print a shell completion script (bash, zsh, fish)'
-complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait watch serve migrate config completion version' -a version -d 'Print kprov\'s version'
+complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait cancel watch serve migrate config completion version' -a provision -d 'Provision a runtime from a runtime file'
+complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait cancel watch serve migrate config completion version' -a deprovision -d 'Deprovision a runtime'
+complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait cancel watch serve migrate config completion version' -a upgrade-shoot -d 'Upgrade a runtime\'s shoot from an upgrade file'
+complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait cancel watch serve migrate config completion version' -a hibernate -d 'Hibernate a runtime\'s cluster'
+complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait cancel watch serve migrate config completion version' -a wake-up -d 'Wake up a hibernated runtime\'s cluster'
+complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait cancel watch serve migrate config completion version' -a upgrade-kyma -d 'Upgrade a runtime\'s Kyma from a Kyma file (UpgradeRuntimeInput)'
+complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait cancel watch serve migrate config completion version' -a rollback-kyma -d 'Make the Kyma config before the last upgrade active again (store only)'
+complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait cancel watch serve migrate config completion version' -a protect -d 'Protect a runtime against deprovisioning (store only)'
+complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait cancel watch serve migrate config completion version' -a unprotect -d 'Allow a protected runtime to be deprovisioned again (store only)'
+complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait cancel watch serve migrate config completion version' -a status -d 'Show a runtime, its configuration and its last operation'
+complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait cancel watch serve migrate config completion version' -a operation -d 'Show one operation'
+complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait cancel watch serve migrate config completion version' -a list -d 'List runtimes with their last operation'
+complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait cancel watch serve migrate config completion version' -a history -d 'Show every operation of a runtime with its stage transitions'
+complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait cancel watch serve migrate config completion version' -a kubeconfig -d 'Print an admin kubeconfig for a runtime (requested from Gardener)'
+complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait cancel watch serve migrate config completion version' -a plan -d 'Show the Shoot that provision would create, or the change an upgrade would make'
+complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait cancel watch serve migrate config completion version' -a diff -d 'Show where runtimes\' live shoots differ from what kprov applied (drift)'
+complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait cancel watch serve migrate config completion version' -a wait -d 'Drive an operation to its end in this process, showing progress'
+complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait cancel watch serve migrate config completion version' -a cancel -d 'End an operation in progress as Failed, leaving Gardener as it is'
+complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait cancel watch serve migrate config completion version' -a watch -d 'Run the engine\'s workers until SIGINT/SIGTERM'
+complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait cancel watch serve migrate config completion version' -a serve -d 'Serve the GraphQL API, with the engine\'s workers, metrics and health'
+complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait cancel watch serve migrate config completion version' -a migrate -d 'Create or upgrade the store\'s schema'
+complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait cancel watch serve migrate config completion version' -a config -d 'Show the effective configuration and where each value came from'
+complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait cancel watch serve migrate config completion version' -a completion -d 'Print a shell completion script (bash, zsh, fish)'
+complete -c kprov -n 'not __fish_seen_subcommand_from provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan diff wait cancel watch serve migrate config completion version' -a version -d 'Print kprov\'s version'
 
 # Global options
 complete -c kprov -s h -l help -d 'Print this help message and exit'
@@ -57,38 +58,38 @@ complete -c kprov -s v -l verbose -d 'More detail'
 # kprov provision
 complete -c kprov -n '__fish_seen_subcommand_from provision' -s f -l file -r -F -d 'Runtime file'
 complete -c kprov -n '__fish_seen_subcommand_from provision' -l wait -d 'Drive the operation to its end in this process'
-complete -c kprov -n '__fish_seen_subcommand_from provision' -l timeout -x -d 'Stop waiting after DUR'
+complete -c kprov -n '__fish_seen_subcommand_from provision' -l timeout -x -d 'Stop driving after DUR'
 complete -c kprov -n '__fish_seen_subcommand_from provision' -l dry-run -d 'Validate and show what would happen'
 
 # kprov deprovision
 complete -c kprov -n '__fish_seen_subcommand_from deprovision' -x -a '(__kprov_ids runtime)' -d 'The runtime'
 complete -c kprov -n '__fish_seen_subcommand_from deprovision' -l wait -d 'Drive the operation to its end in this process'
-complete -c kprov -n '__fish_seen_subcommand_from deprovision' -l timeout -x -d 'Stop waiting after DUR'
+complete -c kprov -n '__fish_seen_subcommand_from deprovision' -l timeout -x -d 'Stop driving after DUR'
 complete -c kprov -n '__fish_seen_subcommand_from deprovision' -s y -l yes -d 'Do not ask for confirmation'
 
 # kprov upgrade-shoot
 complete -c kprov -n '__fish_seen_subcommand_from upgrade-shoot' -x -a '(__kprov_ids runtime)' -d 'The runtime'
 complete -c kprov -n '__fish_seen_subcommand_from upgrade-shoot' -s f -l file -r -F -d 'Upgrade file'
 complete -c kprov -n '__fish_seen_subcommand_from upgrade-shoot' -l wait -d 'Drive the operation to its end in this process'
-complete -c kprov -n '__fish_seen_subcommand_from upgrade-shoot' -l timeout -x -d 'Stop waiting after DUR'
+complete -c kprov -n '__fish_seen_subcommand_from upgrade-shoot' -l timeout -x -d 'Stop driving after DUR'
 complete -c kprov -n '__fish_seen_subcommand_from upgrade-shoot' -l dry-run -d 'Validate and show what would happen'
 complete -c kprov -n '__fish_seen_subcommand_from upgrade-shoot' -l detailed-exitcode -d 'With --dry-run'
 
 # kprov hibernate
 complete -c kprov -n '__fish_seen_subcommand_from hibernate' -x -a '(__kprov_ids runtime)' -d 'The runtime'
 complete -c kprov -n '__fish_seen_subcommand_from hibernate' -l wait -d 'Drive the operation to its end in this process'
-complete -c kprov -n '__fish_seen_subcommand_from hibernate' -l timeout -x -d 'Stop waiting after DUR'
+complete -c kprov -n '__fish_seen_subcommand_from hibernate' -l timeout -x -d 'Stop driving after DUR'
 
 # kprov wake-up
 complete -c kprov -n '__fish_seen_subcommand_from wake-up' -x -a '(__kprov_ids runtime)' -d 'The runtime'
 complete -c kprov -n '__fish_seen_subcommand_from wake-up' -l wait -d 'Drive the operation to its end in this process'
-complete -c kprov -n '__fish_seen_subcommand_from wake-up' -l timeout -x -d 'Stop waiting after DUR'
+complete -c kprov -n '__fish_seen_subcommand_from wake-up' -l timeout -x -d 'Stop driving after DUR'
 
 # kprov upgrade-kyma
 complete -c kprov -n '__fish_seen_subcommand_from upgrade-kyma' -x -a '(__kprov_ids runtime)' -d 'The runtime'
 complete -c kprov -n '__fish_seen_subcommand_from upgrade-kyma' -s f -l file -r -F -d 'Kyma file'
 complete -c kprov -n '__fish_seen_subcommand_from upgrade-kyma' -l wait -d 'Drive the operation to its end in this process'
-complete -c kprov -n '__fish_seen_subcommand_from upgrade-kyma' -l timeout -x -d 'Stop waiting after DUR'
+complete -c kprov -n '__fish_seen_subcommand_from upgrade-kyma' -l timeout -x -d 'Stop driving after DUR'
 
 # kprov rollback-kyma
 complete -c kprov -n '__fish_seen_subcommand_from rollback-kyma' -x -a '(__kprov_ids runtime)' -d 'The runtime'
@@ -129,8 +130,12 @@ complete -c kprov -n '__fish_seen_subcommand_from diff' -x -a '(__kprov_ids runt
 complete -c kprov -n '__fish_seen_subcommand_from diff' -l all -d 'Every runtime that is not deprovisioned'
 
 # kprov wait
-complete -c kprov -n '__fish_seen_subcommand_from wait' -x -a '(__kprov_ids operation)' -d 'The operation to wait for'
-complete -c kprov -n '__fish_seen_subcommand_from wait' -l timeout -x -d 'Give up waiting after DUR'
+complete -c kprov -n '__fish_seen_subcommand_from wait' -x -a '(__kprov_ids operation)' -d 'The operation to drive'
+complete -c kprov -n '__fish_seen_subcommand_from wait' -l timeout -x -d 'Stop after DUR'
+
+# kprov cancel
+complete -c kprov -n '__fish_seen_subcommand_from cancel' -x -a '(__kprov_ids operation)' -d 'The operation to end'
+complete -c kprov -n '__fish_seen_subcommand_from cancel' -l force -d 'Cancel even while another process holds the operation\'s lease'
 
 # kprov watch
 complete -c kprov -n '__fish_seen_subcommand_from watch' -l workers -x -d 'Worker threads'

@@ -310,6 +310,11 @@ public:
                                            std::chrono::milliseconds ttl) override {
         return m_inner.claim(operation_id, owner, now, ttl);
     }
+    std::optional<engine::Operation> take_over(const std::string& operation_id,
+                                               const std::string& owner, Timestamp now,
+                                               std::chrono::milliseconds ttl) override {
+        return m_inner.take_over(operation_id, owner, now, ttl);
+    }
     bool renew(const std::string& operation_id, const std::string& owner, Timestamp now,
                std::chrono::milliseconds ttl) override {
         return m_inner.renew(operation_id, owner, now, ttl);

@@ -7,6 +7,7 @@
 #include "gardener/gardener_client.hpp"
 #include "gardener/kubeconfig.hpp"
 
+#include <chrono>
 #include <mutex>
 #include <set>
 
@@ -31,14 +32,108 @@ std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx, int co
     return stores::open_store(settings.store_url, options);
 }
 
+std::string ways_to_set(std::string_view key) {
+    const config::SettingSpec* spec = config::find_setting(key);
+    if (spec == nullptr)
+        return "config key " + std::string(key);
+    std::string ways = config::flag_name(*spec) + ", ";
+    if (!spec->env.empty())
+        ways += std::string(spec->env) + " or ";
+    return ways + "config key " + std::string(key);
+}
+
+namespace {
+
+const config::Entry* entry_of(Context& ctx, std::string_view key) {
+    for (const auto& entry : ctx.config().entries)
+        if (entry.key == key)
+            return &entry;
+    return nullptr;
+}
+
+// "(set by APP_GARDENER_KUBECONFIG_PATH)", "(the default)": where a value came from.
+std::string origin_of(Context& ctx, std::string_view key) {
+    const config::Entry* entry = entry_of(ctx, key);
+    if (entry == nullptr || entry->origin == config::Origin::Default || entry->source.empty())
+        return "the default";
+    return "set by " + entry->source;
+}
+
+// The Gardener kubeconfig as the settings name it; ConfigError naming the ways to set it.
+gardener::Kubeconfig gardener_kubeconfig(Context& ctx) {
+    const auto& path = ctx.config().settings.gardener_kubeconfig_path;
+    const config::Entry* entry = entry_of(ctx, "gardener.kubeconfig_path");
+    const bool unset = entry == nullptr || entry->origin == config::Origin::Default;
+    try {
+        return gardener::load_kubeconfig(path);
+    } catch (const ConfigError& e) {
+        if (unset)
+            throw ConfigError("no Gardener kubeconfig set (the default " + path +
+                              " cannot be used: " + e.what() + "): give " +
+                              ways_to_set("gardener.kubeconfig_path"));
+        throw ConfigError(std::string(e.what()) + " (the Gardener kubeconfig, " +
+                          origin_of(ctx, "gardener.kubeconfig_path") + "; change " +
+                          ways_to_set("gardener.kubeconfig_path") + ")");
+    }
+}
+
+} // namespace
+
+std::string configured_project(Context& ctx) {
+    const config::Entry* entry = entry_of(ctx, "gardener.project");
+    if (entry == nullptr || entry->origin == config::Origin::Default)
+        throw ConfigError("no Gardener project set: give " + ways_to_set("gardener.project") +
+                          " (shoots live in the namespace garden-<project>)");
+    return ctx.config().settings.gardener_project;
+}
+
 std::shared_ptr<gardener::GardenerClient> open_gardener(Context& ctx) {
     const auto& settings = ctx.config().settings;
     gardener::ClientOptions options;
     options.qps = settings.gardener_qps;
     options.burst = settings.gardener_burst;
-    return std::make_shared<gardener::GardenerClient>(
-        gardener::load_kubeconfig(settings.gardener_kubeconfig_path), settings.gardener_project,
-        options);
+    auto kubeconfig = gardener_kubeconfig(ctx);
+    return std::make_shared<gardener::GardenerClient>(std::move(kubeconfig),
+                                                      settings.gardener_project, options);
+}
+
+void check_gardener_answers(Context& ctx) {
+    // One check per process and kubeconfig: `serve` and a bulk command ask once.
+    static std::mutex mutex;
+    static std::set<std::string> answered;
+    const std::string path = ctx.config().settings.gardener_kubeconfig_path;
+    std::lock_guard lock(mutex);
+    if (answered.count(path) != 0)
+        return;
+    auto kubeconfig = gardener_kubeconfig(ctx);
+    const std::string server = kubeconfig.server;
+    gardener::ClientOptions options;
+    options.connect_timeout = std::chrono::seconds(4);
+    options.request_timeout = std::chrono::seconds(8);
+    options.retry.max_attempts = 1;
+    options.label = "gardener";
+    options.component = "k8s client - gardener";
+    gardener::GardenerClient client(std::move(kubeconfig), ctx.config().settings.gardener_project,
+                                    options);
+    const std::string change = "; change the kubeconfig (" +
+                               origin_of(ctx, "gardener.kubeconfig_path") + ") with " +
+                               ways_to_set("gardener.kubeconfig_path");
+    try {
+        // The cheapest request that needs the project's credentials: one shoot at most.
+        client.kube().get(client.shoots_path() + "?limit=1");
+    } catch (const RemoteError& e) {
+        const int status = e.http_status();
+        if (status == 401 || status == 403)
+            throw ConfigError("Gardener at " + server + " refused the credentials of kubeconfig " +
+                              path + " (HTTP " + std::to_string(status) +
+                              (status == 403 ? ", no access to project " + client.project() : "") +
+                              "); nothing was written" + change);
+        if (status == 0)
+            throw ConfigError("Gardener at " + server + " (from kubeconfig " + path +
+                              ") does not answer: " + e.what() + "; nothing was written" + change);
+        // Any other answer comes from a server that is there; the operation reports the rest.
+    }
+    answered.insert(path);
 }
 
 CompassIds::CompassIds(Context& ctx) {

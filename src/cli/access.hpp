@@ -7,6 +7,8 @@
 #include "stores/open_store.hpp"
 
 #include <memory>
+#include <string>
+#include <string_view>
 
 namespace kprov::gardener {
 class GardenerClient;
@@ -20,8 +22,24 @@ namespace kprov::cli {
 std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx, int connections = 4);
 
 /// A Gardener client for garden-<project>, from APP_GARDENER_KUBECONFIG_PATH (or
-/// --gardener-kubeconfig). Throws ConfigError naming the file when it cannot be used.
+/// --gardener-kubeconfig). Throws ConfigError naming the file and the flag, variable and config
+/// key to change when it cannot be used, or when no kubeconfig was set at all.
 std::shared_ptr<gardener::GardenerClient> open_gardener(Context& ctx);
+
+/// Fails fast, before anything is written: one cheap request (a one-item list of the project's
+/// shoots, 4 s to connect, 8 s in all, no retry) to the Gardener API with the configured
+/// credentials. Throws ConfigError naming the kubeconfig, the server and the settings to change
+/// when nothing answers or the answer is 401/403; any other answer counts as an answer. Done
+/// once per process and kubeconfig. Thread-safe.
+void check_gardener_answers(Context& ctx);
+
+/// The configured Gardener project; ConfigError "no Gardener project set" naming the flag, the
+/// variable and the config key when it was never set (its default names no real project).
+std::string configured_project(Context& ctx);
+
+/// "--gardener-kubeconfig, APP_GARDENER_KUBECONFIG_PATH or config key gardener.kubeconfig_path":
+/// every way to set the setting `key`, for messages.
+std::string ways_to_set(std::string_view key);
 
 /// compassRuntimeID as the API answers it (engine::compass_runtime_id): `runtime_id` while
 /// Director registration is on and configured, else nullopt. A Director configuration that

@@ -45,7 +45,8 @@ constexpr CommandInfo k_commands[] = {
     {"kubeconfig", "Print an admin kubeconfig for a runtime (requested from Gardener)"},
     {"plan", "Show the Shoot that provision would create, or the change an upgrade would make"},
     {"diff", "Show where runtimes' live shoots differ from what kprov applied (drift)"},
-    {"wait", "Wait for an operation to end"},
+    {"wait", "Drive an operation to its end in this process, showing progress"},
+    {"cancel", "End an operation in progress as Failed, leaving Gardener as it is"},
     {"watch", "Run the engine's workers until SIGINT/SIGTERM"},
     {"serve", "Serve the GraphQL API, with the engine's workers, metrics and health"},
     {"migrate", "Create or upgrade the store's schema"},
@@ -100,6 +101,19 @@ std::string global_footer() {
            "5m, 1h30m.\nSee kprov(1) for every command, option and environment variable.";
 }
 
+const char* k_cancel_footer =
+    "Ends the operation as Failed with the message \"cancelled by USER@HOST\" (also in kprov "
+    "history), releases its lease and changes nothing in Gardener: a shoot being created or "
+    "deleted goes on there. The runtime can then be deprovisioned, or the request retried.\n"
+    "Refused (exit 5, naming the holder) while another process holds the operation's lease; "
+    "stop that process first, or add --force.";
+
+const char* k_wait_footer =
+    "Drives the operation in this process (as --wait does): it runs the operation's stages, "
+    "following Gardener until the operation ends, and records each step in the store. Without "
+    "`kprov wait`, `kprov watch` or `kprov serve` on this store nobody does that bookkeeping. "
+    "When another process drives the operation, wait follows it.";
+
 int report(std::ostream& err, const std::string& message, int code) {
     err << "kprov: error: " << visible(message, true) << '\n';
     return code;
@@ -121,9 +135,11 @@ void add_operation_options(CLI::App& cmd, const std::string& name, OperationArgs
         return; // a store change: nothing to wait for
     cmd.add_flag("--wait", args.wait,
                  "Drive the operation to its end in this process, showing progress; exit 0 on "
-                 "success, 3 on failure");
+                 "success, 3 on failure. Without it, the operation runs here until its first "
+                 "wait on Gardener");
     cmd.add_option("--timeout", args.timeout,
-                   "Stop waiting after DUR, with --wait (exit 4; the operation goes on)")
+                   "Stop driving after DUR, with --wait (exit 4; Gardener goes on, kprov wait "
+                   "OPERATION_ID finishes the bookkeeping)")
         ->type_name("DUR");
     if (name == "provision" || name == "upgrade-shoot")
         cmd.add_flag("--dry-run", args.dry_run,
@@ -361,14 +377,28 @@ void build_app(CLI::App& app, Parsed& p) {
                 };
             });
         } else if (name == "wait") {
-            cmd->add_option("OPERATION_ID", wait_args.operation_id, "The operation to wait for")
+            cmd->add_option("OPERATION_ID", wait_args.operation_id, "The operation to drive")
                 ->required();
             cmd->add_option("--timeout", wait_args.timeout,
-                            "Give up waiting after DUR (exit 4; the operation goes on)")
+                            "Stop after DUR (exit 4; Gardener goes on, kprov wait again "
+                            "finishes the bookkeeping)")
                 ->type_name("DUR");
+            cmd->footer(k_wait_footer);
             cmd->callback([&] {
                 action = [&](Context& c) {
                     return cmd_wait(c, wait_args);
+                };
+            });
+        } else if (name == "cancel") {
+            auto cancel_args = std::make_shared<CancelArgs>();
+            cmd->add_option("OPERATION_ID", cancel_args->operation_id, "The operation to end")
+                ->required();
+            cmd->add_flag("--force", cancel_args->force,
+                          "Cancel even while another process holds the operation's lease");
+            cmd->footer(k_cancel_footer);
+            cmd->callback([&, cancel_args] {
+                action = [cancel_args](Context& c) {
+                    return cmd_cancel(c, *cancel_args);
                 };
             });
         } else if (name == "watch") {

@@ -51,8 +51,8 @@ template <typename Call> auto about_file(const std::string& file, Call call) {
 std::string required_tenant(Context& ctx) {
     const auto& tenant = ctx.config().settings.tenant;
     if (!tenant || tenant->empty())
-        throw UsageError("provision needs a tenant (global account): give --tenant ID or set "
-                         "KPROV_TENANT");
+        throw UsageError("provision needs a tenant (global account): give " +
+                         ways_to_set("tenant"));
     return *tenant;
 }
 
@@ -69,10 +69,8 @@ int after_start(Context& ctx, EngineAccess& access, const engine::StartedOperati
                       << " was made by this same request; its provisioning operation " << op.id
                       << " is " << engine::to_api(op.state) << ", and nothing new was started\n";
     }
-    if (!args.wait) {
-        print_operation(ctx.out(), op, output_format(ctx), started.compass_runtime_id);
-        return k_exit_ok;
-    }
+    if (!args.wait)
+        return drive_until_first_wait(ctx, access, op.id);
     if (!ctx.global().quiet)
         ctx.err() << engine::to_api(op.type) << " operation " << op.id << " of runtime "
                   << started.runtime_id << " started\n";
@@ -85,9 +83,8 @@ using StartCall = std::function<engine::StartedOperation(EngineAccess&, const st
 
 int start_on_runtime(Context& ctx, const OperationArgs& args, std::optional<Duration> timeout,
                      const StartCall& call) {
+    check_gardener_answers(ctx); // an unusable Gardener is reported before anything is written
     EngineAccess access(ctx);
-    if (args.wait)
-        access.gardener(); // an unusable Gardener kubeconfig is reported before anything starts
     const auto started = call(access, args.runtime_id, access.request());
     return after_start(ctx, access, started, args, timeout);
 }
@@ -188,6 +185,7 @@ int provision_dry_run(Context& ctx, const engine::ProvisionInput& input, const s
 
 int cmd_provision(Context& ctx, const OperationArgs& args) {
     const auto timeout = check_flags(args);
+    configured_project(ctx); // its default names no project: "no project set", not "too long"
     std::optional<LifecycleSpec> lifecycle;
     const auto input = about_file(args.file, [&] {
         auto document = read_runtime_file(args.file);
@@ -198,9 +196,8 @@ int cmd_provision(Context& ctx, const OperationArgs& args) {
     required_tenant(ctx);
     if (args.dry_run)
         return provision_dry_run(ctx, input, args.file);
+    check_gardener_answers(ctx); // as in start_on_runtime
     EngineAccess access(ctx);
-    if (args.wait)
-        access.gardener(); // as in start_on_runtime
     const auto started =
         about_file(args.file, [&] { return access.service().provision(input, access.request()); });
     if (lifecycle)

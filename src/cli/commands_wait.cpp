@@ -10,6 +10,7 @@
 #include "engine/sleeper.hpp"
 #include "gardener/gardener_client.hpp"
 
+#include <csignal>
 #include <ostream>
 #include <spdlog/spdlog.h>
 #include <thread>
@@ -52,31 +53,40 @@ std::string shoot_of(engine::Store& store, const engine::Operation& op) {
     return runtime ? runtime->gardener.name : std::string();
 }
 
+// What finishes an operation that this process stops driving while Gardener goes on.
+std::string who_finishes(const std::string& operation_id) {
+    return "Gardener goes on, and nothing records the operation's progress until `kprov wait " +
+           operation_id + "` (or a `kprov watch` or `kprov serve` on this store) drives it";
+}
+
+int report_failed(Context& ctx, const engine::Operation& op) {
+    const std::string& message = op.last_error.message.empty() ? op.message : op.last_error.message;
+    ctx.err() << "kprov: error: " << engine::to_api(op.type) << " operation " << op.id
+              << " failed: " << message;
+    if (!op.last_error.reason.empty())
+        ctx.err() << " (reason " << op.last_error.reason << ", component "
+                  << op.last_error.component << ")";
+    ctx.err() << '\n';
+    return k_exit_operation_failed;
+}
+
 int report_end(Context& ctx, const engine::DriveResult& result, std::optional<Duration> timeout,
-               bool interrupted) {
+               int signal_number) {
     const engine::Operation& op = result.operation;
     print_operation(ctx.out(), op, output_format(ctx), CompassIds(ctx)(op.cluster_id));
     if (op.state == engine::OperationState::Succeeded)
         return k_exit_ok;
-    if (op.state == engine::OperationState::Failed) {
-        const std::string& message =
-            op.last_error.message.empty() ? op.message : op.last_error.message;
-        ctx.err() << "kprov: error: " << engine::to_api(op.type) << " operation " << op.id
-                  << " failed: " << message;
-        if (!op.last_error.reason.empty())
-            ctx.err() << " (reason " << op.last_error.reason << ", component "
-                      << op.last_error.component << ")";
-        ctx.err() << '\n';
-        return k_exit_operation_failed;
-    }
-    if (interrupted) {
-        ctx.err() << "kprov: interrupted: operation " << op.id << " is still in progress at stage "
-                  << op.stage << "; resume waiting with: kprov wait " << op.id << '\n';
-        return k_exit_interrupted;
+    if (op.state == engine::OperationState::Failed)
+        return report_failed(ctx, op);
+    if (signal_number != 0) {
+        ctx.err() << "kprov: "
+                  << (signal_number == SIGTERM ? "terminated (SIGTERM)" : "interrupted")
+                  << ": operation " << op.id << " is still in progress at stage " << op.stage
+                  << ", and this process no longer holds it; " << who_finishes(op.id) << '\n';
+        return signal_number == SIGTERM ? k_exit_terminated : k_exit_interrupted;
     }
     ctx.err() << "kprov: --timeout " << format_duration(timeout.value_or(Duration::zero()))
-              << " reached at stage " << op.stage << "; the operation goes on: kprov wait " << op.id
-              << '\n';
+              << " reached at stage " << op.stage << "; " << who_finishes(op.id) << '\n';
     return k_exit_timeout;
 }
 
@@ -108,7 +118,8 @@ int wait_for_operation(Context& ctx, EngineAccess& access, const std::string& op
         installations->set_on_change([&sleeper] { sleeper.wake(); });
 
     const bool show = !ctx.global().quiet;
-    ProgressDisplay progress(ctx.err(), is_terminal(ctx.err()), access.clock());
+    const bool terminal = is_terminal(ctx.err());
+    ProgressDisplay progress(ctx.err(), terminal, access.clock(), terminal ? terminal_width() : 0);
     std::stop_source stop;
     engine::DriveOptions options;
     options.stop = stop.get_token();
@@ -121,20 +132,40 @@ int wait_for_operation(Context& ctx, EngineAccess& access, const std::string& op
         };
 
     engine::DriveResult result;
-    bool interrupted = false;
+    int signal_number = 0;
     {
         InterruptScope interrupt(stop, [&progress, show] {
             if (show)
                 progress.tick();
         });
         result = access.executor().drive(operation_id, access.owner(), sleeper, options);
-        interrupted = interrupt.interrupted();
+        signal_number = interrupt.signal_number();
     }
     waker.reset();
     if (installations)
         installations->set_on_change({});
     progress.finish();
-    return report_end(ctx, result, timeout, interrupted);
+    return report_end(ctx, result, timeout, signal_number);
+}
+
+int drive_until_first_wait(Context& ctx, EngineAccess& access, const std::string& operation_id) {
+    const engine::PassResult pass = access.executor().run_operation(operation_id, access.owner());
+    const engine::Operation& op = pass.operation;
+    print_operation(ctx.out(), op, output_format(ctx), CompassIds(ctx)(op.cluster_id));
+    if (op.state == engine::OperationState::Failed)
+        return report_failed(ctx, op);
+    if (op.state != engine::OperationState::InProgress || ctx.global().quiet)
+        return k_exit_ok;
+    ctx.err() << "kprov: " << engine::to_api(op.type) << " operation " << op.id;
+    if (pass.outcome == engine::PassOutcome::NotClaimed && op.lease)
+        ctx.err() << " is driven by " << op.lease->owner << " (at stage " << op.stage << ")\n";
+    else
+        ctx.err() << " is at stage " << op.stage
+                  << (pass.error.empty()
+                          ? ""
+                          : " (its last try failed and is retried: " + pass.error + ")")
+                  << "; " << who_finishes(op.id) << '\n';
+    return k_exit_ok;
 }
 
 int cmd_wait(Context& ctx, const WaitArgs& args) {

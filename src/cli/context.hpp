@@ -77,6 +77,11 @@ struct WaitArgs {
     std::optional<std::string> timeout;
 };
 
+struct CancelArgs {
+    std::string operation_id;
+    bool force = false; ///< --force: even while another process holds its lease
+};
+
 struct WatchArgs {
     std::optional<int> workers; ///< --workers N; default KPROV_WORKERS
 };
@@ -119,6 +124,7 @@ int cmd_wake_up(Context& ctx, const OperationArgs& args);
 int cmd_upgrade_kyma(Context& ctx, const OperationArgs& args);
 int cmd_rollback_kyma(Context& ctx, const OperationArgs& args);
 int cmd_wait(Context& ctx, const WaitArgs& args);
+int cmd_cancel(Context& ctx, const CancelArgs& args);
 int cmd_watch(Context& ctx, const WatchArgs& args);
 int cmd_status(Context& ctx, const ReadArgs& args);
 int cmd_operation(Context& ctx, const ReadArgs& args);

@@ -16,10 +16,13 @@ constexpr ExitCodeText k_exit_codes[] = {
     {1, "error"},
     {2, "usage error"},
     {3, "the operation failed"},
-    {4, "--timeout reached (the operation goes on; `kprov wait OPERATION_ID` resumes waiting)"},
-    {5, "refused: another operation of that runtime is in progress"},
+    {4, "--timeout reached (Gardener goes on; `kprov wait OPERATION_ID`, or any `kprov watch` or "
+        "`kprov serve` on this store, finishes the operation's bookkeeping)"},
+    {5, "refused: another operation of that runtime is in progress (cancel: another process "
+        "holds the operation)"},
     {6, "kprov diff: differences found"},
-    {130, "interrupted while waiting (the operation goes on; `kprov wait OPERATION_ID` resumes)"},
+    {130, "interrupted (SIGINT) while waiting (as for 4)"},
+    {143, "terminated (SIGTERM) while waiting (as for 4)"},
 };
 
 // What --detailed-exitcode makes of 2 (terraform's convention).
@@ -32,7 +35,7 @@ struct Help {
     std::vector<int> exit_codes;
 };
 
-const std::vector<int> k_operation_codes = {0, 1, 2, 3, 4, 5, 130};
+const std::vector<int> k_operation_codes = {0, 1, 2, 3, 4, 5, 130, 143};
 const std::vector<int> k_read_codes = {0, 1, 2};
 
 const std::map<std::string, Help, std::less<>>& helps() {
@@ -42,7 +45,7 @@ const std::map<std::string, Help, std::less<>>& helps() {
          {{"kprov provision -f examples/gcp.yaml --wait",
            "kprov provision -f examples/aws.yaml --dry-run",
            "kprov provision -f rt.json -o name --tenant ga-1 --sub-account sa-1"},
-          {0, 1, 2, 3, 4, 130}}},
+          {0, 1, 2, 3, 4, 130, 143}}},
         {"deprovision",
          {{"kprov deprovision 3c8c2d4e-5b1a-4f7e-9a61-0d2f8e6b7a10",
            "kprov deprovision 3c8c2d4e-5b1a-4f7e-9a61-0d2f8e6b7a10 --yes --wait --timeout 30m"},
@@ -115,7 +118,11 @@ const std::map<std::string, Help, std::less<>>& helps() {
         {"wait",
          {{"kprov wait b1e0f5a2-7c3d-4e8f-a9b6-2c4d6e8f0a13",
            "kprov wait b1e0f5a2-7c3d-4e8f-a9b6-2c4d6e8f0a13 --timeout 20m -q"},
-          {0, 1, 2, 3, 4, 130}}},
+          {0, 1, 2, 3, 4, 130, 143}}},
+        {"cancel",
+         {{"kprov cancel b1e0f5a2-7c3d-4e8f-a9b6-2c4d6e8f0a13",
+           "kprov cancel b1e0f5a2-7c3d-4e8f-a9b6-2c4d6e8f0a13 --force"},
+          {0, 1, 2, 5}}},
         {"watch",
          {{"kprov watch", "kprov watch --workers 8 --log-level debug",
            "kprov watch --store postgres://kprov:pw@db:5432/provisioner"},

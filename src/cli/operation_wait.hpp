@@ -14,18 +14,29 @@ class EngineAccess;
 
 /// Exit code of a wait that SIGINT ended (128 + SIGINT, as shells report it).
 inline constexpr int k_exit_interrupted = 130;
+/// Exit code of a wait that SIGTERM ended (128 + SIGTERM).
+inline constexpr int k_exit_terminated = 143;
 
 /// The --timeout DUR value; nullopt when not given. Throws UsageError when DUR is not a Go
 /// duration.
 std::optional<Duration> parse_timeout(const std::optional<std::string>& text);
 
-/// Drives `operation_id` with Executor::drive until it ends, `timeout` passes or SIGINT
-/// arrives, following another worker that holds it. Progress goes to stderr (not with -q);
-/// a watch on the runtime's shoot wakes the driver at each change. Prints the operation as it
-/// then stands on stdout, and returns 0 (Succeeded), 3 (Failed, lastError on stderr), 4
-/// (timeout; the operation goes on) or 130 (SIGINT). Throws NotFound for an unknown operation,
-/// StoreError, and ConfigError when Gardener cannot be opened.
+/// Drives `operation_id` with Executor::drive until it ends, `timeout` passes or SIGINT/SIGTERM
+/// arrives, following another worker that holds it. Progress goes to stderr
+/// (not with -q); a watch on the runtime's shoot wakes the driver at each change. Prints the
+/// operation as it then stands on stdout, and returns 0 (Succeeded), 3 (Failed, lastError on
+/// stderr), 4 (timeout), 130 (SIGINT) or 143 (SIGTERM); the last three say on stderr what
+/// finishes the operation now (the lease is released after every pass, so anyone can at once).
+/// Throws NotFound for an unknown operation, StoreError, and ConfigError when Gardener cannot
+/// be opened.
 int wait_for_operation(Context& ctx, EngineAccess& access, const std::string& operation_id,
                        std::optional<Duration> timeout);
+
+/// The operation commands without --wait: one pass of the operation here, which runs its
+/// stages until the first that waits for Gardener (a provisioning creates its shoot), then
+/// prints the operation on stdout and, on stderr, what finishes it (`kprov wait`, `watch`,
+/// `serve`). Returns 0, or 3 when the operation failed in that pass. Throws as
+/// wait_for_operation.
+int drive_until_first_wait(Context& ctx, EngineAccess& access, const std::string& operation_id);
 
 } // namespace kprov::cli

@@ -5,10 +5,13 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <fcntl.h>
 #include <iostream>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
+#include <vector>
 
 namespace kprov::cli {
 namespace {
@@ -18,11 +21,11 @@ constexpr const char* k_clear_line = "\r\033[2K";
 // The write end of the self-pipe, for the signal handler.
 std::atomic<int> g_interrupt_fd{-1};
 
-extern "C" void on_sigint(int) {
+extern "C" void on_interrupt(int sig) {
     const int saved = errno;
     const int fd = g_interrupt_fd.load();
     if (fd >= 0) {
-        const char c = 'i';
+        const char c = sig == SIGTERM ? 't' : 'i';
         [[maybe_unused]] const auto ignored = write(fd, &c, 1);
     }
     errno = saved;
@@ -52,6 +55,31 @@ bool is_terminal(const std::ostream& err) {
     return &err == &std::cerr && isatty(STDERR_FILENO) == 1;
 }
 
+int terminal_width() {
+    winsize size = {};
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
+        return size.ws_col;
+    if (const char* columns = std::getenv("COLUMNS"); columns != nullptr) {
+        const int n = std::atoi(columns);
+        if (n > 0 && n < 10'000)
+            return n;
+    }
+    return 0;
+}
+
+std::string fit_columns(const std::string& text, int columns) {
+    if (columns <= 0)
+        return text;
+    // Byte offsets of the code points: a continuation byte (10xxxxxx) starts none.
+    std::vector<std::size_t> starts;
+    for (std::size_t i = 0; i < text.size(); ++i)
+        if ((static_cast<unsigned char>(text[i]) & 0xC0U) != 0x80U)
+            starts.push_back(i);
+    if (starts.size() <= static_cast<std::size_t>(columns))
+        return text;
+    return text.substr(0, starts[static_cast<std::size_t>(columns - 1)]) + "…";
+}
+
 std::string format_elapsed(std::chrono::seconds elapsed) {
     const long long total = std::max<long long>(0, elapsed.count());
     const long long h = total / 3600, m = total / 60 % 60, s = total % 60;
@@ -65,10 +93,11 @@ std::string format_elapsed(std::chrono::seconds elapsed) {
     return text;
 }
 
-ProgressDisplay::ProgressDisplay(std::ostream& err, bool terminal, const Clock& clock)
+ProgressDisplay::ProgressDisplay(std::ostream& err, bool terminal, const Clock& clock, int width)
     : m_err(err)
     , m_terminal(terminal)
-    , m_clock(clock) {}
+    , m_clock(clock)
+    , m_width(width) {}
 
 std::string ProgressDisplay::line() const {
     const auto& op = *m_operation;
@@ -87,7 +116,13 @@ std::string ProgressDisplay::line() const {
 // Called with m_mutex held.
 void ProgressDisplay::draw() {
     if (m_terminal) {
-        m_err << k_clear_line << line() << std::flush;
+        std::string text = line();
+        // Too wide: the percentage matters more than the word before it.
+        if (m_width > 0 && fit_columns(text, m_width - 1) != text)
+            if (const auto at = text.find(" · Gardener "); at != std::string::npos)
+                text.erase(at + std::string_view(" · ").size(),
+                           std::string_view("Gardener ").size());
+        m_err << k_clear_line << fit_columns(text, m_width - 1) << std::flush;
         m_line_open = true;
     } else if (m_operation->stage != m_stage_shown ||
                installer_progress(*m_operation) != m_detail_shown) {
@@ -101,7 +136,9 @@ void ProgressDisplay::update(const engine::PassResult& pass) {
     std::lock_guard lock(m_mutex);
     const bool stage_changed = m_operation && m_operation->stage != pass.operation.stage;
     m_operation = pass.operation;
-    if (pass.shoot_operation)
+    if (pass.shoot_operation && pass.shoot_operation->state != "Succeeded")
+        m_gardener_active = true;
+    if (pass.shoot_operation && m_gardener_active)
         m_gardener_progress = pass.shoot_operation->progress;
     else if (stage_changed)
         m_gardener_progress.reset(); // a new stage: the old percentage says nothing about it
@@ -148,10 +185,11 @@ InterruptScope::InterruptScope(std::stop_source stop, std::function<void()> tick
     fcntl(m_pipe[1], F_SETFL, O_NONBLOCK);
     g_interrupt_fd.store(m_pipe[1]);
     struct sigaction action = {};
-    action.sa_handler = on_sigint;
+    action.sa_handler = on_interrupt;
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESTART;
-    sigaction(SIGINT, &action, &m_previous);
+    sigaction(SIGINT, &action, &m_previous_int);
+    sigaction(SIGTERM, &action, &m_previous_term);
     m_thread = std::thread([this] { run(); });
 }
 
@@ -166,7 +204,10 @@ InterruptScope::~InterruptScope() {
 }
 
 void InterruptScope::restore() {
-    std::call_once(m_restored, [this] { sigaction(SIGINT, &m_previous, nullptr); });
+    std::call_once(m_restored, [this] {
+        sigaction(SIGINT, &m_previous_int, nullptr);
+        sigaction(SIGTERM, &m_previous_term, nullptr);
+    });
 }
 
 void InterruptScope::run() {
@@ -186,9 +227,10 @@ void InterruptScope::run() {
         }
         if (c == 'q')
             return;
-        m_interrupted = true;
+        int expected = 0;
+        m_signal.compare_exchange_strong(expected, c == 't' ? SIGTERM : SIGINT);
         m_stop.request_stop();
-        restore(); // a second SIGINT ends the process as usual
+        restore(); // a second signal ends the process as usual
     }
 }
 

@@ -31,7 +31,9 @@ std::string installer_progress(const engine::Operation& op);
 /// operation. Thread-safe.
 class ProgressDisplay {
 public:
-    ProgressDisplay(std::ostream& err, bool terminal, const Clock& clock);
+    /// `width`: the terminal's columns; a redrawn line is cut to width - 1 columns so that it
+    /// never wraps (a wrapped line is left behind at each redraw). 0: no limit.
+    ProgressDisplay(std::ostream& err, bool terminal, const Clock& clock, int width = 0);
 
     /// Executor::drive's on_progress.
     void update(const engine::PassResult& pass);
@@ -47,6 +49,10 @@ private:
     std::ostream& m_err;
     const bool m_terminal;
     const Clock& m_clock;
+    const int m_width;
+    /// Whether Gardener was seen processing during this display: until then a finished
+    /// lastOperation is the previous operation's, and its 100% is not shown.
+    bool m_gardener_active = false;
     std::mutex m_mutex;
     std::optional<engine::Operation> m_operation;
     std::optional<int> m_gardener_progress;
@@ -57,12 +63,19 @@ private:
     bool m_line_open = false;
 };
 
+/// The columns of the terminal on standard error (TIOCGWINSZ), else $COLUMNS, else 0.
+int terminal_width();
+
+/// `text` cut to at most `columns` characters (UTF-8 code points), "…" marking a cut; `text`
+/// itself when columns <= 0.
+std::string fit_columns(const std::string& text, int columns);
+
 /// "12s", "3m05s", "1h02m03s": elapsed time as the progress line shows it.
 std::string format_elapsed(std::chrono::seconds elapsed);
 
-/// While it lives, SIGINT requests a stop of `stop` instead of ending the process (a second
-/// SIGINT ends it as before), and `tick` runs about once a second on a helper thread. The
-/// previous SIGINT disposition returns at destruction. One at a time per process.
+/// While it lives, SIGINT and SIGTERM request a stop of `stop` instead of ending the process (a
+/// second signal ends it as before), and `tick` runs about once a second on a helper thread.
+/// The previous dispositions return at destruction. One at a time per process.
 class InterruptScope {
 public:
     InterruptScope(std::stop_source stop, std::function<void()> tick);
@@ -70,8 +83,10 @@ public:
     InterruptScope(const InterruptScope&) = delete;
     InterruptScope& operator=(const InterruptScope&) = delete;
 
-    /// Whether a SIGINT arrived.
-    bool interrupted() const { return m_interrupted; }
+    /// Whether SIGINT or SIGTERM arrived.
+    bool interrupted() const { return m_signal != 0; }
+    /// The signal that arrived first (SIGINT or SIGTERM); 0 for none.
+    int signal_number() const { return m_signal; }
 
 private:
     void run();
@@ -80,9 +95,10 @@ private:
     std::stop_source m_stop;
     std::function<void()> m_tick;
     int m_pipe[2] = {-1, -1};
-    struct sigaction m_previous = {};
+    struct sigaction m_previous_int = {};
+    struct sigaction m_previous_term = {};
     std::once_flag m_restored;
-    std::atomic<bool> m_interrupted{false};
+    std::atomic<int> m_signal{0};
     std::thread m_thread;
 };
 

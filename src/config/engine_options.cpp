@@ -29,7 +29,8 @@ engine::ShootOptions shoot_options(const Settings& settings) {
         std::ifstream in(path);
         if (!in)
             throw ConfigError("APP_GARDENER_MAINTENANCE_WINDOW_CONFIG_PATH=\"" + path +
-                              "\" cannot be read");
+                              "\" cannot be read (change it, or the config key "
+                              "gardener.maintenance_window_config_path)");
         std::ostringstream text;
         text << in.rdbuf();
         try {

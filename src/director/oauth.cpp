@@ -91,7 +91,8 @@ OAuthCredentials read_oauth_credentials(const std::string& path) {
     std::ifstream in(path);
     if (!in)
         throw ConfigError("APP_DIRECTOR_OAUTH_PATH=\"" + path +
-                          "\" cannot be read (expected a director.yaml with the OAuth client)");
+                          "\" cannot be read (expected a director.yaml with the OAuth client; set "
+                          "APP_DIRECTOR_OAUTH_PATH or the config key director.oauth_path)");
     std::ostringstream text;
     text << in.rdbuf();
     return parse_oauth_credentials(text.str(), path);

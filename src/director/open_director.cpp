@@ -24,7 +24,8 @@ std::unique_ptr<engine::Director> open_director(const config::Effective& config,
                   "but the Director OAuth file " +
                   s.director_oauth_path +
                   " does not exist: runtimes are not registered in Director (set "
-                  "APP_DIRECTOR_OAUTH_PATH, or turn both off to silence this)";
+                  "APP_DIRECTOR_OAUTH_PATH or the config key director.oauth_path, or turn both "
+                  "off to silence this)";
         return nullptr;
     }
     DirectorClientOptions options;

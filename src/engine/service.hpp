@@ -166,6 +166,19 @@ inline constexpr std::string_view k_message_hibernation_started = "Hibernation s
 inline constexpr std::string_view k_message_wake_up_started = "Wake-up started";
 inline constexpr std::string_view k_message_kyma_upgrade_started = "Starting Kyma upgrade";
 
+/// `kprov cancel` without --force: another process holds a live lease of the operation.
+class OperationLeased : public Conflict {
+public:
+    OperationLeased(const std::string& operation_id, const Lease& lease);
+    const Lease& lease() const { return m_lease; }
+
+private:
+    Lease m_lease;
+};
+
+/// The message and lastError.reason of an operation ended by `kprov cancel`.
+inline constexpr std::string_view k_reason_cancelled = "Cancelled";
+
 class EngineService {
 public:
     EngineService(Store& store, ShootClient& shoots, const Clock& clock, EngineOptions options);
@@ -233,6 +246,16 @@ public:
 
     /// Starts WAKE_UP at WakingUpShoot. Throws as hibernate() (without the constraint check).
     StartedOperation wake_up(const std::string& runtime_id, const RequestContext& context);
+
+    /// Ends the in-progress operation as Failed, message and lastError "cancelled by `by`"
+    /// (reason Cancelled, component kprov), with a transition in its history, and releases its
+    /// lease; Gardener is left as it is, so the runtime can be deprovisioned or the request
+    /// retried. `owner` leases it for the write (Store::claim), or with `force` takes it from
+    /// whoever holds it (Store::take_over: the holder's next write fails with LeaseLost).
+    /// Returns the operation as stored. Throws NotFound, Conflict when it is not in progress,
+    /// OperationLeased when another owner holds a live lease and `force` is false, StoreError.
+    Operation cancel(const std::string& operation_id, const std::string& owner,
+                     const std::string& by, bool force);
 
     /// upgradeRuntime (kyma-installation.md §3.1): takes `input` as read_kyma_upgrade_input
     /// returned it, resolves its release (stored, else downloaded and stored), and writes the

@@ -272,6 +272,13 @@ public:
                                            const std::string& owner, Timestamp now,
                                            std::chrono::milliseconds ttl) = 0;
 
+    /// Leases the operation to `owner` whoever holds it now, live lease or not (`kprov cancel
+    /// --force`): the former holder's next fenced write fails with LeaseLost. nullopt if it does
+    /// not exist or is not in progress.
+    virtual std::optional<Operation> take_over(const std::string& operation_id,
+                                               const std::string& owner, Timestamp now,
+                                               std::chrono::milliseconds ttl) = 0;
+
     /// Extends the lease to now + ttl. Returns false (and changes nothing) if `owner` no longer
     /// holds an unexpired lease.
     virtual bool renew(const std::string& operation_id, const std::string& owner, Timestamp now,

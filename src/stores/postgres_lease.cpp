@@ -48,6 +48,16 @@ const std::string& claim_sql() {
     return sql;
 }
 
+// claim_sql without the lease condition: `kprov cancel --force`.
+const std::string& take_over_sql() {
+    static const std::string sql =
+        std::string("UPDATE operation AS o SET lease_owner = $2, lease_expires_at = $3, "
+                    "attempts = o.attempts + 1 WHERE o.id = $1 AND o.state = 'IN_PROGRESS' "
+                    "RETURNING ") +
+        qualified(k_operation_columns, "o");
+    return sql;
+}
+
 std::string expiry(Timestamp now, std::chrono::milliseconds ttl) {
     return format_db_time(now + std::chrono::duration_cast<std::chrono::microseconds>(ttl));
 }
@@ -103,6 +113,19 @@ std::optional<Operation> PostgresStore::claim(const std::string& operation_id,
     const auto r = m_pool.run([&](pqxx::connection& c) {
         return write_once(c, claim_sql(),
                           {operation_id, owner, format_db_time(now), expiry(now, ttl)});
+    });
+    if (r.empty())
+        return std::nullopt;
+    return read_operation(PqxxRow(r[0]));
+}
+
+std::optional<Operation> PostgresStore::take_over(const std::string& operation_id,
+                                                  const std::string& owner, Timestamp now,
+                                                  std::chrono::milliseconds ttl) {
+    if (!is_uuid(operation_id))
+        return std::nullopt;
+    const auto r = m_pool.run([&](pqxx::connection& c) {
+        return write_once(c, take_over_sql(), {operation_id, owner, expiry(now, ttl)});
     });
     if (r.empty())
         return std::nullopt;

@@ -224,6 +224,18 @@ std::optional<Operation> SqliteStore::claim(const std::string& operation_id,
     });
 }
 
+std::optional<Operation> SqliteStore::take_over(const std::string& operation_id,
+                                                const std::string& owner, Timestamp now,
+                                                std::chrono::milliseconds ttl) {
+    return write([&]() -> std::optional<Operation> {
+        auto claimed =
+            claim_where("id = ?4 AND state = 'IN_PROGRESS'", {operation_id}, owner, now, ttl);
+        if (claimed.empty())
+            return std::nullopt;
+        return std::move(claimed.front());
+    });
+}
+
 bool SqliteStore::renew(const std::string& operation_id, const std::string& owner, Timestamp now,
                         std::chrono::milliseconds ttl) {
     return write([&] {

@@ -149,7 +149,7 @@ TEST(Docs, ManPageListsEveryEnvironmentVariableAndExitStatus) {
         EXPECT_NE(man.find((*it)[1].str()), std::string::npos)
             << (*it)[1].str() << " is not in man/kprov.1";
     EXPECT_GT(seen, 40);
-    for (const char* code : {"0", "1", "2", "3", "4", "5", "130"})
+    for (const char* code : {"0", "1", "2", "3", "4", "5", "130", "143"})
         EXPECT_NE(man.find(".TP\n.B " + std::string(code) + "\n"), std::string::npos)
             << "exit status " << code << " is not in man/kprov.1";
     for (const char* section : {".SH COMMANDS", ".SH OPTIONS", ".SH EXIT STATUS", ".SH ENVIRONMENT",
@@ -210,7 +210,8 @@ TEST(Docs, ReadmeDocumentsEveryCommandAndExitCode) {
     for (const auto& command : cli_model().commands)
         EXPECT_NE(readme.find("kprov " + command.name), std::string::npos)
             << "README.md does not show `kprov " << command.name << "`";
-    for (const char* code : {"| 0 |", "| 1 |", "| 2 |", "| 3 |", "| 4 |", "| 5 |", "| 130 |"})
+    for (const char* code :
+         {"| 0 |", "| 1 |", "| 2 |", "| 3 |", "| 4 |", "| 5 |", "| 130 |", "| 143 |"})
         EXPECT_NE(readme.find(code), std::string::npos) << "README.md exit code row " << code;
 }
 

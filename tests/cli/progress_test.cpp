@@ -76,6 +76,42 @@ TEST(ProgressDisplay, SaysWhenAnotherWorkerDrivesTheOperation) {
                          "WaitingForClusterCreation · 0s\n");
 }
 
+TEST(ProgressDisplay, ANarrowTerminalGetsALineCutToItsWidth) {
+    fakes::FakeClock clock(testing::k_t0 + 5s);
+    std::ostringstream err;
+    ProgressDisplay progress(err, true, clock, 40);
+    progress.update(pass("WaitingForClusterCreation", 40));
+    progress.tick();
+    progress.finish();
+    // At most 39 columns: the cursor never reaches the last one, so the line does not wrap.
+    EXPECT_EQ(err.str(), "\r\033[2KWaitingForClusterCreation · 5s · 40%"
+                         "\r\033[2KWaitingForClusterCreation · 5s · 40%\n");
+    std::ostringstream narrower;
+    ProgressDisplay cut(narrower, true, clock, 30);
+    cut.update(pass("WaitingForClusterCreation", 40));
+    EXPECT_EQ(narrower.str(), "\r\033[2KWaitingForClusterCreation · …");
+    EXPECT_EQ(fit_columns("abc", 3), "abc");
+    EXPECT_EQ(fit_columns("a · b", 4), "a ·…");
+    EXPECT_EQ(fit_columns("abcdef", 0), "abcdef");
+}
+
+TEST(ProgressDisplay, ThePreviousOperationsGardenerPercentageIsNotShown) {
+    fakes::FakeClock clock(testing::k_t0 + 1s);
+    std::ostringstream err;
+    ProgressDisplay progress(err, false, clock);
+    auto before = pass("WaitingForShootUpgrade", 100);
+    before.shoot_operation->state = "Succeeded"; // the provisioning's Create, finished
+    progress.update(before);
+    progress.update(pass("WaitingForShootReconcile", 30));
+    auto done = pass("Finished", 100, PassOutcome::Succeeded);
+    done.shoot_operation->state = "Succeeded";
+    done.operation.state = OperationState::Succeeded;
+    progress.update(done);
+    EXPECT_EQ(err.str(), "WaitingForShootUpgrade · 1s\n"
+                         "WaitingForShootReconcile · 1s · Gardener 30%\n"
+                         "Finished (Succeeded) · 1s · Gardener 100%\n");
+}
+
 TEST(ProgressDisplay, FormatsElapsedTime) {
     EXPECT_EQ(format_elapsed(0s), "0s");
     EXPECT_EQ(format_elapsed(59s), "59s");

@@ -267,6 +267,29 @@ TEST_P(StoreContract, ListShowsNewestFirstWithLastOperationAndFilters) {
     EXPECT_TRUE(m_store->list_runtimes({OperationState::Failed, false}).empty());
 }
 
+TEST_P(StoreContract, TakeOverLeasesAnInProgressOperationWhoeverHoldsIt) {
+    const Runtime a = minimal_runtime(new_uuid());
+    const Runtime b = minimal_runtime(new_uuid());
+    Operation running = new_operation(a.id, OperationType::Provision, k_t0);
+    Operation done = new_operation(b.id, OperationType::Provision, k_t0);
+    done.state = OperationState::Succeeded;
+    m_store->insert_runtime(a, running);
+    m_store->insert_runtime(b, done);
+    ASSERT_TRUE(m_store->claim(running.id, "w1", k_t0, 30s));
+    EXPECT_FALSE(m_store->claim(running.id, "w2", k_t0 + 1s, 30s)) << "w1's lease is live";
+
+    const auto taken = m_store->take_over(running.id, "w2", k_t0 + 1s, 30s);
+    ASSERT_TRUE(taken);
+    ASSERT_TRUE(taken->lease);
+    EXPECT_EQ(taken->lease->owner, "w2");
+    EXPECT_EQ(taken->lease->expires_at, k_t0 + 31s);
+    EXPECT_FALSE(m_store->renew(running.id, "w1", k_t0 + 2s, 30s)) << "w1 lost it";
+    EXPECT_THROW(m_store->save_progress(*taken, "w1", k_t0 + 2s, {}, {}, true), LeaseLost);
+
+    EXPECT_FALSE(m_store->take_over(done.id, "w2", k_t0, 30s)) << "not in progress";
+    EXPECT_FALSE(m_store->take_over(new_uuid(), "w2", k_t0, 30s)) << "no such operation";
+}
+
 TEST_P(StoreContract, ClaimDueLeasesOnlyDueFreeInProgressOperations) {
     const Runtime a = minimal_runtime(new_uuid());
     const Runtime b = minimal_runtime(new_uuid());

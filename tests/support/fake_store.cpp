@@ -384,6 +384,16 @@ std::optional<Operation> FakeStore::claim(const std::string& operation_id, const
     return std::nullopt;
 }
 
+std::optional<Operation> FakeStore::take_over(const std::string& operation_id,
+                                              const std::string& owner, Timestamp now,
+                                              std::chrono::milliseconds ttl) {
+    std::lock_guard lock(m_mutex);
+    for (auto& op : m_operations)
+        if (op.id == operation_id && op.state == OperationState::InProgress)
+            return claim_locked(op, owner, now, ttl);
+    return std::nullopt;
+}
+
 bool FakeStore::renew(const std::string& operation_id, const std::string& owner, Timestamp now,
                       std::chrono::milliseconds ttl) {
     if (before_renew)

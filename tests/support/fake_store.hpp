@@ -58,6 +58,9 @@ public:
     std::optional<engine::Operation> claim(const std::string& operation_id,
                                            const std::string& owner, Timestamp now,
                                            std::chrono::milliseconds ttl) override;
+    std::optional<engine::Operation> take_over(const std::string& operation_id,
+                                               const std::string& owner, Timestamp now,
+                                               std::chrono::milliseconds ttl) override;
     bool renew(const std::string& operation_id, const std::string& owner, Timestamp now,
                std::chrono::milliseconds ttl) override;
     void save_progress(const engine::Operation& op, const std::string& owner, Timestamp now,
