@@ -12,7 +12,8 @@
 
 namespace kprov::cli {
 
-std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx, int connections) {
+std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx, int connections,
+                                                            StoreUse use) {
     const auto& settings = ctx.config().settings;
     stores::OpenOptions options;
     options.pool_size = connections;
@@ -26,9 +27,19 @@ std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx, int co
         if (said.insert(warning).second)
             print_warnings(ctx, {warning});
     };
-    options.schema = settings.store_url.rfind("sqlite://", 0) == 0 ? stores::SchemaCheck::Migrate
-                                                                   : stores::SchemaCheck::Require;
-    return stores::open_store(settings.store_url, options);
+    const bool sqlite = settings.store_url.rfind("sqlite://", 0) == 0;
+    options.schema = sqlite ? stores::SchemaCheck::Migrate : stores::SchemaCheck::Require;
+    options.create = use == StoreUse::Create;
+    try {
+        return stores::open_store(settings.store_url, options);
+    } catch (const stores::StoreMissing& e) {
+        // A mistyped --store must not leave a new empty store behind that answers "no runtimes".
+        throw stores::StoreMissing(
+            std::string(e.what()) + ", expected an existing store (check --store or KPROV_STORE; " +
+            (sqlite ? "`kprov migrate` or an operation command such as `kprov provision` creates it"
+                    : "`kprov migrate` creates its schema") +
+            ")");
+    }
 }
 
 std::shared_ptr<gardener::GardenerClient> open_gardener(Context& ctx) {
@@ -55,13 +66,6 @@ CompassIds::~CompassIds() = default;
 
 std::optional<std::string> CompassIds::operator()(const std::string& runtime_id) const {
     return engine::compass_runtime_id(m_director, runtime_id);
-}
-
-engine::Runtime find_runtime_or_throw(engine::Store& store, const std::string& runtime_id) {
-    auto runtime = store.find_runtime(runtime_id);
-    if (!runtime)
-        throw NotFound("runtime \"" + runtime_id + "\" not found");
-    return std::move(*runtime);
 }
 
 } // namespace kprov::cli

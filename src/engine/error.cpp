@@ -24,6 +24,7 @@ ValidationError::ValidationError(std::string path, std::string message)
 
 OperationInProgress::OperationInProgress(const std::string& runtime_id)
     : Conflict("cannot start new operation for " + runtime_id +
-               " Runtime while previous one is in progress") {}
+               " Runtime while previous one is in progress")
+    , m_runtime_id(runtime_id) {}
 
 } // namespace kprov
