@@ -235,8 +235,8 @@ std::optional<std::string> global_value(const std::vector<std::string>& args,
 }
 
 // `kprov [--store URL] [--config FILE] __complete [--describe=zsh|fish] runtime|operation
-// [PREFIX]`, for the
-// completion scripts: never an error message, which would land in the user's prompt.
+// [PREFIX]`, for the completion scripts: never an error message, which would land in the user's
+// prompt.
 int complete_ids(const std::vector<std::string>& args, std::ostream& out) {
     std::vector<std::string> words;
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -506,8 +506,6 @@ void build_app(CLI::App& app, Parsed& p) {
     }
 }
 
-} // namespace
-
 // The command line as CLI11 should see it: `-o=json` as `-o json` (CLI11 would take "=json"
 // for the value), and `kprov --version` as `kprov version`.
 std::vector<std::string> normalized(const std::vector<std::string>& given) {
@@ -528,6 +526,8 @@ std::vector<std::string> normalized(const std::vector<std::string>& given) {
     }
     return args;
 }
+
+} // namespace
 
 int run(const std::vector<std::string>& given, std::ostream& out, std::ostream& err) {
     const std::vector<std::string> args = normalized(given);

@@ -68,6 +68,8 @@ std::vector<engine::Runtime> runtimes_of(engine::Store& store,
 // The runtimes named `given` (runtime or shoot name): the one live runtime of that name, else
 // the one runtime, else AmbiguousName. nullopt when no runtime has that name.
 std::optional<engine::Runtime> runtime_named(engine::Store& store, const std::string& given) {
+    if (given.empty())
+        return std::nullopt; // runtimes the original made have no name
     const auto ids = store.runtime_ids_named(given, k_candidates + 1);
     if (ids.empty())
         return std::nullopt;
