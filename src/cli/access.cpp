@@ -27,19 +27,10 @@ std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx, int co
         if (said.insert(warning).second)
             print_warnings(ctx, {warning});
     };
-    const bool sqlite = settings.store_url.rfind("sqlite://", 0) == 0;
-    options.schema = sqlite ? stores::SchemaCheck::Migrate : stores::SchemaCheck::Require;
+    options.schema = settings.store_url.rfind("sqlite://", 0) == 0 ? stores::SchemaCheck::Migrate
+                                                                   : stores::SchemaCheck::Require;
     options.create = use == StoreUse::Create;
-    try {
-        return stores::open_store(settings.store_url, options);
-    } catch (const stores::StoreMissing& e) {
-        // A mistyped --store must not leave a new empty store behind that answers "no runtimes".
-        throw stores::StoreMissing(
-            std::string(e.what()) + ", expected an existing store (check --store or KPROV_STORE; " +
-            (sqlite ? "`kprov migrate` or an operation command such as `kprov provision` creates it"
-                    : "`kprov migrate` creates its schema") +
-            ")");
-    }
+    return stores::open_store(settings.store_url, options);
 }
 
 std::shared_ptr<gardener::GardenerClient> open_gardener(Context& ctx) {

@@ -72,7 +72,13 @@ struct OpenOptions {
     std::function<void(const std::string&)> warn;
 };
 
-/// The store a reader asked for does not exist (OpenOptions::create); the message names it.
+/// What a StoreMissing message says the user expected, and where to look; the message ends by
+/// saying what creates the store.
+inline constexpr const char* k_expected_existing_store =
+    "expected an existing store (check --store or KPROV_STORE";
+
+/// The store a reader asked for does not exist (OpenOptions::create); the message names it and
+/// what creates it.
 class StoreMissing : public StoreError {
 public:
     using StoreError::StoreError;

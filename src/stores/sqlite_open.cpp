@@ -151,7 +151,10 @@ std::unique_ptr<StoreBackend> open_sqlite_store(const std::string& path,
                           "file (sqlite:///abs/path.db)");
     std::error_code ec;
     if (!options.create && !std::filesystem::exists(path, ec))
-        throw StoreMissing("SQLite store \"" + path + "\" does not exist");
+        throw StoreMissing("SQLite store \"" + path + "\" does not exist, " +
+                           std::string(k_expected_existing_store) +
+                           "; `kprov migrate` or an operation command such as `kprov provision` "
+                           "creates it)");
     const auto parent = std::filesystem::path(path).parent_path();
     if (options.create)
         create_private_directories(parent, path);
