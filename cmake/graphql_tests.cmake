@@ -19,16 +19,22 @@ if(KPROV_FUZZ)
   target_compile_definitions(kprov_graphql_fuzz PRIVATE KPROV_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 endif()
 
-# The watch's JSON projection (src/gardener/json_projection.cpp) against nlohmann's parser: built
-# from its one source file, so that only it is instrumented.
+# A fuzz target built from its one source file under test, so that only it is instrumented.
+function(kprov_single_source_fuzz target fuzz_source source)
+  add_executable(${target} ${fuzz_source} ${source})
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_compile_options(${target} PRIVATE -fsanitize=fuzzer ${KPROV_FUZZ_FLAGS})
+  target_link_options(${target} PRIVATE -fsanitize=fuzzer ${KPROV_FUZZ_FLAGS})
+  target_link_libraries(${target} PRIVATE kprov_warnings nlohmann_json::nlohmann_json)
+endfunction()
+
+# The watch's JSON projection (src/gardener/json_projection.cpp) against nlohmann's parser, and
+# the -l selector parser (src/cli/label_selector.cpp).
 if(KPROV_FUZZ)
-  add_executable(kprov_json_projection_fuzz tests/fuzz/json_projection_fuzz.cpp
+  kprov_single_source_fuzz(kprov_json_projection_fuzz tests/fuzz/json_projection_fuzz.cpp
     src/gardener/json_projection.cpp)
-  target_include_directories(kprov_json_projection_fuzz PRIVATE ${PROJECT_SOURCE_DIR}/src)
-  target_compile_options(kprov_json_projection_fuzz PRIVATE -fsanitize=fuzzer ${KPROV_FUZZ_FLAGS})
-  target_link_options(kprov_json_projection_fuzz PRIVATE -fsanitize=fuzzer ${KPROV_FUZZ_FLAGS})
-  target_link_libraries(kprov_json_projection_fuzz PRIVATE kprov_warnings
-    nlohmann_json::nlohmann_json)
+  kprov_single_source_fuzz(kprov_label_selector_fuzz tests/fuzz/label_selector_fuzz.cpp
+    src/cli/label_selector.cpp)
 endif()
 
 # The installation-cr backend's readers of remote input (tests/fuzz/kyma_manifest_fuzz.cpp):
@@ -60,3 +66,4 @@ if(KPROV_FUZZ)
       nlohmann_json::nlohmann_json)
   endforeach()
 endif()
+

@@ -10,7 +10,7 @@ function __kprov_ids
             set -a store $tokens[$i] $tokens[(math $i + 1)]
         end
     end
-    command kprov $store __complete $argv[1] (commandline -ct) 2>/dev/null
+    command kprov $store __complete --describe=fish $argv[1] (commandline -ct) 2>/dev/null
 end
 
 complete -c kprov -f
@@ -101,23 +101,23 @@ complete -c kprov -n '__fish_seen_subcommand_from protect' -x -a '(__kprov_ids r
 complete -c kprov -n '__fish_seen_subcommand_from unprotect' -x -a '(__kprov_ids runtime)' -d 'The runtime'
 
 # kprov status
-complete -c kprov -n '__fish_seen_subcommand_from status' -x -a '(__kprov_ids runtime)' -d 'The runtime id'
+complete -c kprov -n '__fish_seen_subcommand_from status' -x -a '(__kprov_ids runtime)' -d 'The runtime'
 complete -c kprov -n '__fish_seen_subcommand_from status' -l live -d 'Also show the shoot as Gardener has it now and where it differs from the store'
 
 # kprov operation
-complete -c kprov -n '__fish_seen_subcommand_from operation' -x -a '(__kprov_ids operation)' -d 'The operation id'
+complete -c kprov -n '__fish_seen_subcommand_from operation' -x -a '(__kprov_ids operation)' -d 'The operation'
 
 # kprov list
 complete -c kprov -n '__fish_seen_subcommand_from list' -l state -x -a 'InProgress Succeeded Failed' -d 'Only runtimes whose last operation is in state S'
 complete -c kprov -n '__fish_seen_subcommand_from list' -s a -l all -d 'Include deprovisioned'
-complete -c kprov -n '__fish_seen_subcommand_from list' -s l -l selector -x -d 'Only runtimes with label KEY=VALUE'
+complete -c kprov -n '__fish_seen_subcommand_from list' -s l -l selector -x -d 'Only runtimes whose labels match SELECTOR'
 complete -c kprov -n '__fish_seen_subcommand_from list' -l limit -x -d 'Show at most N runtimes'
 
 # kprov history
-complete -c kprov -n '__fish_seen_subcommand_from history' -x -a '(__kprov_ids runtime)' -d 'The runtime id'
+complete -c kprov -n '__fish_seen_subcommand_from history' -x -a '(__kprov_ids runtime)' -d 'The runtime'
 
 # kprov kubeconfig
-complete -c kprov -n '__fish_seen_subcommand_from kubeconfig' -x -a '(__kprov_ids runtime)' -d 'The runtime id'
+complete -c kprov -n '__fish_seen_subcommand_from kubeconfig' -x -a '(__kprov_ids runtime)' -d 'The runtime'
 complete -c kprov -n '__fish_seen_subcommand_from kubeconfig' -l expiration -x -d 'How long the kubeconfig stays valid'
 
 # kprov plan
@@ -130,11 +130,11 @@ complete -c kprov -n '__fish_seen_subcommand_from diff' -x -a '(__kprov_ids runt
 complete -c kprov -n '__fish_seen_subcommand_from diff' -l all -d 'Every runtime that is not deprovisioned'
 
 # kprov wait
-complete -c kprov -n '__fish_seen_subcommand_from wait' -x -a '(__kprov_ids operation)' -d 'The operation to drive'
+complete -c kprov -n '__fish_seen_subcommand_from wait' -x -a '(__kprov_ids operation)' -d 'The operation'
 complete -c kprov -n '__fish_seen_subcommand_from wait' -l timeout -x -d 'Stop after DUR'
 
 # kprov cancel
-complete -c kprov -n '__fish_seen_subcommand_from cancel' -x -a '(__kprov_ids operation)' -d 'The operation to end'
+complete -c kprov -n '__fish_seen_subcommand_from cancel' -x -a '(__kprov_ids operation)' -d 'The operation'
 complete -c kprov -n '__fish_seen_subcommand_from cancel' -l force -d 'Cancel even while another process holds the operation\'s lease'
 
 # kprov watch

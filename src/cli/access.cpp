@@ -13,7 +13,8 @@
 
 namespace kprov::cli {
 
-std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx, int connections) {
+std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx, int connections,
+                                                            StoreUse use) {
     const auto& settings = ctx.config().settings;
     stores::OpenOptions options;
     options.pool_size = connections;
@@ -29,6 +30,7 @@ std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx, int co
     };
     options.schema = settings.store_url.rfind("sqlite://", 0) == 0 ? stores::SchemaCheck::Migrate
                                                                    : stores::SchemaCheck::Require;
+    options.create = use == StoreUse::Create;
     return stores::open_store(settings.store_url, options);
 }
 
@@ -150,13 +152,6 @@ CompassIds::~CompassIds() = default;
 
 std::optional<std::string> CompassIds::operator()(const std::string& runtime_id) const {
     return engine::compass_runtime_id(m_director, runtime_id);
-}
-
-engine::Runtime find_runtime_or_throw(engine::Store& store, const std::string& runtime_id) {
-    auto runtime = store.find_runtime(runtime_id);
-    if (!runtime)
-        throw NotFound("runtime \"" + runtime_id + "\" not found");
-    return std::move(*runtime);
 }
 
 } // namespace kprov::cli

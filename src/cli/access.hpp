@@ -16,10 +16,19 @@ class GardenerClient;
 
 namespace kprov::cli {
 
-/// The configured store. A local SQLite store gets its schema on first use; PostgreSQL must be
-/// migrated with `kprov migrate` first (StoreError says so). `connections`: how many PostgreSQL
-/// connections to keep (one per worker thread, plus the watch and the caller).
-std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx, int connections = 4);
+/// Whether a command may create the store it is pointed at.
+enum class StoreUse {
+    Create,   ///< migrate and the operation commands: a new SQLite store is made on first use
+    Existing, ///< the read commands and wait: a store that is not there is an error
+};
+
+/// The configured store. A local SQLite store gets its schema on first use (StoreUse::Create);
+/// PostgreSQL must be migrated with `kprov migrate` first (StoreError says so). With
+/// StoreUse::Existing nothing is created: a missing store is StoreMissing naming it and what
+/// creates it. `connections`: how many PostgreSQL connections to keep (one per worker thread,
+/// plus the watch and the caller).
+std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx, int connections = 4,
+                                                            StoreUse use = StoreUse::Create);
 
 /// A Gardener client for garden-<project>, from APP_GARDENER_KUBECONFIG_PATH (or
 /// --gardener-kubeconfig). Throws ConfigError naming the file and the flag, variable and config
@@ -56,8 +65,5 @@ private:
     std::unique_ptr<engine::Director> m_port; ///< keeps m_director.port alive
     engine::DirectorOptions m_director;
 };
-
-/// The runtime with this id; throws NotFound "runtime <id> not found" when there is none.
-engine::Runtime find_runtime_or_throw(engine::Store& store, const std::string& runtime_id);
 
 } // namespace kprov::cli

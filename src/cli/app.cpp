@@ -119,10 +119,15 @@ int report(std::ostream& err, const std::string& message, int code) {
     return code;
 }
 
+const char* k_runtime_id_help =
+    "The runtime: its id, a unique id prefix (8 characters or more), its name or its shoot's name";
+const char* k_operation_id_help =
+    "The operation: its id or a unique id prefix (8 characters or more)";
+
 // The options of the operation commands, as the CLI contract lists them.
 void add_operation_options(CLI::App& cmd, const std::string& name, OperationArgs& args) {
     if (name != "provision")
-        cmd.add_option("RUNTIME_ID", args.runtime_id, "The runtime")->required();
+        cmd.add_option("RUNTIME_ID", args.runtime_id, k_runtime_id_help)->required();
     if (name == "provision" || name == "upgrade-shoot" || name == "upgrade-kyma")
         cmd.add_option("-f,--file", args.file,
                        name == "provision"       ? "Runtime file (YAML or JSON; - for stdin)"
@@ -199,8 +204,23 @@ std::optional<int> refuse_unknown_command(const std::vector<std::string>& args, 
         names.emplace_back(info.name);
     if (std::find(names.begin(), names.end(), *word) != names.end())
         return std::nullopt;
+    // What kubectl, terraform and eksctl users type first.
+    static const std::vector<std::pair<std::string, std::string>> k_habits = {
+        {"get", "status\" or \"list"},
+        {"describe", "status"},
+        {"delete", "deprovision"},
+        {"create", "provision"},
+        {"apply", "provision"},
+        {"destroy", "deprovision"},
+        {"show", "status"},
+        {"ls", "list"},
+        {"logs", "history"}};
     std::string message = "unknown command \"" + *word + "\"";
-    if (const auto match = closest_match(*word, names))
+    const auto habit = std::find_if(k_habits.begin(), k_habits.end(),
+                                    [&word](const auto& h) { return h.first == *word; });
+    if (habit != k_habits.end())
+        message += "; did you mean \"" + habit->second + "\"?";
+    else if (const auto match = closest_match(*word, names))
         message += "; did you mean \"" + *match + "\"?";
     return report(err, message + " (see kprov --help)", k_exit_usage);
 }
@@ -234,8 +254,9 @@ std::optional<std::string> global_value(const std::vector<std::string>& args,
     return std::nullopt;
 }
 
-// `kprov [--store URL] [--config FILE] __complete runtime|operation [PREFIX]`, for the
-// completion scripts: never an error message, which would land in the user's prompt.
+// `kprov [--store URL] [--config FILE] __complete [--describe=zsh|fish] runtime|operation
+// [PREFIX]`, for the completion scripts: never an error message, which would land in the user's
+// prompt.
 int complete_ids(const std::vector<std::string>& args, std::ostream& out) {
     std::vector<std::string> words;
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -255,7 +276,8 @@ int complete_ids(const std::vector<std::string>& args, std::ostream& out) {
     std::ostringstream ignored;
     Context ctx(global, out, ignored);
     try {
-        return cmd_complete_ids(ctx, words[1], words.size() > 2 ? words[2] : std::string());
+        return cmd_complete_ids(ctx, words[1], words.size() > 2 ? words[2] : std::string(),
+                                global_value(args, "--describe").value_or(""));
     } catch (const std::exception&) {
         return k_exit_ok;
     }
@@ -377,7 +399,7 @@ void build_app(CLI::App& app, Parsed& p) {
                 };
             });
         } else if (name == "wait") {
-            cmd->add_option("OPERATION_ID", wait_args.operation_id, "The operation to drive")
+            cmd->add_option("OPERATION_ID", wait_args.operation_id, k_operation_id_help)
                 ->required();
             cmd->add_option("--timeout", wait_args.timeout,
                             "Stop after DUR (exit 4; Gardener goes on, kprov wait again "
@@ -391,7 +413,7 @@ void build_app(CLI::App& app, Parsed& p) {
             });
         } else if (name == "cancel") {
             auto cancel_args = std::make_shared<CancelArgs>();
-            cmd->add_option("OPERATION_ID", cancel_args->operation_id, "The operation to end")
+            cmd->add_option("OPERATION_ID", cancel_args->operation_id, k_operation_id_help)
                 ->required();
             cmd->add_flag("--force", cancel_args->force,
                           "Cancel even while another process holds the operation's lease");
@@ -457,7 +479,7 @@ void build_app(CLI::App& app, Parsed& p) {
                 };
             });
         } else if (name == "status" || name == "history" || name == "kubeconfig") {
-            cmd->add_option("RUNTIME_ID", read_args.id, "The runtime id")->required();
+            cmd->add_option("RUNTIME_ID", read_args.id, k_runtime_id_help)->required();
             if (name == "status") {
                 cmd->add_flag("--live", read_args.live,
                               "Also show the shoot as Gardener has it now and where it differs "
@@ -492,7 +514,7 @@ void build_app(CLI::App& app, Parsed& p) {
                 };
             });
         } else if (name == "protect" || name == "unprotect") {
-            cmd->add_option("RUNTIME_ID", read_args.id, "The runtime")->required();
+            cmd->add_option("RUNTIME_ID", read_args.id, k_runtime_id_help)->required();
             cmd->footer("A protected runtime's deprovisioning is refused, by `kprov deprovision` "
                         "and by the API's deprovisionRuntime, until it is unprotected. Both are "
                         "recorded in the runtime's events (kprov history); nothing is sent to "
@@ -504,7 +526,7 @@ void build_app(CLI::App& app, Parsed& p) {
             });
         } else if (name == "diff") {
             auto diff_args = std::make_shared<DiffArgs>();
-            cmd->add_option("RUNTIME_ID", diff_args->runtime_id, "The runtime");
+            cmd->add_option("RUNTIME_ID", diff_args->runtime_id, k_runtime_id_help);
             cmd->add_flag("--all", diff_args->all, "Every runtime that is not deprovisioned");
             cmd->footer("Reads each runtime's shoot from Gardener and compares it with the shoot "
                         "kprov built from the runtime's stored configuration, only where kprov "
@@ -517,7 +539,7 @@ void build_app(CLI::App& app, Parsed& p) {
                 };
             });
         } else if (name == "operation") {
-            cmd->add_option("OPERATION_ID", read_args.id, "The operation id")->required();
+            cmd->add_option("OPERATION_ID", read_args.id, k_operation_id_help)->required();
             cmd->callback([&] {
                 action = [&](Context& c) {
                     return cmd_operation(c, read_args);
@@ -530,13 +552,21 @@ void build_app(CLI::App& app, Parsed& p) {
                 ->type_name("S");
             cmd->add_flag("-a,--all", read_args.all, "Include deprovisioned (deleted) runtimes");
             cmd->add_option("-l,--selector", read_args.selectors,
-                            "Only runtimes with label KEY=VALUE (repeatable: all must match)")
-                ->type_name("KEY=VALUE")
+                            "Only runtimes whose labels match SELECTOR, as kubectl's: "
+                            "key=value, key!=value, key, !key, key in (a,b), key notin (a,b), "
+                            "joined by ',' (repeatable: all must match)")
+                ->type_name("SELECTOR")
                 ->allow_extra_args(false);
             cmd->add_option("--limit", read_args.limit,
                             "Show at most N runtimes, newest first (default 100; 0: all)")
                 ->type_name("N")
-                ->check(CLI::NonNegativeNumber);
+                ->check(CLI::Validator(
+                    [](const std::string& value) {
+                        return value.find_first_not_of("0123456789") == std::string::npos
+                                   ? std::string()
+                                   : "\"" + value + "\" is not a count (expected 0 or more)";
+                    },
+                    ""));
             cmd->callback([&] {
                 action = [&](Context& c) {
                     return cmd_list(c, read_args);
@@ -561,9 +591,31 @@ void build_app(CLI::App& app, Parsed& p) {
     app.footer(global_footer());
 }
 
+// The command line as CLI11 should see it: `-o=json` as `-o json` (CLI11 would take "=json"
+// for the value), and `kprov --version` as `kprov version`.
+std::vector<std::string> normalized(const std::vector<std::string>& given) {
+    std::vector<std::string> args;
+    bool options = true; // until "--"
+    for (const auto& arg : given) {
+        if (arg == "--")
+            options = false;
+        if (options && arg.rfind("-o=", 0) == 0)
+            args.insert(args.end(), {"-o", arg.substr(3)});
+        else
+            args.push_back(arg);
+    }
+    if (!command_word(args)) {
+        const auto version = std::find(args.begin(), args.end(), "--version");
+        if (version != args.end())
+            *version = "version";
+    }
+    return args;
+}
+
 } // namespace
 
-int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int run(const std::vector<std::string>& given, std::ostream& out, std::ostream& err) {
+    const std::vector<std::string> args = normalized(given);
     if (command_word(args) == "__complete")
         return complete_ids(args, out);
     CLI::App app{k_description, "kprov"};

@@ -14,21 +14,51 @@
 namespace kprov::cli {
 namespace {
 
+// Key, value and origin columns, fit to the terminal: a key too long for its column puts its
+// value on the next line, a value too long for its column its origin, each under its column.
 void print_config(Context& ctx) {
     const auto& entries = ctx.config().entries;
-    std::size_t key_width = 0, value_width = 0;
+    constexpr std::size_t k_gap = 2;
+    std::size_t key_width = 0, value_width = 0, origin_width = 0;
     for (const auto& e : entries) {
         key_width = std::max(key_width, e.key.size());
-        value_width = std::max(value_width, std::min<std::size_t>(visible(e.value).size(), 48));
+        value_width = std::max(value_width, visible(e.value).size());
+        origin_width = std::max(origin_width, config::to_string(e.origin).size());
     }
+    const std::size_t columns = terminal_columns(ctx.out());
+    key_width = std::min(key_width, std::max<std::size_t>(16, columns * 2 / 5));
+    const std::size_t fixed = key_width + 2 * k_gap + origin_width;
+    value_width =
+        std::min(value_width, std::max<std::size_t>(8, columns > fixed ? columns - fixed : 0));
+    // Pads `text` to `width` plus the gap, or ends the line and indents to the next column.
+    auto cell = [&ctx](const std::string& text, std::size_t width, std::size_t next_column) {
+        ctx.out() << text;
+        if (text.size() <= width)
+            ctx.out() << std::string(width + k_gap - text.size(), ' ');
+        else
+            ctx.out() << '\n' << std::string(next_column, ' ');
+    };
     for (const auto& e : entries) {
-        ctx.out() << std::left << std::setw(static_cast<int>(key_width) + 2) << e.key
-                  << std::setw(static_cast<int>(value_width) + 2) << visible(e.value)
-                  << config::to_string(e.origin);
+        cell(e.key, key_width, key_width + k_gap);
+        cell(visible(e.value), value_width, key_width + value_width + 2 * k_gap);
+        ctx.out() << config::to_string(e.origin);
         if (!e.source.empty())
             ctx.out() << " (" << visible(e.source) << ")";
         ctx.out() << '\n';
     }
+}
+
+// Secrets are "***" in the entries already.
+nlohmann::ordered_json config_json(Context& ctx) {
+    nlohmann::ordered_json settings = nlohmann::ordered_json::array();
+    for (const auto& e : ctx.config().entries)
+        settings.push_back({{"key", e.key},
+                            {"env", e.env},
+                            {"value", e.value},
+                            {"origin", config::to_string(e.origin)},
+                            {"source", e.source},
+                            {"secret", e.secret}});
+    return settings;
 }
 
 void print_migration(Context& ctx, stores::StoreBackend& store,
@@ -83,6 +113,14 @@ void re_encrypt(Context& ctx, stores::StoreBackend& store, bool dry_run) {
 } // namespace
 
 int cmd_version(Context& ctx, bool verbose) {
+    const auto format = output_format(ctx);
+    if (format == OutputFormat::Json || format == OutputFormat::Yaml) {
+        nlohmann::ordered_json document = {{"version", k_version}};
+        if (verbose)
+            document["configuration"] = config_json(ctx);
+        print_document(ctx.out(), document, format);
+        return k_exit_ok;
+    }
     ctx.out() << "kprov " << k_version << '\n';
     if (verbose) {
         ctx.out() << '\n';
@@ -97,16 +135,7 @@ int cmd_config(Context& ctx) {
         print_config(ctx);
         return k_exit_ok;
     }
-    // Secrets are "***" in the entries already.
-    nlohmann::ordered_json settings = nlohmann::ordered_json::array();
-    for (const auto& e : ctx.config().entries)
-        settings.push_back({{"key", e.key},
-                            {"env", e.env},
-                            {"value", e.value},
-                            {"origin", config::to_string(e.origin)},
-                            {"source", e.source},
-                            {"secret", e.secret}});
-    print_document(ctx.out(), settings, format);
+    print_document(ctx.out(), config_json(ctx), format);
     return k_exit_ok;
 }
 

@@ -5,37 +5,19 @@
 #include "cli/app.hpp"
 #include "cli/context.hpp"
 #include "cli/engine_access.hpp"
+#include "cli/lookup.hpp"
 #include "cli/render.hpp"
 #include "engine/service.hpp"
 
-#include <cstdlib>
 #include <ostream>
-#include <pwd.h>
-#include <unistd.h>
 
 namespace kprov::cli {
-namespace {
-
-// "<user>@<host>", as the operation's message names who cancelled it.
-std::string who_am_i() {
-    std::string user;
-    if (const passwd* entry = getpwuid(geteuid()); entry != nullptr && entry->pw_name != nullptr)
-        user = entry->pw_name;
-    else if (const char* name = std::getenv("USER"); name != nullptr)
-        user = name;
-    char host[256] = {};
-    if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0')
-        return user.empty() ? "unknown" : user;
-    return (user.empty() ? std::string("unknown") : user) + "@" + host;
-}
-
-} // namespace
-
 int cmd_cancel(Context& ctx, const CancelArgs& args) {
     EngineAccess access(ctx);
     engine::Operation op;
     try {
-        op = access.service().cancel(args.operation_id, access.owner(), who_am_i(), args.force);
+        const auto named = lookup_operation(access.store(), args.operation_id, "cancel");
+        op = access.service().cancel(named.id, access.owner(), user_at_host(), args.force);
     } catch (const engine::OperationLeased& e) {
         ctx.err() << "kprov: error: " << e.what() << '\n';
         return k_exit_in_progress;

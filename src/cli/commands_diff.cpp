@@ -6,6 +6,7 @@
 #include "cli/context.hpp"
 #include "cli/drift.hpp"
 #include "cli/engine_access.hpp"
+#include "cli/lookup.hpp"
 #include "cli/render.hpp"
 #include "engine/error.hpp"
 
@@ -40,7 +41,7 @@ int cmd_diff(Context& ctx, const DiffArgs& args) {
     EngineAccess access(ctx, "cli", 1);
     std::vector<engine::Runtime> runtimes;
     if (args.runtime_id) {
-        runtimes.push_back(find_runtime_or_throw(access.store(), *args.runtime_id));
+        runtimes.push_back(lookup_runtime(access.store(), *args.runtime_id, "diff"));
         if (runtimes.back().deleted)
             throw Error("runtime " + runtimes.back().id + " is deprovisioned: it has no shoot");
     } else {

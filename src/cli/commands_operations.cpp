@@ -5,6 +5,7 @@
 #include "cli/app.hpp"
 #include "cli/context.hpp"
 #include "cli/engine_access.hpp"
+#include "cli/lookup.hpp"
 #include "cli/operation_wait.hpp"
 #include "cli/progress.hpp"
 #include "cli/render.hpp"
@@ -77,16 +78,26 @@ int after_start(Context& ctx, EngineAccess& access, const engine::StartedOperati
     return wait_for_operation(ctx, access, op.id, timeout);
 }
 
-// The commands that take a runtime id and nothing else to start their operation.
-using StartCall = std::function<engine::StartedOperation(EngineAccess&, const std::string&,
+// The commands that start an operation on a runtime they are given (its id, as lookup_runtime
+// found it).
+using StartCall = std::function<engine::StartedOperation(EngineAccess&, const engine::Runtime&,
                                                          const engine::RequestContext&)>;
 
-int start_on_runtime(Context& ctx, const OperationArgs& args, std::optional<Duration> timeout,
-                     const StartCall& call) {
-    check_gardener_answers(ctx); // an unusable Gardener is reported before anything is written
+int start_on_runtime(Context& ctx, const std::string& command, const OperationArgs& args,
+                     std::optional<Duration> timeout, const StartCall& call) {
     EngineAccess access(ctx);
-    const auto started = call(access, args.runtime_id, access.request());
-    return after_start(ctx, access, started, args, timeout);
+    const auto runtime = lookup_runtime(access.store(), args.runtime_id, command);
+    // Said before Gardener is asked anything (the store still decides when two race).
+    if (const auto last = access.store().last_operation(runtime.id);
+        last && last->state == engine::OperationState::InProgress)
+        throw explain_in_progress(access.store(), OperationInProgress(runtime.id));
+    check_gardener_answers(ctx); // an unusable Gardener is reported before anything is written
+    try {
+        const auto started = call(access, runtime, access.request());
+        return after_start(ctx, access, started, args, timeout);
+    } catch (const OperationInProgress& e) {
+        throw explain_in_progress(access.store(), e);
+    }
 }
 
 // Whether a question can be asked: stdin and stderr are the process's own terminals.
@@ -115,9 +126,11 @@ void apply_lifecycle(EngineAccess& access, const std::string& runtime_id,
             runtime_id, true,
             {access.clock().now(), "Protect", "protected against deprovisioning by " + by});
     if (lifecycle.lifetime) {
-        const auto runtime = find_runtime_or_throw(store, runtime_id);
+        const auto runtime = store.find_runtime(runtime_id);
+        if (!runtime)
+            throw NotFound("runtime " + runtime_id + " does not exist");
         const Timestamp expires =
-            runtime.creation_timestamp +
+            runtime->creation_timestamp +
             std::chrono::duration_cast<Timestamp::duration>(*lifecycle.lifetime);
         store.set_expiry(runtime_id, expires,
                          {access.clock().now(), "Lifetime",
@@ -212,18 +225,20 @@ int cmd_deprovision(Context& ctx, const OperationArgs& args) {
         throw UsageError("deprovision asks for confirmation, and there is no terminal to ask on; "
                          "add --yes to deprovision runtime " +
                          args.runtime_id);
-    return start_on_runtime(
-        ctx, args, timeout,
-        [&](EngineAccess& access, const std::string& id, const engine::RequestContext& request) {
-            if (ask) {
-                const auto runtime = find_runtime_or_throw(access.store(), id);
-                engine::refuse_if_protected(access.store(), runtime.id); // before asking
-                if (!confirmed(ctx, "Deprovision runtime " + id + " (shoot " +
-                                        runtime.gardener.name + ")?"))
-                    throw Error("deprovisioning of runtime " + id + " cancelled; nothing changed");
-            }
-            return access.service().deprovision(id, request);
-        });
+    return start_on_runtime(ctx, "deprovision", args, timeout,
+                            [&](EngineAccess& access, const engine::Runtime& runtime,
+                                const engine::RequestContext& request) {
+                                if (ask) {
+                                    // refused before the question, not after it
+                                    engine::refuse_if_protected(access.store(), runtime.id);
+                                    if (!confirmed(ctx, "Deprovision runtime " + runtime.id +
+                                                            " (name " + runtime.name + ", shoot " +
+                                                            runtime.gardener.name + ")?"))
+                                        throw Error("deprovisioning of runtime " + runtime.id +
+                                                    " cancelled; nothing changed");
+                                }
+                                return access.service().deprovision(runtime.id, request);
+                            });
 }
 
 int cmd_upgrade_shoot(Context& ctx, const OperationArgs& args) {
@@ -232,12 +247,14 @@ int cmd_upgrade_shoot(Context& ctx, const OperationArgs& args) {
         return cmd_plan(ctx, PlanArgs{args.file, args.runtime_id, args.detailed_exitcode});
     const auto input = about_file(
         args.file, [&] { return engine::read_upgrade_input(read_runtime_file(args.file)); });
-    return start_on_runtime(
-        ctx, args, timeout,
-        [&](EngineAccess& access, const std::string& id, const engine::RequestContext& request) {
-            return about_file(args.file,
-                              [&] { return access.service().upgrade_shoot(id, input, request); });
-        });
+    return start_on_runtime(ctx, "upgrade-shoot", args, timeout,
+                            [&](EngineAccess& access, const engine::Runtime& runtime,
+                                const engine::RequestContext& request) {
+                                return about_file(args.file, [&] {
+                                    return access.service().upgrade_shoot(runtime.id, input,
+                                                                          request);
+                                });
+                            });
 }
 
 int cmd_upgrade_kyma(Context& ctx, const OperationArgs& args) {
@@ -246,39 +263,42 @@ int cmd_upgrade_kyma(Context& ctx, const OperationArgs& args) {
         return engine::read_kyma_upgrade_input(read_runtime_file(args.file),
                                                config::conversion_options(ctx.config().settings));
     });
-    return start_on_runtime(
-        ctx, args, timeout,
-        [&](EngineAccess& access, const std::string& id, const engine::RequestContext& request) {
-            return about_file(args.file,
-                              [&] { return access.service().upgrade_kyma(id, input, request); });
-        });
+    return start_on_runtime(ctx, "upgrade-kyma", args, timeout,
+                            [&](EngineAccess& access, const engine::Runtime& runtime,
+                                const engine::RequestContext& request) {
+                                return about_file(args.file, [&] {
+                                    return access.service().upgrade_kyma(runtime.id, input,
+                                                                         request);
+                                });
+                            });
 }
 
 int cmd_rollback_kyma(Context& ctx, const OperationArgs& args) {
     EngineAccess access(ctx);
-    access.service().roll_back_kyma(args.runtime_id, access.request());
+    const auto runtime = lookup_runtime(access.store(), args.runtime_id, "rollback-kyma");
+    access.service().roll_back_kyma(runtime.id, access.request());
     if (!ctx.global().quiet)
-        ctx.err() << "kprov: the Kyma config before the last upgrade of runtime " << args.runtime_id
+        ctx.err() << "kprov: the Kyma config before the last upgrade of runtime " << runtime.id
                   << " is active again; nothing was changed on the cluster\n";
     ReadArgs status;
-    status.id = args.runtime_id;
+    status.id = runtime.id;
     return cmd_status(ctx, status);
 }
 
 int cmd_hibernate(Context& ctx, const OperationArgs& args) {
-    return start_on_runtime(
-        ctx, args, check_flags(args),
-        [](EngineAccess& access, const std::string& id, const engine::RequestContext& request) {
-            return access.service().hibernate(id, request);
-        });
+    return start_on_runtime(ctx, "hibernate", args, check_flags(args),
+                            [](EngineAccess& access, const engine::Runtime& runtime,
+                               const engine::RequestContext& request) {
+                                return access.service().hibernate(runtime.id, request);
+                            });
 }
 
 int cmd_wake_up(Context& ctx, const OperationArgs& args) {
-    return start_on_runtime(
-        ctx, args, check_flags(args),
-        [](EngineAccess& access, const std::string& id, const engine::RequestContext& request) {
-            return access.service().wake_up(id, request);
-        });
+    return start_on_runtime(ctx, "wake-up", args, check_flags(args),
+                            [](EngineAccess& access, const engine::Runtime& runtime,
+                               const engine::RequestContext& request) {
+                                return access.service().wake_up(runtime.id, request);
+                            });
 }
 
 } // namespace kprov::cli

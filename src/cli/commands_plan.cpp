@@ -5,6 +5,7 @@
 #include "cli/context.hpp"
 #include "cli/engine_access.hpp"
 #include "cli/json_diff.hpp"
+#include "cli/lookup.hpp"
 #include "cli/render.hpp"
 #include "cli/runtime_file.hpp"
 #include "cli/runtime_lifecycle.hpp"
@@ -178,7 +179,7 @@ void print_section(Context& ctx, const std::string& title, const std::vector<std
 int plan_upgrade(Context& ctx, const PlanArgs& args, const std::string& format) {
     const auto input = read_input(args.file, engine::read_upgrade_input);
     EngineAccess access(ctx, "cli", 1);
-    const auto runtime = find_runtime_or_throw(access.store(), *args.runtime_id);
+    const auto runtime = lookup_runtime(access.store(), *args.runtime_id, "plan");
     engine::UpgradePlan plan;
     try {
         plan = access.service().plan_upgrade(runtime.id, input, access.request());

@@ -4,6 +4,7 @@
 #include "cli/app.hpp"
 #include "cli/context.hpp"
 #include "cli/engine_access.hpp"
+#include "cli/lookup.hpp"
 #include "cli/render.hpp"
 
 #include <nlohmann/json.hpp>
@@ -12,19 +13,21 @@ namespace kprov::cli {
 
 int cmd_protect(Context& ctx, const ReadArgs& args, bool is_protected) {
     EngineAccess access(ctx);
+    const auto runtime =
+        lookup_runtime(access.store(), args.id, is_protected ? "protect" : "unprotect");
     const bool changed =
-        access.service().set_protection(args.id, is_protected, access.request(), user_at_host());
+        access.service().set_protection(runtime.id, is_protected, access.request(), user_at_host());
     const auto format = output_format(ctx);
     if (format == OutputFormat::Json || format == OutputFormat::Yaml) {
         print_document(ctx.out(),
-                       nlohmann::ordered_json{{"runtimeID", args.id},
+                       nlohmann::ordered_json{{"runtimeID", runtime.id},
                                               {"protected", is_protected},
                                               {"changed", changed}},
                        format);
     } else if (format == OutputFormat::Name) {
-        ctx.out() << args.id << '\n';
+        ctx.out() << runtime.id << '\n';
     } else {
-        ctx.out() << "runtime " << args.id << ' '
+        ctx.out() << "runtime " << runtime.id << ' '
                   << (changed ? (is_protected ? "protected" : "unprotected")
                               : (is_protected ? "was protected already" : "was not protected"))
                   << '\n';

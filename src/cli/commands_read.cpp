@@ -5,13 +5,16 @@
 #include "cli/app.hpp"
 #include "cli/context.hpp"
 #include "cli/engine_access.hpp"
+#include "cli/label_selector.hpp"
 #include "cli/live_shoot.hpp"
+#include "cli/lookup.hpp"
 #include "cli/render.hpp"
 #include "engine/duration.hpp"
 #include "engine/error.hpp"
 #include "engine/status_json.hpp"
 #include "engine/text.hpp"
 
+#include <algorithm>
 #include <ostream>
 
 namespace kprov::cli {
@@ -20,62 +23,13 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr std::size_t k_default_list_limit = 100;
-constexpr std::size_t k_suggestions = 5;
 // How long status waits for Gardener: briefly by default, longer when --live asks for it.
 constexpr std::chrono::milliseconds k_status_timeout{3000};
 constexpr std::chrono::milliseconds k_live_timeout{10000};
 
-// The read commands use one connection: they run one query at a time.
+// The read commands use one connection: they run one query at a time, and create no store.
 std::unique_ptr<stores::StoreBackend> open_store(Context& ctx) {
-    return open_configured_store(ctx, 1);
-}
-
-// "runtime "x" not found", with the ids that start with x (the id given by prefix) or, for a
-// mistyped id, the closest id sharing its first characters.
-[[noreturn]] void not_found(const std::string& kind, const std::string& id,
-                            const std::vector<std::string>& with_prefix,
-                            const std::vector<std::string>& similar) {
-    std::string message = kind + " \"" + id + "\" not found";
-    if (with_prefix.size() == 1) {
-        message += "; did you mean \"" + with_prefix.front() + "\"?";
-    } else if (!with_prefix.empty()) {
-        message += "; did you mean one of";
-        for (std::size_t i = 0; i < with_prefix.size() && i < k_suggestions; ++i)
-            message += (i == 0 ? " \"" : ", \"") + with_prefix[i] + "\"";
-        message += with_prefix.size() > k_suggestions ? ", ...?" : "?";
-    } else if (const auto match = closest_match(id, similar)) {
-        message += "; did you mean \"" + *match + "\"?";
-    } else {
-        message += kind == "runtime" ? " (kprov list --all shows every runtime)"
-                                     : " (kprov history RUNTIME_ID shows a runtime's operations)";
-    }
-    throw NotFound(message);
-}
-
-// The record `find` returns for `id`; else NotFound naming it, with the ids that start with it
-// (it was given by prefix) or, for a mistyped id, the closest one sharing its first characters.
-template <typename Find, typename Lookup>
-auto find_or_suggest(const std::string& kind, const std::string& id, Find find, Lookup lookup) {
-    if (auto found = find(id))
-        return std::move(*found);
-    not_found(kind, id, id.empty() ? std::vector<std::string>{} : lookup(id, k_suggestions + 1),
-              id.size() >= 4 ? lookup(id.substr(0, 4), 50) : std::vector<std::string>{});
-}
-
-engine::Runtime find_runtime(engine::Store& store, const std::string& id) {
-    return find_or_suggest(
-        "runtime", id, [&store](const std::string& key) { return store.find_runtime(key); },
-        [&store](const std::string& prefix, std::size_t limit) {
-            return store.runtime_ids_with_prefix(prefix, limit);
-        });
-}
-
-engine::Operation find_operation(engine::Store& store, const std::string& id) {
-    return find_or_suggest(
-        "operation", id, [&store](const std::string& key) { return store.find_operation(key); },
-        [&store](const std::string& prefix, std::size_t limit) {
-            return store.operation_ids_with_prefix(prefix, limit);
-        });
+    return open_configured_store(ctx, 1, StoreUse::Existing);
 }
 
 std::string optional_text(const std::optional<std::string>& value) {
@@ -316,16 +270,18 @@ void print_status_table(Context& ctx, const engine::Runtime& runtime,
     print_key_values(ctx.out(), rows, colour);
 }
 
-// -l key=value, checked.
-std::vector<std::pair<std::string, std::string>>
-parse_selectors(const std::vector<std::string>& given) {
-    std::vector<std::pair<std::string, std::string>> out;
-    for (const auto& selector : given) {
-        const auto equals = selector.find('=');
-        if (equals == std::string::npos || equals == 0)
-            throw UsageError("-l \"" + selector +
-                             "\" is not a label selector (expected KEY=VALUE)");
-        out.emplace_back(selector.substr(0, equals), selector.substr(equals + 1));
+// Every -l, as one selector (all must hold); UsageError naming the one that is not a selector.
+LabelSelector parse_selectors(const std::vector<std::string>& given) {
+    LabelSelector out;
+    for (const auto& text : given) {
+        try {
+            const auto selector = parse_label_selector(text);
+            out.insert(out.end(), selector.begin(), selector.end());
+        } catch (const InvalidSelector& e) {
+            throw UsageError("-l \"" + visible(text) + "\" is not a label selector, " + e.what() +
+                             " (expected kubectl's syntax: key=value, key!=value, key, !key, "
+                             "key in (a,b), key notin (a,b), joined by ',')");
+        }
     }
     return out;
 }
@@ -389,7 +345,7 @@ void warn_if_hibernated(Context& ctx, EngineAccess& access, const engine::Runtim
 
 int cmd_status(Context& ctx, const ReadArgs& args) {
     const auto store = open_store(ctx);
-    const auto runtime = find_runtime(*store, args.id);
+    const auto runtime = lookup_runtime(*store, args.id, "status");
     const auto last = store->last_operation(runtime.id);
     const auto kyma = kyma_installation(*store, runtime);
     const auto format = output_format(ctx);
@@ -437,7 +393,7 @@ int cmd_status(Context& ctx, const ReadArgs& args) {
 
 int cmd_operation(Context& ctx, const ReadArgs& args) {
     const auto store = open_store(ctx);
-    const auto op = find_operation(*store, args.id);
+    const auto op = lookup_operation(*store, args.id, "operation");
     print_operation(ctx.out(), op, output_format(ctx), CompassIds(ctx)(op.cluster_id));
     return k_exit_ok;
 }
@@ -446,13 +402,17 @@ int cmd_list(Context& ctx, const ReadArgs& args) {
     engine::RuntimeQuery query;
     query.filter.state = parse_state(args.state);
     query.filter.include_deleted = args.all;
-    query.labels = parse_selectors(args.selectors);
+    LabelSelector rest; // what the store cannot select by itself
+    query.labels = equality_requirements(parse_selectors(args.selectors), rest);
     const std::size_t limit =
         args.limit ? static_cast<std::size_t>(*args.limit) : k_default_list_limit;
     // One more than asked for tells whether the list was cut.
-    query.limit = limit == 0 ? 0 : limit + 1;
+    query.limit = limit == 0 || !rest.empty() ? 0 : limit + 1;
     const auto store = open_store(ctx);
     auto runtimes = store->query_runtimes(query);
+    std::erase_if(runtimes, [&rest](const engine::RuntimeSummary& s) {
+        return !selector_matches(rest, s.labels_json);
+    });
     const bool cut = limit > 0 && runtimes.size() > limit;
     if (cut)
         runtimes.resize(limit);
@@ -471,48 +431,56 @@ int cmd_list(Context& ctx, const ReadArgs& args) {
     } else {
         const bool wide = format == OutputFormat::Wide;
         const Timestamp now = SystemClock().now();
-        std::vector<std::string> headers = {"RUNTIME ID", "NAME",      "PROVIDER", "REGION",
-                                            "STATE",      "OPERATION", "AGE"};
+        // The table fits 80 columns: short ids, the name shortened if need be; wide shows all.
+        std::vector<std::string> headers = {"RUNTIME ID", "NAME", "STATE", "OPERATION", "AGE"};
         if (wide)
-            headers.insert(headers.end(), {"SHOOT", "TENANT", "STAGE", "OPERATION ID", "LABELS"});
+            headers.insert(headers.end(), {"SHOOT", "PROVIDER", "REGION", "TENANT", "STAGE",
+                                           "OPERATION ID", "LABELS"});
+        std::vector<std::string> ids;
+        for (const auto& s : runtimes)
+            ids.push_back(s.id);
+        const std::size_t id_length = wide ? std::string::npos : distinguishing_length(ids);
         std::vector<std::vector<Cell>> rows;
         for (const auto& s : runtimes) {
             const auto& op = s.last_operation;
-            std::vector<Cell> row = {{s.id},
+            std::vector<Cell> row = {{s.id.substr(0, id_length)},
                                      {s.name},
-                                     {s.provider},
-                                     {s.region},
                                      state_cell(op),
                                      {op ? std::string(engine::to_api(op->type)) : "-"},
                                      {relative_time(s.creation_timestamp, now)}};
             if (s.deleted)
-                row[4].text += " (deleted)";
+                row[2].text += " (deleted)";
             if (wide)
                 row.insert(row.end(), {{s.shoot_name},
+                                       {s.provider},
+                                       {s.region},
                                        {s.tenant},
                                        {op ? op->stage : "-"},
                                        {op ? op->id : "-"},
                                        {s.labels_json}});
             rows.push_back(std::move(row));
         }
+        if (!wide)
+            fit_table(headers, rows, 1, std::max<std::size_t>(terminal_columns(ctx.out()), 80));
         if (rows.empty()) {
             if (!ctx.global().quiet)
                 ctx.err() << "kprov: no runtimes"
-                          << (query.filter.state || !query.labels.empty() ? " match" : "")
+                          << (query.filter.state || !args.selectors.empty() ? " match" : "")
                           << (args.all ? "" : " (--all includes deprovisioned ones)") << '\n';
         } else {
             print_table(ctx.out(), headers, rows, use_colour(ctx.out()));
         }
     }
     if (cut && !ctx.global().quiet)
-        ctx.err() << "kprov: showing the newest " << limit
-                  << " runtimes; --limit N shows more, --limit 0 all\n";
+        ctx.err() << "kprov: showing the newest "
+                  << (limit == 1 ? std::string("runtime") : std::to_string(limit) + " runtimes")
+                  << "; --limit N shows more, --limit 0 all\n";
     return k_exit_ok;
 }
 
 int cmd_history(Context& ctx, const ReadArgs& args) {
     const auto store = open_store(ctx);
-    const auto runtime = find_runtime(*store, args.id);
+    const auto runtime = lookup_runtime(*store, args.id, "history");
     const auto operations = store->operations_of(runtime.id);
     const auto format = output_format(ctx);
     if (format == OutputFormat::Name) {
@@ -590,8 +558,8 @@ int cmd_kubeconfig(Context& ctx, const ReadArgs& args) {
                              "as 30m, 8h, 24h; Gardener's minimum is 10m)");
         expiration = std::chrono::duration_cast<std::chrono::seconds>(*parsed);
     }
-    EngineAccess access(ctx, "cli", 1);
-    const auto runtime = find_runtime(access.store(), args.id);
+    EngineAccess access(ctx, "cli", 1, StoreUse::Existing);
+    const auto runtime = lookup_runtime(access.store(), args.id, "kubeconfig");
     if (const auto why = engine::EngineService::shoot_unavailable(
             runtime, access.store().last_operation(runtime.id)))
         throw Error(*why + ": it has no kubeconfig to give");
@@ -608,13 +576,40 @@ int cmd_kubeconfig(Context& ctx, const ReadArgs& args) {
     return k_exit_ok;
 }
 
-int cmd_complete_ids(Context& ctx, const std::string& kind, const std::string& prefix) {
+int cmd_complete_ids(Context& ctx, const std::string& kind, const std::string& prefix,
+                     const std::string& describe) {
     constexpr std::size_t k_limit = 200;
     const auto store = open_store(ctx);
-    const auto ids = kind == "operation" ? store->operation_ids_with_prefix(prefix, k_limit)
-                                         : store->runtime_ids_with_prefix(prefix, k_limit);
-    for (const auto& id : ids)
-        ctx.out() << id << '\n';
+    const bool operations = kind == "operation";
+    const auto ids = operations ? store->operation_ids_with_prefix(prefix, k_limit)
+                                : store->runtime_ids_with_prefix(prefix, k_limit);
+    const std::string separator = describe == "zsh" ? ":" : describe == "fish" ? "\t" : "";
+    // A description is one line of plain text (shells show it as it is).
+    auto plain = [](std::string text) {
+        std::replace_if(
+            text.begin(), text.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }, ' ');
+        return text;
+    };
+    for (const auto& id : ids) {
+        ctx.out() << id;
+        if (separator.empty()) {
+            ctx.out() << '\n';
+            continue;
+        }
+        std::string text;
+        if (operations) {
+            if (const auto op = store->find_operation(id)) {
+                text = std::string(engine::to_api(op->type)) + " " +
+                       std::string(engine::to_api(op->state));
+                if (const auto runtime = store->find_runtime(op->cluster_id))
+                    text += " of " + runtime->name;
+            }
+        } else if (const auto runtime = store->find_runtime(id)) {
+            text = runtime->name + " (shoot " + runtime->gardener.name + ")" +
+                   (runtime->deleted ? ", deprovisioned" : "");
+        }
+        ctx.out() << separator << plain(text) << '\n';
+    }
     return k_exit_ok;
 }
 

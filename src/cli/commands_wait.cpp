@@ -3,6 +3,7 @@
 #include "cli/access.hpp"
 #include "cli/app.hpp"
 #include "cli/engine_access.hpp"
+#include "cli/lookup.hpp"
 #include "cli/operation_wait.hpp"
 #include "cli/progress.hpp"
 #include "cli/render.hpp"
@@ -170,8 +171,9 @@ int drive_until_first_wait(Context& ctx, EngineAccess& access, const std::string
 
 int cmd_wait(Context& ctx, const WaitArgs& args) {
     const auto timeout = parse_timeout(args.timeout);
-    EngineAccess access(ctx);
-    return wait_for_operation(ctx, access, args.operation_id, timeout);
+    EngineAccess access(ctx, "cli", 4, StoreUse::Existing);
+    const auto op = lookup_operation(access.store(), args.operation_id, "wait");
+    return wait_for_operation(ctx, access, op.id, timeout);
 }
 
 } // namespace kprov::cli

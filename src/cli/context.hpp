@@ -141,8 +141,12 @@ int cmd_protect(Context& ctx, const ReadArgs& args, bool is_protected);
 int cmd_kubeconfig(Context& ctx, const ReadArgs& args);
 int cmd_completion(Context& ctx, const std::string& shell);
 /// The hidden `kprov __complete runtime|operation PREFIX` the completion scripts call: ids
-/// from the store, one per line; nothing (and exit 0) when the store cannot be read.
-int cmd_complete_ids(Context& ctx, const std::string& kind, const std::string& prefix);
+/// from the store, one per line; nothing (and exit 0) when the store cannot be read. With
+/// `describe` "zsh" or "fish", each id is followed by a description in that shell's syntax
+/// (zsh's "id:text", fish's "id<TAB>text"): a runtime's name and shoot, an operation's type,
+/// state and runtime name.
+int cmd_complete_ids(Context& ctx, const std::string& kind, const std::string& prefix,
+                     const std::string& describe = {});
 int cmd_serve(Context& ctx, const ServeArgs& args);
 
 } // namespace kprov::cli

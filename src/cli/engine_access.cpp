@@ -245,7 +245,8 @@ std::unique_ptr<engine::KymaLifecycleManager> open_kcp(const config::Settings& s
                                                  std::move(options));
 }
 
-EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int store_connections)
+EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int store_connections,
+                           StoreUse store_use)
     : m_ctx(ctx)
     , m_log(ctx)
     , m_owner(new_owner_id(owner_prefix))
@@ -258,7 +259,7 @@ EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int stor
         spdlog::log(owner_prefix == "cli" ? spdlog::level::debug : spdlog::level::warn, "{}",
                     director_warning);
     m_options.director = director::director_options(ctx.config().settings, m_director.get());
-    m_store = open_configured_store(ctx, store_connections);
+    m_store = open_configured_store(ctx, store_connections, store_use);
     m_shoots = std::make_unique<LazyShoots>(ctx, m_watched);
     gardener::ClientOptions cluster_options;
     cluster_options.qps = ctx.config().settings.gardener_qps;

@@ -3,6 +3,7 @@
 // and the Executor, built from the effective configuration in one place. Shared by the
 // operation commands, `wait`, `watch` and `serve`.
 
+#include "cli/access.hpp"
 #include "cli/context.hpp"
 #include "engine/engine_options.hpp"
 #include "engine/executor.hpp"
@@ -71,8 +72,9 @@ class EngineAccess {
 public:
     /// `owner_prefix` names the kind of process in lease owners ("cli", "watch", "serve").
     /// `store_connections`: PostgreSQL connections to keep (see open_configured_store).
+    /// `store_use`: whether the store may be created (see open_configured_store).
     explicit EngineAccess(Context& ctx, std::string_view owner_prefix = "cli",
-                          int store_connections = 4);
+                          int store_connections = 4, StoreUse store_use = StoreUse::Create);
     ~EngineAccess();
     EngineAccess(const EngineAccess&) = delete;
     EngineAccess& operator=(const EngineAccess&) = delete;

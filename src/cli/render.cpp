@@ -10,6 +10,7 @@
 #include <iostream>
 #include <ostream>
 #include <string_view>
+#include <sys/ioctl.h>
 #include <unistd.h>
 #include <utility>
 #include <vector>
@@ -116,6 +117,43 @@ std::string relative_time(Timestamp t, Timestamp now) {
     else
         amount = std::to_string(magnitude / 86400) + "d";
     return delta < 0 ? "in " + amount : amount + " ago";
+}
+
+std::size_t terminal_columns(const std::ostream& out) {
+    if (const char* columns = std::getenv("COLUMNS"); columns != nullptr && *columns != '\0') {
+        char* end = nullptr;
+        const long value = std::strtol(columns, &end, 10);
+        if (*end == '\0' && value > 0 && value < 100000)
+            return static_cast<std::size_t>(value);
+    }
+    winsize size{};
+    if (&out == &std::cout && isatty(STDOUT_FILENO) == 1 &&
+        ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
+        return size.ws_col;
+    return 80;
+}
+
+void fit_table(const std::vector<std::string>& headers, std::vector<std::vector<Cell>>& rows,
+               std::size_t column, std::size_t width) {
+    constexpr std::size_t k_separator = 3; // print_table's
+    constexpr std::string_view k_ellipsis = "...";
+    std::size_t others = 0;
+    for (std::size_t i = 0; i < headers.size(); ++i) {
+        if (i == column)
+            continue;
+        std::size_t w = headers[i].size();
+        for (const auto& row : rows)
+            if (i < row.size())
+                w = std::max(w, visible(row[i].text).size());
+        others += w + (i + 1 < headers.size() ? k_separator : 0);
+    }
+    const std::size_t floor = std::max<std::size_t>(headers[column].size(), 8);
+    const std::size_t used = others + (column + 1 < headers.size() ? k_separator : 0);
+    const std::size_t room = std::max(floor, width > used ? width - used : 0);
+    for (auto& row : rows)
+        if (column < row.size() && row[column].text.size() > room)
+            row[column].text =
+                row[column].text.substr(0, room - k_ellipsis.size()) + std::string(k_ellipsis);
 }
 
 void print_table(std::ostream& out, const std::vector<std::string>& headers,

@@ -83,6 +83,16 @@ void print_table(std::ostream& out, const std::vector<std::string>& headers,
                  const std::vector<std::vector<Cell>>& rows, bool colour,
                  const std::string& indent = "");
 
+/// How many columns the user's terminal has: $COLUMNS when it is a number, else the width of
+/// the terminal `out` is (std::cout on one), else 80.
+std::size_t terminal_columns(const std::ostream& out);
+
+/// Shortens the cells of `column` (ending them in "...") so that print_table's lines of
+/// `headers` and `rows` fit in `width` columns, as far as that column can give (never below its
+/// header's width or 8 characters).
+void fit_table(const std::vector<std::string>& headers, std::vector<std::vector<Cell>>& rows,
+               std::size_t column, std::size_t width);
+
 /// One operation: -o json/yaml its OperationStatus, -o name its id, table one "key  value"
 /// line each for runtime, operation, type, state, message and (when set) error; wide adds
 /// stage, started and ended.

@@ -24,7 +24,8 @@ ValidationError::ValidationError(std::string path, std::string message)
 
 OperationInProgress::OperationInProgress(const std::string& runtime_id)
     : Conflict("cannot start new operation for " + runtime_id +
-               " Runtime while previous one is in progress") {}
+               " Runtime while previous one is in progress")
+    , m_runtime_id(runtime_id) {}
 
 RuntimeProtected::RuntimeProtected(const std::string& runtime_id)
     : Conflict("runtime " + runtime_id + " is protected against deprovisioning: unprotect it " +

@@ -59,7 +59,18 @@ public:
 /// A new operation was refused because the runtime already has one in progress.
 class OperationInProgress : public Conflict {
 public:
+    /// The message is the original's ("cannot start new operation for <id> Runtime while
+    /// previous one is in progress"): the API answers with it.
     explicit OperationInProgress(const std::string& runtime_id);
+    /// The same refusal in other words (the CLI names the operation in progress).
+    OperationInProgress(const std::string& runtime_id, const std::string& message)
+        : Conflict(message)
+        , m_runtime_id(runtime_id) {}
+    /// The runtime whose operation is in progress.
+    const std::string& runtime_id() const { return m_runtime_id; }
+
+private:
+    std::string m_runtime_id;
 };
 
 /// Deprovisioning a protected runtime (RuntimeLifecycle::is_protected) was refused.

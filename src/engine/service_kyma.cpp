@@ -75,8 +75,7 @@ StartedOperation EngineService::upgrade_kyma(const std::string& runtime_id,
             runtime_id + " gives access)");
     if (const auto last = m_store.last_operation(runtime_id);
         last && last->state == OperationState::InProgress)
-        throw OperationInProgress("cannot start new operation for " + runtime_id +
-                                  " Runtime while previous one is in progress");
+        throw OperationInProgress(runtime_id);
     KymaConfig config = to_kyma_config(input.kyma_config_json, runtime.id);
     config.release = release_of(config.release.version, true);
     const Operation op = new_operation(runtime.id, OperationType::Upgrade, k_stage_starting_upgrade,

@@ -199,6 +199,10 @@ public:
     /// Ids of operations that start with `prefix`, in id order, at most `limit`.
     virtual std::vector<std::string> operation_ids_with_prefix(const std::string& prefix,
                                                                std::size_t limit);
+    /// Ids of runtimes (soft-deleted ones too) whose runtime name or shoot name is exactly
+    /// `name`, live ones first, then newest first, at most `limit`: a runtime named the way
+    /// people name it. Empty when none is.
+    virtual std::vector<std::string> runtime_ids_named(const std::string& name, std::size_t limit);
     /// The runtime's tenant (soft-deleted runtimes too); nullopt when there is no such runtime.
     /// The API checks it on every query. The default reads the whole runtime; the stores read
     /// one column by primary key.

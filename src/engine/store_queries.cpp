@@ -99,4 +99,16 @@ std::vector<std::string> Store::operation_ids_with_prefix(const std::string& pre
     return with_prefix(std::move(ids), prefix, limit);
 }
 
+std::vector<std::string> Store::runtime_ids_named(const std::string& name, std::size_t limit) {
+    // list_runtimes answers newest first; live ones go first, keeping that order.
+    auto runtimes = every_runtime(*this);
+    std::stable_partition(runtimes.begin(), runtimes.end(),
+                          [](const RuntimeSummary& r) { return !r.deleted; });
+    std::vector<std::string> ids;
+    for (const auto& r : runtimes)
+        if ((r.name == name || r.shoot_name == name) && ids.size() < limit)
+            ids.push_back(r.id);
+    return ids;
+}
+
 } // namespace kprov::engine

@@ -122,7 +122,9 @@ void WorkerPool::catch_up() {
             runtime_ids.push_back(summary.id);
         const int touched = m_store.make_due(runtime_ids, m_clock.now());
         if (touched > 0) {
-            log(LogLevel::Info, std::to_string(touched) + " operations in progress resume now");
+            log(LogLevel::Info, std::to_string(touched) +
+                                    (touched == 1 ? " operation" : " operations") +
+                                    " in progress resume now");
             wake(touched);
         }
     } catch (const std::exception& e) {

@@ -40,6 +40,11 @@ std::unique_ptr<StoreBackend> open_store(const std::string& url, const OpenOptio
     for (const auto& scheme : k_schemes) {
         if (url.rfind(scheme.prefix, 0) == 0) {
             auto store = scheme.open(url, options);
+            if (!options.create && store->schema_version() == 0)
+                throw StoreMissing("store " + store->redacted_url() +
+                                   " holds no kprov schema (an empty database), " +
+                                   std::string(k_expected_existing_store) +
+                                   "; `kprov migrate` creates its schema)");
             enforce_schema(*store, options.schema);
             return store;
         }

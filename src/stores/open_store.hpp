@@ -62,15 +62,32 @@ struct OpenOptions {
     /// KPROV_REFUSE_LEGACY_SECRETS: reading a secret in the legacy format or in plaintext
     /// throws StoreError (re_encrypt still reads them, to rewrite them).
     bool refuse_legacy_secrets = false;
+    /// False for readers: open only a store that exists and create nothing, neither a SQLite
+    /// database, its directory nor its key file (a store without a key file and without
+    /// encrypted values opens with no key: reading a secret then throws ConfigError). A SQLite
+    /// file that is not there, or a database without kprov's schema, is StoreMissing.
+    bool create = true;
     /// Told, during open_store only, of what the user should know about the store's files
     /// (a SQLite database or directory others can read). May be empty.
     std::function<void(const std::string&)> warn;
 };
 
+/// What a StoreMissing message says the user expected, and where to look; the message ends by
+/// saying what creates the store.
+inline constexpr const char* k_expected_existing_store =
+    "expected an existing store (check --store or KPROV_STORE";
+
+/// The store a reader asked for does not exist (OpenOptions::create); the message names it and
+/// what creates it.
+class StoreMissing : public StoreError {
+public:
+    using StoreError::StoreError;
+};
+
 /// Opens the store at `url`. Throws ConfigError for an unknown scheme (the message lists the
 /// known ones), a malformed URL or a key that is missing (see OpenOptions::secret_key), StoreError
 /// when the database cannot be reached or its schema is newer than this build knows (always
-/// refused) or older (refused with SchemaCheck::Require).
+/// refused) or older (refused with SchemaCheck::Require), StoreMissing (see OpenOptions::create).
 std::unique_ptr<StoreBackend> open_store(const std::string& url, const OpenOptions& options);
 
 } // namespace kprov::stores

@@ -394,6 +394,22 @@ std::vector<std::string> PostgresStore::operation_ids_with_prefix(const std::str
     return ids_with_prefix("operation", prefix, limit);
 }
 
+std::vector<std::string> PostgresStore::runtime_ids_named(const std::string& name,
+                                                          std::size_t limit) {
+    const auto r = m_pool.run([&](pqxx::connection& c) {
+        return exec_alone(c,
+                          "SELECT id::text FROM cluster WHERE runtime_name = $1 OR id IN "
+                          "(SELECT cluster_id FROM gardener_config WHERE name = $1) "
+                          "ORDER BY coalesce(deleted, false), creation_timestamp DESC, id "
+                          "LIMIT $2::bigint",
+                          {name, std::to_string(limit)});
+    });
+    std::vector<std::string> out;
+    for (const auto& row : r)
+        out.push_back(row[0].c_str());
+    return out;
+}
+
 std::map<OperationType, int> PostgresStore::count_in_progress() {
     const auto r = m_pool.run([&](pqxx::connection& c) {
         return exec_alone(c,

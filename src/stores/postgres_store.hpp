@@ -67,6 +67,7 @@ public:
                                                      std::size_t limit) override;
     std::vector<std::string> operation_ids_with_prefix(const std::string& prefix,
                                                        std::size_t limit) override;
+    std::vector<std::string> runtime_ids_named(const std::string& name, std::size_t limit) override;
     std::map<engine::OperationType, int> count_in_progress() override;
     engine::RuntimeLifecycle lifecycle_of(const std::string& runtime_id) override;
     bool set_protected(const std::string& runtime_id, bool is_protected,

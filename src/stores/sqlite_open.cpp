@@ -65,7 +65,8 @@ bool holds_encrypted_values(const std::string& path) {
 // A new key for a store that already holds secrets would decrypt none of them and encrypt new
 // ones with a key the old ones do not share: refuse before anything is written, so the store
 // stays as it was until its key is restored.
-SecretCipher key_file_cipher(const std::string& path) {
+// A reader that may create nothing goes without a key where there is nothing to decrypt.
+SecretCipher key_file_cipher(const std::string& path, bool create) {
     const std::string key_path = path + ".key";
     if (auto key = load_key_file(key_path))
         return SecretCipher(std::move(*key));
@@ -74,7 +75,7 @@ SecretCipher key_file_cipher(const std::string& path) {
                           path +
                           "\" holds encrypted secrets, expected the key they were encrypted "
                           "with: restore the key file or set APP_DATABASE_SECRET_KEY");
-    return SecretCipher(load_or_create_key_file(key_path));
+    return create ? SecretCipher(load_or_create_key_file(key_path)) : SecretCipher::without_key();
 }
 
 // Creates `dir` and each missing parent with mode 0700, whatever the umask: the directory of
@@ -148,13 +149,21 @@ std::unique_ptr<StoreBackend> open_sqlite_store(const std::string& path,
         throw ConfigError("SQLite database \"" + path +
                           "\" is not a file; kprov's state must survive the process, so name a "
                           "file (sqlite:///abs/path.db)");
+    std::error_code ec;
+    if (!options.create && !std::filesystem::exists(path, ec))
+        throw StoreMissing("SQLite store \"" + path + "\" does not exist, " +
+                           std::string(k_expected_existing_store) +
+                           "; `kprov migrate` or an operation command such as `kprov provision` "
+                           "creates it)");
     const auto parent = std::filesystem::path(path).parent_path();
-    create_private_directories(parent, path);
+    if (options.create)
+        create_private_directories(parent, path);
     auto cipher = configured_cipher(options);
     if (!cipher)
-        cipher = key_file_cipher(path);
+        cipher = key_file_cipher(path, options.create);
     cipher->refuse_old_formats(options.refuse_legacy_secrets);
-    create_private_file(path);
+    if (options.create)
+        create_private_file(path);
     warn_of_shared_files(path, parent, options);
     return std::make_unique<sqlite::SqliteStore>(path, std::move(*cipher));
 }

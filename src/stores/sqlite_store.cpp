@@ -507,6 +507,21 @@ std::vector<std::string> SqliteStore::operation_ids_with_prefix(const std::strin
     return locked([&] { return ids_with_prefix(*m_db, "operation", prefix, limit); });
 }
 
+std::vector<std::string> SqliteStore::runtime_ids_named(const std::string& name,
+                                                        std::size_t limit) {
+    return locked([&] {
+        auto st = prepare(*m_db,
+                          "SELECT id FROM cluster WHERE runtime_name = ?1 OR id IN "
+                          "(SELECT cluster_id FROM gardener_config WHERE name = ?1) "
+                          "ORDER BY COALESCE(deleted, 0), creation_timestamp DESC, id LIMIT ?2",
+                          {name, static_cast<std::int64_t>(limit)});
+        std::vector<std::string> out;
+        while (st.executeStep())
+            out.push_back(st.getColumn(0).getString());
+        return out;
+    });
+}
+
 std::map<engine::OperationType, int> SqliteStore::count_in_progress() {
     return locked([&] {
         auto st = cached("SELECT type, COUNT(*) FROM operation "

@@ -65,6 +65,7 @@ public:
                                                      std::size_t limit) override;
     std::vector<std::string> operation_ids_with_prefix(const std::string& prefix,
                                                        std::size_t limit) override;
+    std::vector<std::string> runtime_ids_named(const std::string& name, std::size_t limit) override;
     std::map<engine::OperationType, int> count_in_progress() override;
     std::optional<std::uint64_t> change_counter() override;
     std::optional<std::uint64_t> runtime_version(const std::string& runtime_id) override;

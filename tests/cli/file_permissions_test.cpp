@@ -53,9 +53,11 @@ protected:
 };
 
 TEST_F(FilePermissions, TheStateDirectoryAndDatabaseKprovCreatesArePrivateUnderUmask022) {
-    const auto listed = kprov({"list"});
-    ASSERT_EQ(listed.exit_code, 0) << listed.err;
-    EXPECT_THAT(listed.err, Not(HasSubstr("warning"))) << "a store kprov made needs none";
+    // An operation command creates the store (and then finds no runtime to deprovision).
+    const auto opened = kprov({"deprovision", "--yes", "no-such-runtime"});
+    ASSERT_EQ(opened.exit_code, 1) << opened.err;
+    EXPECT_THAT(opened.err, HasSubstr("runtime \"no-such-runtime\" not found"));
+    EXPECT_THAT(opened.err, Not(HasSubstr("warning"))) << "a store kprov made needs none";
     const std::string state = m_dir.file("state");
     EXPECT_EQ(mode_of(state), 0700u) << "XDG_STATE_HOME did not exist: kprov made it";
     EXPECT_EQ(mode_of(state + "/kprov"), 0700u);
@@ -99,9 +101,9 @@ TEST_F(FilePermissions, AKeyFileThatIsASymbolicLinkIsRefused) {
     std::filesystem::create_directories(m_dir.file("store"));
     std::filesystem::create_symlink(m_dir.file("elsewhere.key"), db + ".key");
 
-    const auto listed = kprov({"--store", "sqlite://" + db, "list"});
-    EXPECT_EQ(listed.exit_code, 1);
-    EXPECT_THAT(listed.err, HasSubstr("kprov: error: key file " + db + ".key is a symbolic link"));
+    const auto opened = kprov({"--store", "sqlite://" + db, "deprovision", "--yes", "x"});
+    EXPECT_EQ(opened.exit_code, 1);
+    EXPECT_THAT(opened.err, HasSubstr("kprov: error: key file " + db + ".key is a symbolic link"));
     EXPECT_FALSE(std::filesystem::exists(db)) << "refused before the store was touched";
 }
 
@@ -112,14 +114,16 @@ TEST_F(FilePermissions, AKeyFileOwnedByAnotherUserIsRefused) {
     write_file(db + ".key", "0123456789abcdef0123456789abcdef\n", 0600);
     ASSERT_EQ(::chown((db + ".key").c_str(), 65534, 65534), 0);
 
-    const auto listed = kprov({"--store", "sqlite://" + db, "list"});
-    EXPECT_EQ(listed.exit_code, 1);
-    EXPECT_THAT(listed.err, HasSubstr("kprov: error: key file " + db +
+    const auto opened = kprov({"--store", "sqlite://" + db, "deprovision", "--yes", "x"});
+    EXPECT_EQ(opened.exit_code, 1);
+    EXPECT_THAT(opened.err, HasSubstr("kprov: error: key file " + db +
                                       ".key is owned by uid 65534, expected the user kprov "
                                       "runs as (uid 0) or root"));
 
     ASSERT_EQ(::chown((db + ".key").c_str(), 0, 0), 0);
-    EXPECT_EQ(kprov({"--store", "sqlite://" + db, "list"}).exit_code, 0) << "root's own is fine";
+    EXPECT_THAT(kprov({"--store", "sqlite://" + db, "deprovision", "--yes", "x"}).err,
+                HasSubstr("runtime \"x\" not found"))
+        << "root's own is fine";
 }
 
 TEST_F(FilePermissions, AConfigFileHoldingASecretThatOthersCanReadGetsAWarning) {

@@ -70,18 +70,26 @@ TEST_F(Keys, MigrateOnSqliteWithoutAKeyCreatesNoKeyFile) {
     EXPECT_FALSE(std::filesystem::exists(m_key_file));
 }
 
+// An operation command opens the store to write (here it then finds no runtime to deprovision).
+testing::ProcessResult expect_opened_to_write(const testing::ProcessResult& r) {
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("runtime \"no-such-runtime\" not found"));
+    return r;
+}
+
 TEST_F(Keys, ANewSqliteStoreGetsAPrivateKeyFileAtFirstUse) {
-    const auto listed = kprov({"list"}, "sqlite://" + m_db);
-    ASSERT_EQ(listed.exit_code, 0) << listed.err;
+    expect_opened_to_write(kprov({"deprovision", "--yes", "no-such-runtime"}, "sqlite://" + m_db));
     ASSERT_TRUE(std::filesystem::exists(m_key_file));
     EXPECT_EQ(mode_of(m_key_file), 0600u);
 }
 
-TEST_F(Keys, AMigratedSqliteStoreWithoutSecretsGetsAPrivateKeyFileAtFirstUse) {
+TEST_F(Keys, AMigratedSqliteStoreWithoutSecretsGetsAPrivateKeyFileAtFirstWrite) {
     ASSERT_EQ(kprov({"migrate"}, "sqlite://" + m_db).exit_code, 0);
     ASSERT_FALSE(std::filesystem::exists(m_key_file));
     const auto listed = kprov({"list"}, "sqlite://" + m_db);
     ASSERT_EQ(listed.exit_code, 0) << listed.err;
+    EXPECT_FALSE(std::filesystem::exists(m_key_file)) << "a read command creates no key file";
+    expect_opened_to_write(kprov({"deprovision", "--yes", "no-such-runtime"}, "sqlite://" + m_db));
     ASSERT_TRUE(std::filesystem::exists(m_key_file));
     EXPECT_EQ(mode_of(m_key_file), 0600u);
 }

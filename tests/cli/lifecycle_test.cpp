@@ -83,7 +83,7 @@ TEST_P(Protection, AProtectedRuntimeIsNotDeprovisionedUntilUnprotected) {
 TEST_P(Protection, UnknownRuntimesAreNotFound) {
     const auto r = kprov({"protect", "0d2f4b37-1111-4222-8333-944455556666"});
     EXPECT_EQ(r.code, 1);
-    EXPECT_THAT(r.err, HasSubstr("does not exist"));
+    EXPECT_THAT(r.err, HasSubstr("not found"));
     EXPECT_EQ(kprov({"unprotect"}).code, 2) << "RUNTIME_ID is required";
 }
 

@@ -3,6 +3,7 @@
 // what the sim's Gardener holds after each step, and what the store recorded.
 
 #include "cli/app.hpp"
+#include "cli/child_process.hpp"
 #include "cli/operations_fixture.hpp"
 #include "cli/runtime_file.hpp"
 #include "engine/error.hpp"
@@ -149,10 +150,32 @@ TEST_P(Operations, ASecondOperationWhileOneIsInProgressIsRefused) {
     const json status = json::parse(r.out);
     const std::string runtime_id = status["runtimeID"];
 
+    const std::string op_id = status["id"];
+    // The command ran the provisioning to its first wait on Gardener; nobody drives it on.
+    const std::string stage = stored_operation(op_id).stage;
+    EXPECT_EQ(stage, "WaitingForClusterCreation");
+    const std::string refusal = "kprov: error: another operation of runtime " + runtime_id +
+                                " is in progress: the Provision operation " + op_id + " at stage " +
+                                stage + "; follow it with: kprov wait " + op_id + "\n";
     r = kprov({"deprovision", runtime_id, "--yes", "--wait"});
     EXPECT_EQ(r.code, 5) << r.err;
-    EXPECT_THAT(r.err, HasSubstr("cannot start new operation for " + runtime_id +
-                                 " Runtime while previous one is in progress"));
+    EXPECT_THAT(r.err, HasSubstr(refusal));
+    // By the shoot's name, as the built binary.
+    std::vector<std::string> args = {KPROV_BINARY,
+                                     "hibernate",
+                                     name,
+                                     "--store",
+                                     m_store_url,
+                                     "--gardener-kubeconfig",
+                                     m_sim->kubeconfig.string(),
+                                     "--gardener-project",
+                                     k_project};
+    std::vector<std::string> env = {"APP_DATABASE_SECRET_KEY=" + std::string(k_secret_key)};
+    for (auto& entry : testing::environment_without_settings())
+        env.push_back(std::move(entry));
+    const auto binary = testing::run_process(args, env, m_dir.path());
+    EXPECT_EQ(binary.exit_code, 5) << binary.err;
+    EXPECT_THAT(binary.err, HasSubstr(refusal));
     EXPECT_EQ(m_store->operations_of(runtime_id).size(), 1U);
     EXPECT_EQ(kprov({"wait", status["id"]}).code, 0);
 }

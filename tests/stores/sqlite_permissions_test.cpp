@@ -87,5 +87,51 @@ TEST_F(SqlitePermissions, ASharedDatabaseIsReportedWithItsModeAndNotChanged) {
     EXPECT_EQ(mode_of(db), 0640u);
 }
 
+// A reader (OpenOptions::create false) opens only a store that is there, and creates nothing.
+TEST_F(SqlitePermissions, AReaderCreatesNoDirectoryDatabaseOrKeyFile) {
+    OpenOptions reader;
+    reader.schema = SchemaCheck::Migrate;
+    reader.create = false;
+    const std::string db = m_dir.file("a/kprov.db");
+    EXPECT_THROW(
+        {
+            try {
+                open_store("sqlite://" + db, reader);
+            } catch (const StoreMissing& e) {
+                EXPECT_THAT(e.what(), HasSubstr("SQLite store \"" + db + "\" does not exist"));
+                throw;
+            }
+        },
+        StoreMissing);
+    EXPECT_FALSE(std::filesystem::exists(m_dir.file("a")));
+
+    // Made by schema work alone (no key file): a reader opens it without making one.
+    OpenOptions migrate;
+    migrate.schema = SchemaCheck::None;
+    migrate.secrets = Secrets::Unused;
+    open_store("sqlite://" + db, migrate)->migrate();
+    ASSERT_FALSE(std::filesystem::exists(db + ".key"));
+    EXPECT_TRUE(open_store("sqlite://" + db, reader)->list_runtimes({}).empty());
+    EXPECT_FALSE(std::filesystem::exists(db + ".key"));
+}
+
+TEST(PostgresReader, ADatabaseWithoutKprovsSchemaIsMissingAndStaysEmpty) {
+    KPROV_FRESH_POSTGRES(db);
+    OpenOptions reader;
+    reader.secret_key = "0123456789abcdef";
+    reader.create = false;
+    try {
+        open_store(db->url(), reader);
+        FAIL() << "opened";
+    } catch (const StoreMissing& e) {
+        EXPECT_THAT(e.what(), HasSubstr("holds no kprov schema"));
+        EXPECT_THAT(e.what(), ::testing::Not(HasSubstr(":kprov@"))) << "the password is redacted";
+    }
+    OpenOptions migrate;
+    migrate.schema = SchemaCheck::None;
+    migrate.secrets = Secrets::Unused;
+    EXPECT_EQ(open_store(db->url(), migrate)->schema_version(), 0) << "nothing was created";
+}
+
 } // namespace
 } // namespace kprov::stores

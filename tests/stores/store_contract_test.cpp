@@ -673,6 +673,38 @@ TEST_P(StoreContract, IdsWithPrefixComeInIdOrderUpToTheLimit) {
     EXPECT_TRUE(m_store->operation_ids_with_prefix(runtime_ids[0], 10).empty());
 }
 
+TEST_P(StoreContract, RuntimeIdsNamedMatchRuntimeOrShootNameLiveOnesFirst) {
+    // An older runtime named "orders", deprovisioned; a newer live one of the same name; a
+    // third whose shoot is called "orders".
+    Runtime gone = minimal_runtime(new_uuid(), k_t0);
+    gone.name = "orders";
+    gone.gardener.name = "shoot-gone";
+    Operation deprovisioning = new_operation(gone.id, OperationType::Deprovision, k_t0);
+    m_store->insert_runtime(gone, deprovisioning);
+    ASSERT_TRUE(m_store->claim(deprovisioning.id, "w1", k_t0, 30s));
+    deprovisioning.state = OperationState::Succeeded;
+    deprovisioning.end_timestamp = k_t0 + 1s;
+    RuntimeChange soft_delete;
+    soft_delete.soft_delete = true;
+    m_store->save_progress(deprovisioning, "w1", k_t0 + 1s, {}, soft_delete, true);
+    Runtime live = minimal_runtime(new_uuid(), k_t0 - 1h);
+    live.name = "orders";
+    live.gardener.name = "shoot-live";
+    m_store->insert_runtime(live, new_operation(live.id, OperationType::Provision, k_t0));
+    Runtime by_shoot = minimal_runtime(new_uuid(), k_t0 + 1h);
+    by_shoot.name = "payments";
+    by_shoot.gardener.name = "orders";
+    m_store->insert_runtime(by_shoot, new_operation(by_shoot.id, OperationType::Provision, k_t0));
+
+    EXPECT_EQ(m_store->runtime_ids_named("orders", 10),
+              (std::vector<std::string>{by_shoot.id, live.id, gone.id}));
+    EXPECT_EQ(m_store->runtime_ids_named("orders", 1), std::vector<std::string>{by_shoot.id});
+    EXPECT_EQ(m_store->runtime_ids_named("shoot-gone", 10), std::vector<std::string>{gone.id});
+    EXPECT_EQ(m_store->runtime_ids_named("payments", 10), std::vector<std::string>{by_shoot.id});
+    EXPECT_TRUE(m_store->runtime_ids_named("order", 10).empty()) << "names match exactly";
+    EXPECT_TRUE(m_store->runtime_ids_named("%", 10).empty());
+}
+
 TEST_P(StoreContract, TenantOfReadsTheStoredTenant) {
     Runtime r = minimal_runtime(new_uuid());
     r.tenant = "global-account-1";
