@@ -221,12 +221,22 @@ int cmd_plan(Context& ctx, const PlanArgs& args) {
     if (args.runtime_id)
         return plan_upgrade(ctx, args, format);
     const auto& settings = ctx.config().settings;
-    const auto conversion = config::conversion_options(settings);
-
+    auto conversion = config::conversion_options(settings);
+    // Without a project of its own the file's problems come first, then "no Gardener project
+    // set" (not the default name's "too long").
+    bool has_project = true;
+    try {
+        configured_project(ctx);
+    } catch (const ConfigError&) {
+        has_project = false;
+        conversion.gardener_project.clear();
+    }
     const auto input = read_input(args.file, [&](nlohmann::json document) {
         take_lifecycle(document); // checked here; it changes nothing in Gardener's objects
         return engine::read_provision_input(document, conversion);
     });
+    if (!has_project)
+        configured_project(ctx);
     // Without a store: the plan of a file is what it is, whatever runtimes exist.
     const engine::RequestContext request{settings.tenant.value_or("<tenant>"),
                                          settings.sub_account.value_or("")};

@@ -16,6 +16,7 @@ namespace {
 
 using nlohmann::json;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 struct Result {
     int code = -1;
@@ -136,6 +137,17 @@ TEST_F(Plan, RefusesOutputFormatsItCannotPrintAndMissingFiles) {
     r = kprov({"plan", "-f", m_dir.file("missing.yaml")});
     EXPECT_EQ(r.code, 1);
     EXPECT_THAT(r.err, HasSubstr("missing.yaml"));
+}
+
+// Without a project the file's own problems come first, then "no Gardener project set" naming
+// the ways to set one; never the default project name's "too long".
+TEST_F(Plan, AValidFileWithoutAProjectSaysNoProjectIsSet) {
+    auto r = kprov({"plan", "-f", k_examples + "gcp.yaml"});
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("no Gardener project set: give --gardener-project, "
+                                 "APP_GARDENER_PROJECT or config key gardener.project"));
+    EXPECT_THAT(r.err, Not(HasSubstr("too long")));
+    EXPECT_EQ(r.out, "");
 }
 
 TEST(YamlOutput, QuotesStringsYamlWouldReadAsSomethingElse) {
