@@ -14,46 +14,12 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <functional>
 #include <optional>
 #include <ostream>
 #include <sstream>
 
 namespace kprov::cli {
 namespace {
-
-struct CommandInfo {
-    const char* name;
-    const char* summary;
-};
-
-// Every command of the CLI contract, in the order `kprov --help` lists them.
-constexpr CommandInfo k_commands[] = {
-    {"provision", "Provision a runtime from a runtime file"},
-    {"deprovision", "Deprovision a runtime"},
-    {"upgrade-shoot", "Upgrade a runtime's shoot from an upgrade file"},
-    {"hibernate", "Hibernate a runtime's cluster"},
-    {"wake-up", "Wake up a hibernated runtime's cluster"},
-    {"upgrade-kyma", "Upgrade a runtime's Kyma from a Kyma file (UpgradeRuntimeInput)"},
-    {"rollback-kyma", "Make the Kyma config before the last upgrade active again (store only)"},
-    {"protect", "Protect a runtime against deprovisioning (store only)"},
-    {"unprotect", "Allow a protected runtime to be deprovisioned again (store only)"},
-    {"status", "Show a runtime, its configuration and its last operation"},
-    {"operation", "Show one operation"},
-    {"list", "List runtimes with their last operation"},
-    {"history", "Show every operation of a runtime with its stage transitions"},
-    {"kubeconfig", "Print an admin kubeconfig for a runtime (requested from Gardener)"},
-    {"plan", "Show the Shoot that provision would create, or the change an upgrade would make"},
-    {"diff", "Show where runtimes' live shoots differ from what kprov applied (drift)"},
-    {"wait", "Drive an operation to its end in this process, showing progress"},
-    {"cancel", "End an operation in progress as Failed, leaving Gardener as it is"},
-    {"watch", "Run the engine's workers until SIGINT/SIGTERM"},
-    {"serve", "Serve the GraphQL API, with the engine's workers, metrics and health"},
-    {"migrate", "Create or upgrade the store's schema"},
-    {"config", "Show the effective configuration and where each value came from"},
-    {"completion", "Print a shell completion script (bash, zsh, fish)"},
-    {"version", "Print kprov's version"},
-};
 
 void add_global_options(CLI::App& app, GlobalOptions& g) {
     app.add_option("--store", g.store,
@@ -157,6 +123,287 @@ void add_operation_options(CLI::App& cmd, const std::string& name, OperationArgs
                      "Do not ask for confirmation (required when there is no terminal to ask on)");
 }
 
+// What parsing a command line fills in: the global options, the chosen command, and the
+// arguments of every command (only the chosen command's are set).
+struct Command;
+struct Parsed {
+    GlobalOptions global;
+    const Command* command = nullptr;
+    bool long_version = false;
+    bool config_reference = false;
+    std::string shell;
+    PlanArgs plan;
+    OperationArgs operation;
+    WaitArgs wait;
+    CancelArgs cancel;
+    WatchArgs watch;
+    ServeArgs serve;
+    MigrateArgs migrate;
+    ReadArgs read;
+    DiffArgs diff;
+};
+
+// One command of the CLI contract: its name and summary as `kprov --help` lists them, how it
+// adds its options and footer to its CLI11 subcommand, and what it runs once parsed. The table
+// below is the only place a command is named (ninja's tool table is the model).
+struct Command {
+    const char* name;
+    const char* summary;
+    void (*configure)(CLI::App& cmd, Parsed& p);
+    int (*run)(Context& ctx, const Parsed& p);
+};
+
+void configure_plan(CLI::App& cmd, Parsed& p) {
+    cmd.add_option("-f,--file", p.plan.file,
+                   "Runtime file (YAML or JSON ProvisionRuntimeInput; - for stdin), or with "
+                   "RUNTIME_ID an upgrade file (UpgradeShootInput)")
+        ->type_name("FILE")
+        ->required();
+    cmd.add_option("RUNTIME_ID", p.plan.runtime_id,
+                   "Plan an upgrade of this runtime instead of a provisioning");
+    cmd.add_flag("--detailed-exitcode", p.plan.detailed_exitcode,
+                 "Exit 0 for no change, 2 for changes, 1 for any error (as terraform)");
+    cmd.footer("Without RUNTIME_ID, prints the Shoot provision would create (runtime and "
+               "operation ids as placeholders) and contacts nothing; with OIDC on the current "
+               "Gardener API, a v1 List of the structured-authentication ConfigMap and the "
+               "Shoot. Output: -o yaml (default) or -o json.\n"
+               "With RUNTIME_ID, reads the runtime's live shoot from Gardener and shows what "
+               "upgrade-shoot would change: the shoot, the cluster-admin bindings of its "
+               "administrators and the stored configuration; warnings (such as a "
+               "kubernetesVersion lower than the shoot's, which stays) on stderr. -o json "
+               "prints the whole new Shoot instead.");
+}
+
+void configure_wait(CLI::App& cmd, Parsed& p) {
+    cmd.add_option("OPERATION_ID", p.wait.operation_id, k_operation_id_help)->required();
+    cmd.add_option("--timeout", p.wait.timeout,
+                   "Stop after DUR (exit 4; Gardener goes on, kprov wait again finishes the "
+                   "bookkeeping)")
+        ->type_name("DUR");
+    cmd.footer(k_wait_footer);
+}
+
+void configure_cancel(CLI::App& cmd, Parsed& p) {
+    cmd.add_option("OPERATION_ID", p.cancel.operation_id, k_operation_id_help)->required();
+    cmd.add_flag("--force", p.cancel.force,
+                 "Cancel even while another process holds the operation's lease");
+    cmd.footer(k_cancel_footer);
+}
+
+void configure_watch(CLI::App& cmd, Parsed& p) {
+    cmd.add_option("--workers", p.watch.workers, "Worker threads (default KPROV_WORKERS, 4)")
+        ->type_name("N")
+        ->check(CLI::Range(1, 1024));
+}
+
+void configure_serve(CLI::App& cmd, Parsed& p) {
+    cmd.add_option("--workers", p.serve.workers, "Worker threads (default KPROV_WORKERS, 4)")
+        ->check(CLI::Range(1, 1024));
+    cmd.add_option("--address", p.serve.address,
+                   "API listen address host:port (default APP_ADDRESS, 127.0.0.1:3000; port 0 "
+                   "picks a free one)");
+    cmd.add_option("--metrics-address", p.serve.metrics_address,
+                   "Metrics listen address host:port (default APP_METRICS_ADDRESS, "
+                   "127.0.0.1:9000)");
+    cmd.add_flag("--insecure-no-auth", p.serve.insecure_no_auth,
+                 "Listen without KPROV_API_TOKEN on an address other hosts can reach "
+                 "(KPROV_INSECURE_NO_AUTH); refused otherwise");
+    cmd.footer("Prints the API and metrics URLs on stdout once listening; logs go to stderr. "
+               "Stops gracefully on SIGINT or SIGTERM.\n"
+               "On a SQLite store, a status query repeated with the same body and headers gets "
+               "the answer it got before until its runtime changes (KPROV_ANSWER_CACHE_MB, 0: "
+               "off).\n"
+               "Without KPROV_API_TOKEN, serve listens only on a loopback address (and answers "
+               "only requests whose Host names it), unless --insecure-no-auth says something in "
+               "front of it authenticates.");
+}
+
+void configure_migrate(CLI::App& cmd, Parsed& p) {
+    cmd.add_flag("--re-encrypt", p.migrate.re_encrypt,
+                 "Then rewrite every secret still in the original's AES-CFB format or in "
+                 "plaintext in the authenticated one (needs the key)");
+    cmd.add_flag("--dry-run", p.migrate.dry_run,
+                 "Count the secrets --re-encrypt would rewrite, and write nothing")
+        ->needs(cmd.get_option("--re-encrypt"));
+    cmd.footer("Without --re-encrypt, reads and writes no secret, so it runs without "
+               "APP_DATABASE_SECRET_KEY on PostgreSQL and SQLite alike, and creates no key "
+               "file. --re-encrypt works in batches beside running workers, and a rerun "
+               "continues where one stopped; then KPROV_REFUSE_LEGACY_SECRETS=true makes any "
+               "old secret written later an error to read.");
+}
+
+void add_runtime_id(CLI::App& cmd, Parsed& p) {
+    cmd.add_option("RUNTIME_ID", p.read.id, k_runtime_id_help)->required();
+}
+
+void configure_status(CLI::App& cmd, Parsed& p) {
+    add_runtime_id(cmd, p);
+    cmd.add_flag("--live", p.read.live,
+                 "Also show the shoot as Gardener has it now and where it differs from the "
+                 "store (exit 1 when Gardener cannot be asked)");
+    cmd.footer("Asks Gardener (3 s at most) whether the cluster is hibernated, and says when "
+               "it could not ask; --live waits up to 10 s and shows Gardener's last operation, "
+               "the shoot's generation and the drift: the shoot missing or not this runtime's, "
+               "hibernation other than kprov's last hibernate or wake-up left it, a generation "
+               "Gardener has not observed, a failed Gardener operation, another Kubernetes "
+               "version. -o json adds it all as the member \"gardener\" (drift in "
+               "gardener.drift) and fills hibernationStatus.");
+}
+
+void configure_kubeconfig(CLI::App& cmd, Parsed& p) {
+    add_runtime_id(cmd, p);
+    cmd.add_option("--expiration", p.read.expiration,
+                   "How long the kubeconfig stays valid, DUR (default " +
+                       format_duration(engine::EngineOptions{}.admin_kubeconfig_expiration) +
+                       ", at least 10m)")
+        ->type_name("DUR");
+    cmd.footer("A hibernated cluster's kubeconfig is printed all the same, with a warning on "
+               "stderr: it works once the cluster is awake again (kprov wake-up RUNTIME_ID "
+               "--wait).");
+}
+
+void configure_protect(CLI::App& cmd, Parsed& p) {
+    add_runtime_id(cmd, p);
+    cmd.footer("A protected runtime's deprovisioning is refused, by `kprov deprovision` and by "
+               "the API's deprovisionRuntime, until it is unprotected. Both are recorded in "
+               "the runtime's events (kprov history); nothing is sent to Gardener.");
+}
+
+void configure_diff(CLI::App& cmd, Parsed& p) {
+    cmd.add_option("RUNTIME_ID", p.diff.runtime_id, k_runtime_id_help);
+    cmd.add_flag("--all", p.diff.all, "Every runtime that is not deprovisioned");
+    cmd.footer("Reads each runtime's shoot from Gardener and compares it with the shoot kprov "
+               "built from the runtime's stored configuration, only where kprov sets a field: "
+               "what Gardener defaults or owns, the operation annotations and versions "
+               "Gardener's auto-update raised are not drift. Changes nothing. A shoot missing "
+               "in Gardener counts as a difference.");
+}
+
+void configure_list(CLI::App& cmd, Parsed& p) {
+    cmd.add_option("--state", p.read.state,
+                   "Only runtimes whose last operation is in state S: InProgress, Succeeded or "
+                   "Failed")
+        ->type_name("S");
+    cmd.add_flag("-a,--all", p.read.all, "Include deprovisioned (deleted) runtimes");
+    cmd.add_option("-l,--selector", p.read.selectors,
+                   "Only runtimes whose labels match SELECTOR, as kubectl's: key=value, "
+                   "key!=value, key, !key, key in (a,b), key notin (a,b), joined by ',' "
+                   "(repeatable: all must match)")
+        ->type_name("SELECTOR")
+        ->allow_extra_args(false);
+    cmd.add_option("--limit", p.read.limit,
+                   "Show at most N runtimes, newest first (default 100; 0: all)")
+        ->type_name("N")
+        ->check(CLI::Validator(
+            [](const std::string& value) {
+                return value.find_first_not_of("0123456789") == std::string::npos
+                           ? std::string()
+                           : "\"" + value + "\" is not a count (expected 0 or more)";
+            },
+            ""));
+}
+
+void configure_completion(CLI::App& cmd, Parsed& p) {
+    cmd.add_option("SHELL", p.shell, "bash, zsh or fish")
+        ->required()
+        ->check(CLI::IsMember(completion_shells()));
+    cmd.footer("bash: source <(kprov completion bash); zsh: kprov completion zsh > "
+               "\"${fpath[1]}/_kprov\"; fish: kprov completion fish > "
+               "~/.config/fish/completions/kprov.fish");
+}
+
+// Every command, in the order `kprov --help` lists them.
+constexpr Command k_commands[] = {
+    {"provision", "Provision a runtime from a runtime file",
+     [](CLI::App& cmd, Parsed& p) { add_operation_options(cmd, "provision", p.operation); },
+     [](Context& ctx, const Parsed& p) { return cmd_provision(ctx, p.operation); }},
+    {"deprovision", "Deprovision a runtime",
+     [](CLI::App& cmd, Parsed& p) { add_operation_options(cmd, "deprovision", p.operation); },
+     [](Context& ctx, const Parsed& p) { return cmd_deprovision(ctx, p.operation); }},
+    {"upgrade-shoot", "Upgrade a runtime's shoot from an upgrade file",
+     [](CLI::App& cmd, Parsed& p) { add_operation_options(cmd, "upgrade-shoot", p.operation); },
+     [](Context& ctx, const Parsed& p) { return cmd_upgrade_shoot(ctx, p.operation); }},
+    {"hibernate", "Hibernate a runtime's cluster",
+     [](CLI::App& cmd, Parsed& p) { add_operation_options(cmd, "hibernate", p.operation); },
+     [](Context& ctx, const Parsed& p) { return cmd_hibernate(ctx, p.operation); }},
+    {"wake-up", "Wake up a hibernated runtime's cluster",
+     [](CLI::App& cmd, Parsed& p) { add_operation_options(cmd, "wake-up", p.operation); },
+     [](Context& ctx, const Parsed& p) { return cmd_wake_up(ctx, p.operation); }},
+    {"upgrade-kyma", "Upgrade a runtime's Kyma from a Kyma file (UpgradeRuntimeInput)",
+     [](CLI::App& cmd, Parsed& p) { add_operation_options(cmd, "upgrade-kyma", p.operation); },
+     [](Context& ctx, const Parsed& p) { return cmd_upgrade_kyma(ctx, p.operation); }},
+    {"rollback-kyma", "Make the Kyma config before the last upgrade active again (store only)",
+     [](CLI::App& cmd, Parsed& p) { add_operation_options(cmd, "rollback-kyma", p.operation); },
+     [](Context& ctx, const Parsed& p) { return cmd_rollback_kyma(ctx, p.operation); }},
+    {"protect", "Protect a runtime against deprovisioning (store only)", configure_protect,
+     [](Context& ctx, const Parsed& p) { return cmd_protect(ctx, p.read, true); }},
+    {"unprotect", "Allow a protected runtime to be deprovisioned again (store only)",
+     configure_protect,
+     [](Context& ctx, const Parsed& p) { return cmd_protect(ctx, p.read, false); }},
+    {"status", "Show a runtime, its configuration and its last operation", configure_status,
+     [](Context& ctx, const Parsed& p) { return cmd_status(ctx, p.read); }},
+    {"operation", "Show one operation",
+     [](CLI::App& cmd, Parsed& p) {
+         cmd.add_option("OPERATION_ID", p.read.id, k_operation_id_help)->required();
+     },
+     [](Context& ctx, const Parsed& p) { return cmd_operation(ctx, p.read); }},
+    {"list", "List runtimes with their last operation", configure_list,
+     [](Context& ctx, const Parsed& p) { return cmd_list(ctx, p.read); }},
+    {"history", "Show every operation of a runtime with its stage transitions", add_runtime_id,
+     [](Context& ctx, const Parsed& p) { return cmd_history(ctx, p.read); }},
+    {"kubeconfig", "Print an admin kubeconfig for a runtime (requested from Gardener)",
+     configure_kubeconfig,
+     [](Context& ctx, const Parsed& p) { return cmd_kubeconfig(ctx, p.read); }},
+    {"plan", "Show the Shoot that provision would create, or the change an upgrade would make",
+     configure_plan, [](Context& ctx, const Parsed& p) { return cmd_plan(ctx, p.plan); }},
+    {"diff", "Show where runtimes' live shoots differ from what kprov applied (drift)",
+     configure_diff, [](Context& ctx, const Parsed& p) { return cmd_diff(ctx, p.diff); }},
+    {"wait", "Drive an operation to its end in this process, showing progress", configure_wait,
+     [](Context& ctx, const Parsed& p) { return cmd_wait(ctx, p.wait); }},
+    {"cancel", "End an operation in progress as Failed, leaving Gardener as it is",
+     configure_cancel, [](Context& ctx, const Parsed& p) { return cmd_cancel(ctx, p.cancel); }},
+    {"watch", "Run the engine's workers until SIGINT/SIGTERM", configure_watch,
+     [](Context& ctx, const Parsed& p) { return cmd_watch(ctx, p.watch); }},
+    {"serve", "Serve the GraphQL API, with the engine's workers, metrics and health",
+     configure_serve, [](Context& ctx, const Parsed& p) { return cmd_serve(ctx, p.serve); }},
+    {"migrate", "Create or upgrade the store's schema", configure_migrate,
+     [](Context& ctx, const Parsed& p) { return cmd_migrate(ctx, p.migrate); }},
+    {"config", "Show the effective configuration and where each value came from",
+     [](CLI::App& cmd, Parsed& p) {
+         cmd.add_flag("--reference", p.config_reference,
+                       "Print every setting (variable, key, default, meaning) as a Markdown "
+                       "table instead");
+     },
+     [](Context& ctx, const Parsed& p) {
+         return p.config_reference ? cmd_config_reference(ctx) : cmd_config(ctx);
+     }},
+    {"completion", "Print a shell completion script (bash, zsh, fish)", configure_completion,
+     [](Context& ctx, const Parsed& p) { return cmd_completion(ctx, p.shell); }},
+    {"version", "Print kprov's version",
+     [](CLI::App& cmd, Parsed& p) {
+         cmd.add_flag("--long", p.long_version, "Also show the effective configuration");
+     },
+     [](Context& ctx, const Parsed& p) {
+         return cmd_version(ctx, p.long_version || p.global.verbose > 0);
+     }},
+};
+
+// Registers every command and option on `app`; parsing fills `p` and sets p.command.
+void build_app(CLI::App& app, Parsed& p) {
+    app.require_subcommand(1);
+    app.fallthrough();
+    app.set_help_all_flag("--help-all", "Show help for every command");
+    add_global_options(app, p.global);
+    for (const Command& command : k_commands) {
+        CLI::App* cmd = app.add_subcommand(command.name, command.summary);
+        command.configure(*cmd, p);
+        cmd->footer(command_footer(command.name, cmd->get_footer()));
+        cmd->callback([&p, &command] { p.command = &command; });
+    }
+    // Set last: a subcommand copies its parent's footer when it is created.
+    app.footer(global_footer());
+}
+
 // Every problem of an input on its own line, under one heading naming the input.
 int report_invalid(std::ostream& err, const ValidationError& e) {
     const auto& problems = e.problems();
@@ -200,8 +447,8 @@ std::optional<int> refuse_unknown_command(const std::vector<std::string>& args, 
     if (!word)
         return std::nullopt;
     std::vector<std::string> names;
-    for (const auto& info : k_commands)
-        names.emplace_back(info.name);
+    for (const Command& command : k_commands)
+        names.emplace_back(command.name);
     if (std::find(names.begin(), names.end(), *word) != names.end())
         return std::nullopt;
     // What kubectl, terraform and eksctl users type first.
@@ -210,7 +457,6 @@ std::optional<int> refuse_unknown_command(const std::vector<std::string>& args, 
         {"describe", "status"},
         {"delete", "deprovision"},
         {"create", "provision"},
-        {"apply", "provision"},
         {"destroy", "deprovision"},
         {"show", "status"},
         {"ls", "list"},
@@ -227,20 +473,6 @@ std::optional<int> refuse_unknown_command(const std::vector<std::string>& args, 
 
 const char* k_description = "kprov provisions, upgrades, hibernates and deprovisions Kubernetes "
                             "clusters (runtimes) through Gardener.";
-
-// What parsing a command line fills in.
-struct Parsed {
-    GlobalOptions global;
-    std::function<int(Context&)> action;
-    bool verbose_version = false;
-    bool config_reference = false;
-    PlanArgs plan_args;
-    OperationArgs op_args;
-    WaitArgs wait_args;
-    WatchArgs watch_args;
-    ReadArgs read_args;
-    std::string shell;
-};
 
 // The value of a global option given as "--name VALUE" or "--name=VALUE", if any.
 std::optional<std::string> global_value(const std::vector<std::string>& args,
@@ -316,281 +548,6 @@ std::string unexpected_arguments(const std::vector<std::string>& args, const std
     return what;
 }
 
-// Registers every command and option on `app`; parsing fills `p` (and sets p.action).
-void build_app(CLI::App& app, Parsed& p) {
-    app.require_subcommand(1);
-    app.fallthrough();
-    app.set_help_all_flag("--help-all", "Show help for every command");
-
-    GlobalOptions& global = p.global;
-    add_global_options(app, global);
-
-    auto& action = p.action;
-    bool& verbose_version = p.verbose_version;
-    bool& config_reference = p.config_reference;
-    PlanArgs& plan_args = p.plan_args;
-    OperationArgs& op_args = p.op_args;
-    WaitArgs& wait_args = p.wait_args;
-    WatchArgs& watch_args = p.watch_args;
-    ReadArgs& read_args = p.read_args;
-
-    for (const auto& info : k_commands) {
-        CLI::App* cmd = app.add_subcommand(info.name, info.summary);
-        const std::string name = info.name;
-        if (name == "version") {
-            cmd->add_flag("--long", verbose_version, "Also show the effective configuration");
-            cmd->callback([&] {
-                action = [&](Context& c) {
-                    return cmd_version(c, verbose_version || global.verbose > 0);
-                };
-            });
-        } else if (name == "config") {
-            cmd->add_flag("--reference", config_reference,
-                          "Print every setting (variable, key, default, meaning) as a Markdown "
-                          "table instead");
-            cmd->callback([&] {
-                action = [&](Context& c) {
-                    return config_reference ? cmd_config_reference(c) : cmd_config(c);
-                };
-            });
-        } else if (name == "plan") {
-            cmd->add_option("-f,--file", plan_args.file,
-                            "Runtime file (YAML or JSON ProvisionRuntimeInput; - for stdin), or "
-                            "with RUNTIME_ID an upgrade file (UpgradeShootInput)")
-                ->type_name("FILE")
-                ->required();
-            cmd->add_option("RUNTIME_ID", plan_args.runtime_id,
-                            "Plan an upgrade of this runtime instead of a provisioning");
-            cmd->add_flag("--detailed-exitcode", plan_args.detailed_exitcode,
-                          "Exit 0 for no change, 2 for changes, 1 for any error (as terraform)");
-            cmd->footer("Without RUNTIME_ID, prints the Shoot provision would create (runtime "
-                        "and operation ids as placeholders) and contacts nothing; with OIDC on "
-                        "the current Gardener API, a v1 List of the structured-authentication "
-                        "ConfigMap and the Shoot. Output: -o yaml (default) or -o json.\n"
-                        "With RUNTIME_ID, reads the runtime's live shoot from Gardener and shows "
-                        "what upgrade-shoot would change: the shoot, the cluster-admin bindings "
-                        "of its administrators and the stored configuration; warnings (such as "
-                        "a kubernetesVersion lower than the shoot's, which stays) on stderr. "
-                        "-o json prints the whole new Shoot instead.");
-            cmd->callback([&] {
-                action = [&](Context& c) {
-                    return cmd_plan(c, plan_args);
-                };
-            });
-        } else if (name == "provision" || name == "deprovision" || name == "upgrade-shoot" ||
-                   name == "hibernate" || name == "wake-up" || name == "upgrade-kyma" ||
-                   name == "rollback-kyma") {
-            add_operation_options(*cmd, name, op_args);
-            cmd->callback([&, name] {
-                action = [&, name](Context& c) {
-                    if (name == "provision")
-                        return cmd_provision(c, op_args);
-                    if (name == "deprovision")
-                        return cmd_deprovision(c, op_args);
-                    if (name == "upgrade-shoot")
-                        return cmd_upgrade_shoot(c, op_args);
-                    if (name == "hibernate")
-                        return cmd_hibernate(c, op_args);
-                    if (name == "upgrade-kyma")
-                        return cmd_upgrade_kyma(c, op_args);
-                    if (name == "rollback-kyma")
-                        return cmd_rollback_kyma(c, op_args);
-                    return cmd_wake_up(c, op_args);
-                };
-            });
-        } else if (name == "wait") {
-            cmd->add_option("OPERATION_ID", wait_args.operation_id, k_operation_id_help)
-                ->required();
-            cmd->add_option("--timeout", wait_args.timeout,
-                            "Stop after DUR (exit 4; Gardener goes on, kprov wait again "
-                            "finishes the bookkeeping)")
-                ->type_name("DUR");
-            cmd->footer(k_wait_footer);
-            cmd->callback([&] {
-                action = [&](Context& c) {
-                    return cmd_wait(c, wait_args);
-                };
-            });
-        } else if (name == "cancel") {
-            auto cancel_args = std::make_shared<CancelArgs>();
-            cmd->add_option("OPERATION_ID", cancel_args->operation_id, k_operation_id_help)
-                ->required();
-            cmd->add_flag("--force", cancel_args->force,
-                          "Cancel even while another process holds the operation's lease");
-            cmd->footer(k_cancel_footer);
-            cmd->callback([&, cancel_args] {
-                action = [cancel_args](Context& c) {
-                    return cmd_cancel(c, *cancel_args);
-                };
-            });
-        } else if (name == "watch") {
-            cmd->add_option("--workers", watch_args.workers,
-                            "Worker threads (default KPROV_WORKERS, 4)")
-                ->type_name("N")
-                ->check(CLI::Range(1, 1024));
-            cmd->callback([&] {
-                action = [&](Context& c) {
-                    return cmd_watch(c, watch_args);
-                };
-            });
-        } else if (name == "serve") {
-            auto serve_args = std::make_shared<ServeArgs>();
-            cmd->add_option("--workers", serve_args->workers,
-                            "Worker threads (default KPROV_WORKERS, 4)")
-                ->check(CLI::Range(1, 1024));
-            cmd->add_option("--address", serve_args->address,
-                            "API listen address host:port (default APP_ADDRESS, "
-                            "127.0.0.1:3000; port 0 picks a free one)");
-            cmd->add_option("--metrics-address", serve_args->metrics_address,
-                            "Metrics listen address host:port (default APP_METRICS_ADDRESS, "
-                            "127.0.0.1:9000)");
-            cmd->add_flag("--insecure-no-auth", serve_args->insecure_no_auth,
-                          "Listen without KPROV_API_TOKEN on an address other hosts can reach "
-                          "(KPROV_INSECURE_NO_AUTH); refused otherwise");
-            cmd->footer("Prints the API and metrics URLs on stdout once listening; logs go to "
-                        "stderr. Stops gracefully on SIGINT or SIGTERM.\n"
-                        "On a SQLite store, a status query repeated with the same body and "
-                        "headers gets the answer it got before until its runtime changes "
-                        "(KPROV_ANSWER_CACHE_MB, 0: off).\n"
-                        "Without KPROV_API_TOKEN, serve listens only on a loopback address (and "
-                        "answers only requests whose Host names it), unless --insecure-no-auth "
-                        "says something in front of it authenticates.");
-            cmd->callback([&, serve_args] {
-                action = [serve_args](Context& c) {
-                    return cmd_serve(c, *serve_args);
-                };
-            });
-        } else if (name == "migrate") {
-            auto migrate_args = std::make_shared<MigrateArgs>();
-            cmd->add_flag("--re-encrypt", migrate_args->re_encrypt,
-                          "Then rewrite every secret still in the original's AES-CFB format or "
-                          "in plaintext in the authenticated one (needs the key)");
-            cmd->add_flag("--dry-run", migrate_args->dry_run,
-                          "Count the secrets --re-encrypt would rewrite, and write nothing")
-                ->needs(cmd->get_option("--re-encrypt"));
-            cmd->footer("Without --re-encrypt, reads and writes no secret, so it runs without "
-                        "APP_DATABASE_SECRET_KEY on PostgreSQL and SQLite alike, and creates no "
-                        "key file. --re-encrypt works in batches beside running workers, and a "
-                        "rerun continues where one stopped; then KPROV_REFUSE_LEGACY_SECRETS=true "
-                        "makes any old secret written later an error to read.");
-            cmd->callback([&, migrate_args] {
-                action = [migrate_args](Context& c) {
-                    return cmd_migrate(c, *migrate_args);
-                };
-            });
-        } else if (name == "status" || name == "history" || name == "kubeconfig") {
-            cmd->add_option("RUNTIME_ID", read_args.id, k_runtime_id_help)->required();
-            if (name == "status") {
-                cmd->add_flag("--live", read_args.live,
-                              "Also show the shoot as Gardener has it now and where it differs "
-                              "from the store (exit 1 when Gardener cannot be asked)");
-                cmd->footer("Asks Gardener (3 s at most) whether the cluster is hibernated, and "
-                            "says when it could not ask; --live waits up to 10 s and shows "
-                            "Gardener's last operation, the shoot's generation and the drift: "
-                            "the shoot missing or not this runtime's, hibernation other than "
-                            "kprov's last hibernate or wake-up left it, a generation Gardener "
-                            "has not observed, a failed Gardener operation, another Kubernetes "
-                            "version. -o json adds it all as the member \"gardener\" (drift in "
-                            "gardener.drift) and fills hibernationStatus.");
-            }
-            if (name == "kubeconfig") {
-                cmd->footer("A hibernated cluster's kubeconfig is printed all the same, with a "
-                            "warning on stderr: it works once the cluster is awake again "
-                            "(kprov wake-up RUNTIME_ID --wait).");
-                cmd->add_option(
-                       "--expiration", read_args.expiration,
-                       "How long the kubeconfig stays valid, DUR (default " +
-                           format_duration(engine::EngineOptions{}.admin_kubeconfig_expiration) +
-                           ", at least 10m)")
-                    ->type_name("DUR");
-            }
-            cmd->callback([&, name] {
-                action = [&, name](Context& c) {
-                    if (name == "status")
-                        return cmd_status(c, read_args);
-                    if (name == "history")
-                        return cmd_history(c, read_args);
-                    return cmd_kubeconfig(c, read_args);
-                };
-            });
-        } else if (name == "protect" || name == "unprotect") {
-            cmd->add_option("RUNTIME_ID", read_args.id, k_runtime_id_help)->required();
-            cmd->footer("A protected runtime's deprovisioning is refused, by `kprov deprovision` "
-                        "and by the API's deprovisionRuntime, until it is unprotected. Both are "
-                        "recorded in the runtime's events (kprov history); nothing is sent to "
-                        "Gardener.");
-            cmd->callback([&, name] {
-                action = [&, name](Context& c) {
-                    return cmd_protect(c, read_args, name == "protect");
-                };
-            });
-        } else if (name == "diff") {
-            auto diff_args = std::make_shared<DiffArgs>();
-            cmd->add_option("RUNTIME_ID", diff_args->runtime_id, k_runtime_id_help);
-            cmd->add_flag("--all", diff_args->all, "Every runtime that is not deprovisioned");
-            cmd->footer("Reads each runtime's shoot from Gardener and compares it with the shoot "
-                        "kprov built from the runtime's stored configuration, only where kprov "
-                        "sets a field: what Gardener defaults or owns, the operation annotations "
-                        "and versions Gardener's auto-update raised are not drift. Changes "
-                        "nothing. A shoot missing in Gardener counts as a difference.");
-            cmd->callback([&, diff_args] {
-                action = [diff_args](Context& c) {
-                    return cmd_diff(c, *diff_args);
-                };
-            });
-        } else if (name == "operation") {
-            cmd->add_option("OPERATION_ID", read_args.id, k_operation_id_help)->required();
-            cmd->callback([&] {
-                action = [&](Context& c) {
-                    return cmd_operation(c, read_args);
-                };
-            });
-        } else if (name == "list") {
-            cmd->add_option("--state", read_args.state,
-                            "Only runtimes whose last operation is in state S: InProgress, "
-                            "Succeeded or Failed")
-                ->type_name("S");
-            cmd->add_flag("-a,--all", read_args.all, "Include deprovisioned (deleted) runtimes");
-            cmd->add_option("-l,--selector", read_args.selectors,
-                            "Only runtimes whose labels match SELECTOR, as kubectl's: "
-                            "key=value, key!=value, key, !key, key in (a,b), key notin (a,b), "
-                            "joined by ',' (repeatable: all must match)")
-                ->type_name("SELECTOR")
-                ->allow_extra_args(false);
-            cmd->add_option("--limit", read_args.limit,
-                            "Show at most N runtimes, newest first (default 100; 0: all)")
-                ->type_name("N")
-                ->check(CLI::Validator(
-                    [](const std::string& value) {
-                        return value.find_first_not_of("0123456789") == std::string::npos
-                                   ? std::string()
-                                   : "\"" + value + "\" is not a count (expected 0 or more)";
-                    },
-                    ""));
-            cmd->callback([&] {
-                action = [&](Context& c) {
-                    return cmd_list(c, read_args);
-                };
-            });
-        } else if (name == "completion") {
-            cmd->add_option("SHELL", p.shell, "bash, zsh or fish")
-                ->required()
-                ->check(CLI::IsMember(completion_shells()));
-            cmd->footer("bash: source <(kprov completion bash); zsh: kprov completion zsh > "
-                        "\"${fpath[1]}/_kprov\"; fish: kprov completion fish > "
-                        "~/.config/fish/completions/kprov.fish");
-            cmd->callback([&] {
-                action = [&](Context& c) {
-                    return cmd_completion(c, p.shell);
-                };
-            });
-        }
-        cmd->footer(command_footer(name, cmd->get_footer()));
-    }
-    // Set last: a subcommand copies its parent's footer when it is created.
-    app.footer(global_footer());
-}
-
 // The command line as CLI11 should see it: `-o=json` as `-o json` (CLI11 would take "=json"
 // for the value), and `kprov --version` as `kprov version`.
 std::vector<std::string> normalized(const std::vector<std::string>& given) {
@@ -621,8 +578,6 @@ int run(const std::vector<std::string>& given, std::ostream& out, std::ostream& 
     CLI::App app{k_description, "kprov"};
     Parsed parsed;
     build_app(app, parsed);
-    GlobalOptions& global = parsed.global;
-    auto& action = parsed.action;
 
     // With --detailed-exitcode, 2 means "there are changes"; a usage error exits 1 instead.
     const bool detailed = std::find(args.begin(), std::find(args.begin(), args.end(), "--"),
@@ -645,9 +600,9 @@ int run(const std::vector<std::string>& given, std::ostream& out, std::ostream& 
         return report(err, std::string(e.what()) + " (see kprov --help)", usage);
     }
 
-    Context ctx(global, out, err);
+    Context ctx(parsed.global, out, err);
     try {
-        return action ? action(ctx) : usage;
+        return parsed.command ? parsed.command->run(ctx, parsed) : usage;
     } catch (const ValidationError& e) {
         report_invalid(err, e);
         return usage;
@@ -728,9 +683,9 @@ CliModel cli_model() {
     build_app(app, parsed);
     CliModel model;
     model.global = options_of(app);
-    for (const auto& info : k_commands) {
-        const CLI::App* cmd = app.get_subcommand(info.name);
-        CommandModel command{info.name, info.summary, {}};
+    for (const Command& entry : k_commands) {
+        const CLI::App* cmd = app.get_subcommand(entry.name);
+        CommandModel command{entry.name, entry.summary, {}};
         for (auto& option : options_of(*cmd))
             // --help and --help-all are global; CLI11 registers them again on every command.
             if (option.names != std::vector<std::string>{"-h", "--help"} &&
