@@ -283,13 +283,10 @@ public:
     engine::RuntimeLifecycle lifecycle_of(const std::string& runtime_id) override {
         return m_inner.lifecycle_of(runtime_id);
     }
-    bool set_protected(const std::string& runtime_id, bool is_protected,
-                       const engine::RuntimeEvent& event) override {
-        return m_inner.set_protected(runtime_id, is_protected, event);
-    }
-    bool set_expiry(const std::string& runtime_id, std::optional<Timestamp> expires_at,
-                    const engine::RuntimeEvent& event) override {
-        return m_inner.set_expiry(runtime_id, expires_at, event);
+    bool change_lifecycle(const std::string& runtime_id,
+                          const std::function<bool(engine::RuntimeLifecycle&)>& change,
+                          const engine::RuntimeEvent& event) override {
+        return m_inner.change_lifecycle(runtime_id, change, event);
     }
     std::vector<std::string> expired_runtimes(Timestamp now, int limit) override {
         return m_inner.expired_runtimes(now, limit);

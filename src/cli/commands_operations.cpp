@@ -199,12 +199,9 @@ int provision_dry_run(Context& ctx, const engine::ProvisionInput& input, const s
 int cmd_provision(Context& ctx, const OperationArgs& args) {
     const auto timeout = check_flags(args);
     configured_project(ctx); // its default names no project: "no project set", not "too long"
-    std::optional<LifecycleSpec> lifecycle;
-    const auto input = about_file(args.file, [&] {
-        auto document = read_runtime_file(args.file);
-        lifecycle = take_lifecycle(document);
-        return engine::read_provision_input(document,
-                                            config::conversion_options(ctx.config().settings));
+    const auto [input, lifecycle] = about_file(args.file, [&] {
+        return read_provision_file(read_runtime_file(args.file),
+                                   config::conversion_options(ctx.config().settings));
     });
     required_tenant(ctx);
     if (args.dry_run)

@@ -232,8 +232,7 @@ int cmd_plan(Context& ctx, const PlanArgs& args) {
         conversion.gardener_project.clear();
     }
     const auto input = read_input(args.file, [&](nlohmann::json document) {
-        take_lifecycle(document); // checked here; it changes nothing in Gardener's objects
-        return engine::read_provision_input(document, conversion);
+        return read_provision_file(std::move(document), conversion).input;
     });
     if (!has_project)
         configured_project(ctx);

@@ -11,6 +11,7 @@
 #include "cli/render.hpp"
 #include "engine/duration.hpp"
 #include "engine/error.hpp"
+#include "engine/hibernation_schedule.hpp"
 #include "engine/status_json.hpp"
 #include "engine/text.hpp"
 
@@ -194,6 +195,17 @@ struct LiveView {
     bool live = false;
 };
 
+// One hibernation schedule as the status table shows it: "hibernate 0 20 * * MON-FRI, wake up
+// 0 7 * * MON-FRI (Europe/Berlin)".
+std::string schedule_text(const engine::HibernationSchedule& schedule) {
+    std::string text;
+    if (schedule.start)
+        text = "hibernate " + *schedule.start;
+    if (schedule.end)
+        text += (text.empty() ? "wake up " : ", wake up ") + *schedule.end;
+    return text + " (" + schedule.location.value_or("UTC") + ")";
+}
+
 void print_status_table(Context& ctx, const engine::Runtime& runtime,
                         const std::optional<engine::Operation>& last,
                         const std::optional<KymaInstallation>& kyma,
@@ -224,6 +236,8 @@ void print_status_table(Context& ctx, const engine::Runtime& runtime,
     if (lifecycle.expires_at)
         rows.emplace_back("expires", format_rfc3339(*lifecycle.expires_at) + " (" +
                                          relative_time(*lifecycle.expires_at, now) + ")");
+    for (const auto& schedule : g.hibernation_schedules)
+        rows.emplace_back("schedule", schedule_text(schedule));
     if (last) {
         rows.emplace_back("state", Cell{state_text(last), last->state});
         rows.emplace_back("operation", std::string(engine::to_api(last->type)) + " " + last->id);
@@ -312,13 +326,16 @@ Json optional_time(const std::optional<Timestamp>& t) {
 }
 
 // The runtime's desired state and its events, for status -o json|yaml.
-Json lifecycle_json(const engine::RuntimeLifecycle& lifecycle,
+Json lifecycle_json(const engine::RuntimeLifecycle& lifecycle, const engine::Runtime& runtime,
                     const std::vector<engine::RuntimeEvent>& events) {
     Json list = Json::array();
     for (const auto& e : events)
         list.push_back({{"at", format_rfc3339(e.at)}, {"kind", e.kind}, {"message", e.message}});
+    const auto schedules =
+        engine::encode_hibernation_schedules(runtime.gardener.hibernation_schedules);
     return {{"protected", lifecycle.is_protected},
             {"expiresAt", optional_time(lifecycle.expires_at)},
+            {"hibernationSchedules", schedules ? Json::parse(*schedules) : Json::array()},
             {"events", std::move(list)}};
 }
 
@@ -369,7 +386,7 @@ int cmd_status(Context& ctx, const ReadArgs& args) {
         document["kymaInstallation"] = kyma_installation_json(kyma);
         if (resource)
             document["kymaResource"] = kyma_resource_json(resource);
-        document["lifecycle"] = lifecycle_json(lifecycle, store->events_of(runtime.id));
+        document["lifecycle"] = lifecycle_json(lifecycle, runtime, store->events_of(runtime.id));
         document["gardener"] = view.shoot.asked || !view.shoot.error.empty()
                                    ? live_json(view.shoot, view.drift)
                                    : Json(nullptr);

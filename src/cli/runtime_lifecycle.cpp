@@ -1,6 +1,7 @@
 #include "cli/runtime_lifecycle.hpp"
 
 #include "engine/error.hpp"
+#include "engine/hibernation_schedule.hpp"
 #include "engine/text.hpp"
 
 #include <nlohmann/json.hpp>
@@ -17,6 +18,55 @@ constexpr Duration k_max_lifetime = std::chrono::hours(87600); // ten years
 std::string shown(const json& value) {
     const std::string text = value.dump();
     return text.size() > 80 ? text.substr(0, 77) + "..." : text;
+}
+
+// lifecycle.hibernationSchedules: a list of {start, end, location}, each a string.
+std::vector<engine::HibernationSchedule> read_schedules(const json& value,
+                                                        std::vector<FieldProblem>& problems) {
+    const std::string path = "lifecycle.hibernationSchedules";
+    std::vector<engine::HibernationSchedule> schedules;
+    if (!value.is_array()) {
+        problems.push_back({path, "must be a list of {start, end, location}, not " + shown(value)});
+        return schedules;
+    }
+    if (value.size() > engine::k_max_hibernation_schedules) {
+        problems.push_back({path, "has " + std::to_string(value.size()) + " schedules; at most " +
+                                      std::to_string(engine::k_max_hibernation_schedules)});
+        return schedules;
+    }
+    static const std::vector<std::string> k_fields = {"start", "end", "location"};
+    const std::size_t shape_problems = problems.size();
+    for (std::size_t i = 0; i < value.size(); ++i) {
+        const json& item = value[i];
+        const std::string at = path + "[" + std::to_string(i) + "]";
+        engine::HibernationSchedule schedule;
+        if (!item.is_object()) {
+            problems.push_back(
+                {at, "must be a mapping of start, end and location, not " + shown(item)});
+            continue;
+        }
+        for (const auto& [name, field] : item.items()) {
+            std::optional<std::string>* to = name == "start"      ? &schedule.start
+                                             : name == "end"      ? &schedule.end
+                                             : name == "location" ? &schedule.location
+                                                                  : nullptr;
+            if (!to) {
+                std::string message = "unknown field \"" + name + "\"";
+                if (const auto match = closest_match(name, k_fields))
+                    message += "; did you mean \"" + *match + "\"?";
+                problems.push_back({at + "." + name, message});
+            } else if (field.is_string()) {
+                *to = field.get<std::string>();
+            } else if (!field.is_null()) {
+                problems.push_back({at + "." + name, "must be a string, not " + shown(field)});
+            }
+        }
+        schedules.push_back(std::move(schedule));
+    }
+    if (problems.size() == shape_problems) // else the indexes would not be the file's
+        for (auto& problem : engine::schedule_problems(schedules, path))
+            problems.push_back(std::move(problem));
+    return schedules;
 }
 
 } // namespace
@@ -70,8 +120,7 @@ std::optional<LifecycleSpec> take_lifecycle(json& document) {
                               "run `kprov hibernate RUNTIME_ID`");
         } else if (name == "hibernationSchedules") {
             if (!value.is_null())
-                problem(name, "kprov cannot write hibernation schedules to the shoot yet; leave "
-                              "the field out (nothing was written)");
+                spec.hibernation_schedules = read_schedules(value, problems);
         } else {
             std::string message = "unknown field \"" + name + "\"";
             if (const auto match = closest_match(name, lifecycle_fields()))
@@ -82,6 +131,15 @@ std::optional<LifecycleSpec> take_lifecycle(json& document) {
     if (!problems.empty())
         throw ValidationError(std::move(problems));
     return spec;
+}
+
+ProvisionFile read_provision_file(json document, const engine::ConversionOptions& options) {
+    ProvisionFile file;
+    file.lifecycle = take_lifecycle(document);
+    file.input = engine::read_provision_input(document, options);
+    if (file.lifecycle && file.lifecycle->hibernation_schedules)
+        file.input.gardener.hibernation_schedules = *file.lifecycle->hibernation_schedules;
+    return file;
 }
 
 } // namespace kprov::cli

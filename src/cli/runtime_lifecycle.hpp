@@ -4,6 +4,8 @@
 // configuration: its protection against deprovisioning and its lifetime.
 
 #include "engine/duration.hpp"
+#include "engine/model.hpp"
+#include "engine/runtime_input.hpp"
 
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
@@ -16,6 +18,8 @@ struct LifecycleSpec {
     bool is_protected = false; ///< lifecycle.protected
     std::optional<Duration>
         lifetime; ///< lifecycle.lifetime: deprovisioned that long after creation
+    /// lifecycle.hibernationSchedules: written to the shoot (absent: none).
+    std::optional<std::vector<engine::HibernationSchedule>> hibernation_schedules;
 };
 
 /// The fields of the block, in the schema's order.
@@ -24,9 +28,21 @@ const std::vector<std::string>& lifecycle_fields();
 /// Removes the top-level `lifecycle` member from `document` (a runtime file as read by
 /// read_runtime_file) and reads it; nullopt when there is none. Throws ValidationError listing
 /// every problem under "lifecycle.<field>": unknown fields (with the closest known one), wrong
-/// types, a lifetime that is not a Go duration between 1s and 87600h, and the fields kprov
-/// cannot honour at provisioning (`hibernated: true`, `hibernationSchedules`), each saying what
-/// to do instead.
+/// types, a lifetime that is not a Go duration between 1s and 87600h, hibernation schedules
+/// that are not Gardener's (engine::schedule_problems), and what kprov cannot honour at
+/// provisioning (`hibernated: true`), saying what to do instead.
 std::optional<LifecycleSpec> take_lifecycle(nlohmann::json& document);
+
+/// A runtime file's document read whole: its ProvisionRuntimeInput, with the lifecycle's
+/// hibernation schedules in its gardener config (they are the shoot's), and its lifecycle block.
+struct ProvisionFile {
+    engine::ProvisionInput input;
+    std::optional<LifecycleSpec> lifecycle;
+};
+
+/// take_lifecycle, then engine::read_provision_input on the rest. Throws ValidationError with
+/// the lifecycle's problems, else the input's.
+ProvisionFile read_provision_file(nlohmann::json document,
+                                  const engine::ConversionOptions& options);
 
 } // namespace kprov::cli

@@ -126,6 +126,16 @@ struct DnsConfig {
     bool operator==(const DnsConfig&) const = default;
 };
 
+/// One of Gardener's `spec.hibernation.schedules`: cron expressions (minute hour day-of-month
+/// month day-of-week) that hibernate (start) and wake up (end) the cluster, in `location`'s
+/// time zone (UTC when absent). kprov's own, from the runtime file's lifecycle block.
+struct HibernationSchedule {
+    std::optional<std::string> start;
+    std::optional<std::string> end;
+    std::optional<std::string> location;
+    bool operator==(const HibernationSchedule&) const = default;
+};
+
 struct GcpConfig {
     std::vector<std::string> zones;
     bool operator==(const GcpConfig&) const = default;
@@ -204,6 +214,8 @@ struct GardenerConfig {
     bool eu_access = false;
     std::optional<OidcConfig> oidc;
     std::optional<DnsConfig> dns;
+    /// kprov's own (gardener_config.hibernation_schedules): written to spec.hibernation.
+    std::vector<HibernationSchedule> hibernation_schedules;
 
     bool operator==(const GardenerConfig&) const = default;
 };

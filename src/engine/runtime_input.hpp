@@ -69,6 +69,8 @@ struct GardenerConfigInput {
     std::optional<bool> shoot_networking_filter_disabled;
     std::optional<std::string> control_plane_failure_tolerance;
     std::optional<bool> eu_access;
+    /// Not GraphQL's: the runtime file's lifecycle.hibernationSchedules.
+    std::vector<HibernationSchedule> hibernation_schedules;
 };
 
 /// ProvisionRuntimeInput.
@@ -103,6 +105,8 @@ struct GardenerUpgradeInput {
     std::optional<OidcConfig> oidc;
     std::optional<std::string> exposure_class_name;
     std::optional<bool> shoot_networking_filter_disabled;
+    /// Not GraphQL's (kprov apply's): replaces the schedules; an empty list removes them.
+    std::optional<std::vector<HibernationSchedule>> hibernation_schedules;
 };
 
 /// UpgradeShootInput.

@@ -247,6 +247,7 @@ Runtime to_runtime(const ProvisionInput& input, const std::string& runtime_id,
     c.eu_access = g.eu_access.value_or(false);
     c.oidc = g.oidc;
     c.dns = provision_dns(g.dns);
+    c.hibernation_schedules = g.hibernation_schedules;
     return runtime;
 }
 
@@ -273,6 +274,7 @@ GardenerConfig merge_upgrade(const GardenerConfig& stored, const UpgradeShootInp
     // Deliberate difference 6: the original took OIDC only from the input, dropping the stored
     // one on every upgrade that did not repeat it.
     keep_or_take(merged.oidc, g.oidc);
+    keep_or_take(merged.hibernation_schedules, g.hibernation_schedules);
 
     if (g.provider_config) {
         const std::string path = "gardenerConfig.providerSpecificConfig";

@@ -1,6 +1,7 @@
 #include "engine/shoot_builder.hpp"
 
 #include "engine/error.hpp"
+#include "engine/hibernation_schedule.hpp"
 #include "engine/shoot_upgrade.hpp"
 
 #include <algorithm>
@@ -382,6 +383,8 @@ ShootPlan build_shoot(const Runtime& runtime, const std::string& operation_id,
     if (g.dns)
         spec["dns"] = dns(*g.dns);
     spec["extensions"] = extensions(g);
+    if (const auto schedules = encode_hibernation_schedules(g.hibernation_schedules))
+        spec["hibernation"] = ordered{{"schedules", ordered::parse(*schedules)}};
 
     ordered kubernetes{{"kubeAPIServer", kube_api_server(runtime, namespace_name, options, plan)},
                        {"version", g.kubernetes_version}};

@@ -1,6 +1,7 @@
 #include "engine/shoot_upgrade.hpp"
 
 #include "engine/error.hpp"
+#include "engine/hibernation_schedule.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -18,6 +19,23 @@ using ordered = nlohmann::ordered_json;
 
 constexpr const char* k_networking_filter = "shoot-networking-filter";
 constexpr int k_default_idle_timeout_minutes = 4;
+
+// Replaces spec.hibernation.schedules, keeping `enabled` (the cluster's state now); no
+// schedules remove the member, and an emptied hibernation with it.
+void write_hibernation_schedules(ordered& spec, const std::vector<HibernationSchedule>& list) {
+    if (const auto text = encode_hibernation_schedules(list)) {
+        if (!spec["hibernation"].is_object())
+            spec["hibernation"] = ordered::object();
+        spec["hibernation"]["schedules"] = ordered::parse(*text);
+        return;
+    }
+    const auto hibernation = spec.find("hibernation");
+    if (hibernation == spec.end() || !hibernation->is_object())
+        return;
+    hibernation->erase("schedules");
+    if (hibernation->empty())
+        spec.erase(hibernation);
+}
 
 // ----- versions -----------------------------------------------------------------------------
 
@@ -333,6 +351,8 @@ ShootUpgrade build_shoot_upgrade(std::string_view live_shoot_json, const Gardene
         spec["purpose"] = *merged.purpose;
     if (non_empty(merged.exposure_class_name))
         spec["exposureClassName"] = *merged.exposure_class_name;
+    if (input.gardener.hibernation_schedules)
+        write_hibernation_schedules(spec, *input.gardener.hibernation_schedules);
     out.shoot_networking_filter_disabled = input.gardener.shoot_networking_filter_disabled;
     if (!out.shoot_networking_filter_disabled)
         out.shoot_networking_filter_disabled = networking_filter_disabled(shoot);

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -242,14 +243,20 @@ public:
     /// The runtime's lifecycle attributes; the defaults for a runtime that never had any (and
     /// for an unknown id).
     virtual RuntimeLifecycle lifecycle_of(const std::string& runtime_id) = 0;
+    /// The one writer of a runtime's lifecycle attributes, in one transaction: throws NotFound
+    /// for an unknown runtime, reads its attributes (the runtime locked against concurrent
+    /// writers) and lets `change` edit them; when `change` returns true, writes them and
+    /// records `event`. Returns what `change` returned.
+    virtual bool change_lifecycle(const std::string& runtime_id,
+                                  const std::function<bool(RuntimeLifecycle&)>& change,
+                                  const RuntimeEvent& event) = 0;
     /// Protects or unprotects the runtime, and records `event` in the same transaction when
     /// that changed anything. Returns whether it did. Throws NotFound for an unknown runtime.
-    virtual bool set_protected(const std::string& runtime_id, bool is_protected,
-                               const RuntimeEvent& event) = 0;
+    bool set_protected(const std::string& runtime_id, bool is_protected, const RuntimeEvent& event);
     /// Sets (nullopt: clears) the runtime's expiry, recording `event` when it changed. Returns
     /// whether it did. Throws NotFound for an unknown runtime.
-    virtual bool set_expiry(const std::string& runtime_id, std::optional<Timestamp> expires_at,
-                            const RuntimeEvent& event) = 0;
+    bool set_expiry(const std::string& runtime_id, std::optional<Timestamp> expires_at,
+                    const RuntimeEvent& event);
     /// Runtimes that are not deprovisioned, not protected and expired at or before `now`, the
     /// earliest expiry first, at most `limit`.
     virtual std::vector<std::string> expired_runtimes(Timestamp now, int limit) = 0;

@@ -111,4 +111,22 @@ std::vector<std::string> Store::runtime_ids_named(const std::string& name, std::
     return ids;
 }
 
+bool Store::set_protected(const std::string& runtime_id, bool is_protected,
+                          const RuntimeEvent& event) {
+    return change_lifecycle(
+        runtime_id,
+        [&](RuntimeLifecycle& l) {
+            return std::exchange(l.is_protected, is_protected) != is_protected;
+        },
+        event);
+}
+
+bool Store::set_expiry(const std::string& runtime_id, std::optional<Timestamp> expires_at,
+                       const RuntimeEvent& event) {
+    return change_lifecycle(
+        runtime_id,
+        [&](RuntimeLifecycle& l) { return std::exchange(l.expires_at, expires_at) != expires_at; },
+        event);
+}
+
 } // namespace kprov::engine

@@ -77,24 +77,6 @@ bool PostgresStore::change_lifecycle(const std::string& runtime_id,
     });
 }
 
-bool PostgresStore::set_protected(const std::string& runtime_id, bool is_protected,
-                                  const RuntimeEvent& event) {
-    return change_lifecycle(
-        runtime_id,
-        [&](RuntimeLifecycle& l) {
-            return std::exchange(l.is_protected, is_protected) != is_protected;
-        },
-        event);
-}
-
-bool PostgresStore::set_expiry(const std::string& runtime_id, std::optional<Timestamp> expires_at,
-                               const RuntimeEvent& event) {
-    return change_lifecycle(
-        runtime_id,
-        [&](RuntimeLifecycle& l) { return std::exchange(l.expires_at, expires_at) != expires_at; },
-        event);
-}
-
 std::vector<std::string> PostgresStore::expired_runtimes(Timestamp now, int limit) {
     const auto r = m_pool.run([&](pqxx::connection& c) {
         return exec_alone(c,

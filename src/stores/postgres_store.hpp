@@ -70,10 +70,9 @@ public:
     std::vector<std::string> runtime_ids_named(const std::string& name, std::size_t limit) override;
     std::map<engine::OperationType, int> count_in_progress() override;
     engine::RuntimeLifecycle lifecycle_of(const std::string& runtime_id) override;
-    bool set_protected(const std::string& runtime_id, bool is_protected,
-                       const engine::RuntimeEvent& event) override;
-    bool set_expiry(const std::string& runtime_id, std::optional<Timestamp> expires_at,
-                    const engine::RuntimeEvent& event) override;
+    bool change_lifecycle(const std::string& runtime_id,
+                          const std::function<bool(engine::RuntimeLifecycle&)>& change,
+                          const engine::RuntimeEvent& event) override;
     std::vector<std::string> expired_runtimes(Timestamp now, int limit) override;
     void record_event(const std::string& runtime_id, const engine::RuntimeEvent& event) override;
     std::vector<engine::RuntimeEvent> events_of(const std::string& runtime_id) override;
@@ -98,11 +97,6 @@ public:
     std::optional<Timestamp> next_due() override;
 
 private:
-    /// Reads the runtime's lifecycle (its cluster row locked), lets `change` edit it and writes
-    /// it with `event` when `change` returns true, in one transaction.
-    bool change_lifecycle(const std::string& runtime_id,
-                          const std::function<bool(engine::RuntimeLifecycle&)>& change,
-                          const engine::RuntimeEvent& event);
     /// Ids of `table` that start with `prefix` (LIKE, its wildcards escaped), in id order.
     std::vector<std::string> ids_with_prefix(const std::string& table, const std::string& prefix,
                                              std::size_t limit);

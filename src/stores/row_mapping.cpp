@@ -1,6 +1,7 @@
 #include "stores/row_mapping.hpp"
 
 #include "engine/error.hpp"
+#include "engine/hibernation_schedule.hpp"
 #include "engine/provider_config.hpp"
 #include "stores/store_common.hpp"
 
@@ -220,6 +221,7 @@ GardenerConfig read_gardener_config(const RowView& row, int first) {
     g.shoot_networking_filter_disabled = optional_boolean(row, c++);
     g.control_plane_failure_tolerance = row.optional_text(c++);
     g.eu_access = row.boolean(c++);
+    g.hibernation_schedules = engine::decode_hibernation_schedules(row.optional_text(c++));
     return g;
 }
 
@@ -253,6 +255,8 @@ std::vector<ColumnValue> gardener_values(const GardenerConfig& g) {
         {"shoot_networking_filter_disabled", db_bool(g.shoot_networking_filter_disabled)},
         {"control_plane_failure_tolerance", db_text(g.control_plane_failure_tolerance)},
         {"eu_access", g.eu_access},
+        {"hibernation_schedules",
+         db_text(engine::encode_hibernation_schedules(g.hibernation_schedules))},
     };
 }
 

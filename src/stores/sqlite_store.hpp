@@ -70,10 +70,9 @@ public:
     std::optional<std::uint64_t> change_counter() override;
     std::optional<std::uint64_t> runtime_version(const std::string& runtime_id) override;
     engine::RuntimeLifecycle lifecycle_of(const std::string& runtime_id) override;
-    bool set_protected(const std::string& runtime_id, bool is_protected,
-                       const engine::RuntimeEvent& event) override;
-    bool set_expiry(const std::string& runtime_id, std::optional<Timestamp> expires_at,
-                    const engine::RuntimeEvent& event) override;
+    bool change_lifecycle(const std::string& runtime_id,
+                          const std::function<bool(engine::RuntimeLifecycle&)>& change,
+                          const engine::RuntimeEvent& event) override;
     std::vector<std::string> expired_runtimes(Timestamp now, int limit) override;
     void record_event(const std::string& runtime_id, const engine::RuntimeEvent& event) override;
     std::vector<engine::RuntimeEvent> events_of(const std::string& runtime_id) override;
@@ -144,11 +143,6 @@ private:
 
     // Helpers that expect the connection to be held (sqlite_store_lifecycle.cpp).
     void insert_event(const std::string& runtime_id, const engine::RuntimeEvent& event);
-    /// Reads the runtime's lifecycle, lets `change` edit it and writes it with `event` when
-    /// `change` returns true; in one transaction (takes the connection itself).
-    bool change_lifecycle(const std::string& runtime_id,
-                          const std::function<bool(engine::RuntimeLifecycle&)>& change,
-                          const engine::RuntimeEvent& event);
 
     // Helpers that expect the connection to be held (sqlite_store.cpp).
     std::vector<engine::Operation> select_operations(const std::string& where_and_order,

@@ -69,24 +69,6 @@ bool SqliteStore::change_lifecycle(const std::string& runtime_id,
     });
 }
 
-bool SqliteStore::set_protected(const std::string& runtime_id, bool is_protected,
-                                const RuntimeEvent& event) {
-    return change_lifecycle(
-        runtime_id,
-        [&](RuntimeLifecycle& l) {
-            return std::exchange(l.is_protected, is_protected) != is_protected;
-        },
-        event);
-}
-
-bool SqliteStore::set_expiry(const std::string& runtime_id, std::optional<Timestamp> expires_at,
-                             const RuntimeEvent& event) {
-    return change_lifecycle(
-        runtime_id,
-        [&](RuntimeLifecycle& l) { return std::exchange(l.expires_at, expires_at) != expires_at; },
-        event);
-}
-
 std::vector<std::string> SqliteStore::expired_runtimes(Timestamp now, int limit) {
     return locked([&] {
         std::vector<std::string> out;

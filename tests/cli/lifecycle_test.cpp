@@ -158,6 +158,58 @@ TEST_P(Protection, ALifecycleProvisionCannotHonourIsRefusedBeforeAnythingIsWritt
     EXPECT_EQ(kprov({"plan", "-f", file}).code, 2) << "plan checks the block too";
 }
 
+// The lifecycle's hibernation schedules reach the shoot Gardener has (and plan shows them),
+// are kept with the runtime, shown by status, and are no drift.
+TEST_P(Protection, HibernationSchedulesAreWrittenToTheShoot) {
+    auto [file, name] = runtime_file("gcp");
+    const json schedules = json::parse(R"([{"start": "0 20 * * MON-FRI", "end": "0 7 * * MON-FRI",
+                                            "location": "Europe/Berlin"},
+                                           {"end": "@daily"}])");
+    with_lifecycle(file, {{"hibernationSchedules", schedules}});
+    auto r = kprov({"plan", "-f", file, "-o", "json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("0 20 * * MON-FRI"));
+
+    r = kprov({"provision", "-f", file, "--wait", "-o", "json", "-q"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string id = json::parse(r.out)["runtimeID"];
+    const auto live = shoot(name);
+    ASSERT_TRUE(live);
+    EXPECT_EQ((*live)["spec"]["hibernation"]["schedules"], schedules);
+    EXPECT_EQ(m_store->find_runtime(id)->gardener.hibernation_schedules.size(), 2U);
+
+    r = kprov({"status", id, "-o", "json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(json::parse(r.out)["lifecycle"]["hibernationSchedules"], schedules);
+    r = kprov({"status", id});
+    EXPECT_THAT(r.out, HasSubstr("hibernate 0 20 * * MON-FRI, wake up 0 7 * * MON-FRI "
+                                 "(Europe/Berlin)"));
+    EXPECT_THAT(r.out, HasSubstr("wake up @daily (UTC)"));
+    r = kprov({"diff", id});
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+
+    // Edited behind kprov's back: drift, named.
+    m_gardener->patch_shoot(
+        name,
+        {{"spec", {{"hibernation", {{"schedules", json::array({{{"start", "0 1 * * *"}}})}}}}}});
+    r = kprov({"diff", id});
+    EXPECT_EQ(r.code, 6) << r.out << r.err;
+    EXPECT_THAT(r.out, HasSubstr("spec.hibernation.schedules"));
+}
+
+TEST_P(Protection, BadHibernationSchedulesAreRefusedNamingEachOne) {
+    auto [file, name] = runtime_file("aws");
+    with_lifecycle(file, {{"hibernationSchedules", json::parse(R"([{"start": "0 20 * * FRI-MON"},
+                                           {"end": "7 * *", "location": "Europe/Berlin"}])")}});
+    const auto r = kprov({"provision", "-f", file});
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("lifecycle.hibernationSchedules[0].start: \"0 20 * * FRI-MON\": "
+                                 "the range \"FRI-MON\" ends before it begins"));
+    EXPECT_THAT(r.err, HasSubstr("lifecycle.hibernationSchedules[1].end: \"7 * *\" has 3 fields"));
+    EXPECT_TRUE(all_runtimes().empty());
+    EXPECT_FALSE(shoot(name).has_value());
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, Protection,
                          ::testing::Values(StoreKind::Sqlite, StoreKind::Postgres), store_name);
 

@@ -295,6 +295,7 @@ json load_schema(const char* name) {
 json graphql_part(json schema) {
     schema["properties"].erase("lifecycle");
     schema["definitions"].erase("RuntimeLifecycle");
+    schema["definitions"].erase("HibernationSchedule");
     return schema;
 }
 
@@ -508,14 +509,15 @@ TEST(RuntimeFileSchema, LifecycleSchemaDescribesTheLifecycleBlock) {
     std::sort(fields.begin(), fields.end());
     EXPECT_EQ(names, fields); // nlohmann::json sorts keys
     json document = {{"lifecycle", sample(schema, schema["properties"]["lifecycle"])}};
-    EXPECT_EQ(definition["properties"]["hibernationSchedules"]["type"], "null") << "not yet";
-    document["lifecycle"]["hibernationSchedules"] = nullptr; // sample() knows no null-only type
     std::optional<LifecycleSpec> spec;
     ASSERT_NO_THROW(spec = take_lifecycle(document)) << document.dump();
     EXPECT_FALSE(document.contains("lifecycle")) << "taken out of the document";
     ASSERT_TRUE(spec);
     EXPECT_TRUE(spec->is_protected);
     EXPECT_EQ(spec->lifetime, std::chrono::hours(2));
+    const std::vector<engine::HibernationSchedule> schedules = {
+        {"0 20 * * MON-FRI", "0 7 * * MON-FRI", "Europe/Berlin"}};
+    EXPECT_EQ(spec->hibernation_schedules, schedules);
 }
 
 TEST(RuntimeLifecycleBlock, EveryProblemIsNamedWithItsValue) {
@@ -523,7 +525,10 @@ TEST(RuntimeLifecycleBlock, EveryProblemIsNamedWithItsValue) {
                       {{"protected", "yes"},
                        {"lifetime", "forever"},
                        {"hibernated", true},
-                       {"hibernationSchedules", json::array({{{"start", "0 20 * * *"}}})},
+                       {"hibernationSchedules",
+                        json::array({{{"start", "0 25 * * *"}, {"location", "Europe/../x"}},
+                                     {{"location", "UTC"}},
+                                     {{"end", "0 7 * *"}, {"strat", "x"}}})},
                        {"lifetim", "2h"}}},
                      {"runtimeInput", {{"name", "rt"}}}};
     EXPECT_THAT(problem_lines([&] { take_lifecycle(document); }),
@@ -532,8 +537,8 @@ TEST(RuntimeLifecycleBlock, EveryProblemIsNamedWithItsValue) {
                     HasSubstr("lifecycle.lifetime: must be a Go duration such as \"2h\" or "
                               "\"30m\", not \"forever\""),
                     HasSubstr("lifecycle.hibernated: true cannot be honoured by provision"),
-                    HasSubstr("lifecycle.hibernationSchedules: kprov cannot write hibernation "
-                              "schedules"),
+                    HasSubstr("lifecycle.hibernationSchedules[2].strat: unknown field \"strat\"; "
+                              "did you mean \"start\"?"),
                     HasSubstr("lifecycle.lifetim: unknown field \"lifetim\"; did you mean "
                               "\"lifetime\"?")));
     json bounds = {{"lifecycle", {{"lifetime", "500ms"}}}};
@@ -544,6 +549,32 @@ TEST(RuntimeLifecycleBlock, EveryProblemIsNamedWithItsValue) {
                 ElementsAre(HasSubstr("lifecycle: must be a mapping")));
     json none = {{"runtimeInput", {{"name", "rt"}}}};
     EXPECT_FALSE(take_lifecycle(none));
+    // Without shape problems, the schedules' own: each cron field and location by index.
+    json schedules = {{"lifecycle",
+                       {{"hibernationSchedules",
+                         json::array({{{"start", "0 25 * * *"}, {"location", "Europe/../x"}},
+                                      {{"location", "UTC"}},
+                                      {{"end", "0 7 * *"}},
+                                      {{"start", "*/0 8-6 ? JAN-DEC SUN,MON,FOO"}},
+                                      {{"start", "@daily"}, {"end", "30 7 1-15 * 1-5"}}})}}}};
+    EXPECT_THAT(
+        problem_lines([&] { take_lifecycle(schedules); }),
+        ElementsAre(
+            HasSubstr("lifecycle.hibernationSchedules[0].start: \"0 25 * * *\": \"25\" is not a "
+                      "valid hour (0-23)"),
+            HasSubstr("lifecycle.hibernationSchedules[0].location: \"Europe/../x\" is not a "
+                      "time zone name"),
+            HasSubstr("lifecycle.hibernationSchedules[1]: needs a start (hibernate), an end "
+                      "(wake up) or both"),
+            HasSubstr("lifecycle.hibernationSchedules[2].end: \"0 7 * *\" has 4 fields; a cron "
+                      "expression has 5"),
+            HasSubstr("lifecycle.hibernationSchedules[3].start: \"*/0 8-6 ? JAN-DEC "
+                      "SUN,MON,FOO\": the step of \"*/0\" must be a number from 1 to 60")));
+    json many = {{"lifecycle", {{"hibernationSchedules", json::array()}}}};
+    for (int i = 0; i < 33; ++i)
+        many["lifecycle"]["hibernationSchedules"].push_back({{"start", "@daily"}});
+    EXPECT_THAT(problem_lines([&] { take_lifecycle(many); }),
+                ElementsAre(HasSubstr("has 33 schedules; at most 32")));
     json quiet = {{"lifecycle", {{"hibernated", false}, {"lifetime", "1h30m"}}}};
     const auto spec = take_lifecycle(quiet);
     ASSERT_TRUE(spec);

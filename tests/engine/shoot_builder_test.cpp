@@ -328,6 +328,22 @@ TEST(ShootOidc, StructuredAuthenticationKeepsTheLegacyPrefixRules) {
     EXPECT_EQ(jwt["claimMappings"], (json{{"username", {{"claim", "sub"}, {"prefix", "oidc:"}}}}));
 }
 
+// The lifecycle block's schedules go to spec.hibernation as Gardener spells them; without
+// schedules the shoot has no hibernation member at all (hibernate and wake-up add `enabled`).
+TEST(ShootHibernation, SchedulesAreWrittenAsGardenersAndOnlyWhenThereAreSome) {
+    Runtime r = full_featured();
+    EXPECT_FALSE(
+        json::parse(build_shoot(r, k_operation_id, full_options(false)).shoot)["spec"].contains(
+            "hibernation"));
+    r.gardener.hibernation_schedules = {{"0 20 * * MON-FRI", "0 7 * * MON-FRI", "Europe/Berlin"},
+                                        {"@daily", std::nullopt, std::nullopt}};
+    const json shoot = json::parse(build_shoot(r, k_operation_id, full_options(false)).shoot);
+    EXPECT_EQ(shoot["spec"]["hibernation"],
+              json::parse(R"({"schedules": [{"start": "0 20 * * MON-FRI", "end": "0 7 * * MON-FRI",
+                                             "location": "Europe/Berlin"},
+                                            {"start": "@daily"}]})"));
+}
+
 TEST(ShootMaintenance, ProductionInARegionWithoutWindowOnlyWarns) {
     Runtime r = full_featured();
     r.gardener.region = "northeurope";

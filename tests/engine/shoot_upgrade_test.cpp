@@ -121,6 +121,29 @@ TEST_P(AwsUpgrade, MatchesTheReference) {
 INSTANTIATE_TEST_SUITE_P(Modes, AwsUpgrade, ::testing::Bool(),
                          [](const auto& p) { return p.param ? "legacy" : "current"; });
 
+// kprov apply's schedules replace the live shoot's and keep `enabled` (the cluster's state);
+// an empty list removes them, and an upgrade that does not name them leaves them as they are.
+TEST(HibernationScheduleUpgrade, ReplacesKeepsOrRemovesTheSchedules) {
+    json live = json::parse(read_golden("upgrade-aws.live.json"));
+    live["spec"]["hibernation"] = {{"enabled", true},
+                                   {"schedules", json::array({{{"start", "0 1 * * *"}}})}};
+    auto upgraded = [&](std::optional<std::vector<HibernationSchedule>> schedules) {
+        UpgradeShootInput input;
+        input.gardener.hibernation_schedules = std::move(schedules);
+        return json::parse(
+            build_shoot_upgrade(live.dump(), aws_merged(), input, mode(false)).shoot)["spec"];
+    };
+    EXPECT_EQ(upgraded(std::nullopt)["hibernation"], live["spec"]["hibernation"]);
+    EXPECT_EQ(upgraded(std::vector<HibernationSchedule>{
+                  {std::nullopt, "0 7 * * *", "UTC"}})["hibernation"],
+              json::parse(R"({"enabled": true,
+                              "schedules": [{"end": "0 7 * * *", "location": "UTC"}]})"));
+    EXPECT_EQ(upgraded(std::vector<HibernationSchedule>{})["hibernation"],
+              json::parse(R"({"enabled": true})"));
+    live["spec"]["hibernation"].erase("enabled");
+    EXPECT_FALSE(upgraded(std::vector<HibernationSchedule>{}).contains("hibernation"));
+}
+
 GardenerConfig azure_merged() {
     GardenerConfig g;
     g.name = "c-1a2b3c4";

@@ -564,25 +564,27 @@ TEST_F(PostgresTakeover, MigrationOnlyAddsToTheOriginalSchema) {
     for (const auto& item : before)
         EXPECT_TRUE(after.count(item)) << "changed or removed: " << item;
     // What was added is kprov's own, and only that.
-    const std::vector<std::string> kprov_prefixes = {"column cluster.runtime_name ",
-                                                     "column cluster.description ",
-                                                     "column cluster.labels ",
-                                                     "column cluster.kyma_config ",
-                                                     "column operation.lease_owner ",
-                                                     "column operation.lease_expires_at ",
-                                                     "column operation.next_run_at ",
-                                                     "column operation.attempts ",
-                                                     "column operation_transition.",
-                                                     "column schema_version.",
-                                                     "constraint operation_transition ",
-                                                     "constraint schema_version ",
-                                                     "column live_shoot.",
-                                                     "constraint live_shoot ",
-                                                     "column runtime_lifecycle.",
-                                                     "constraint runtime_lifecycle ",
-                                                     "column runtime_event.",
-                                                     "constraint runtime_event ",
-                                                     "enum operation_type WAKE_UP"};
+    const std::vector<std::string> kprov_prefixes = {
+        "column cluster.runtime_name ",
+        "column cluster.description ",
+        "column cluster.labels ",
+        "column cluster.kyma_config ",
+        "column operation.lease_owner ",
+        "column operation.lease_expires_at ",
+        "column operation.next_run_at ",
+        "column operation.attempts ",
+        "column operation_transition.",
+        "column schema_version.",
+        "constraint operation_transition ",
+        "constraint schema_version ",
+        "column live_shoot.",
+        "constraint live_shoot ",
+        "column runtime_lifecycle.",
+        "column gardener_config.hibernation_schedules ",
+        "constraint runtime_lifecycle ",
+        "column runtime_event.",
+        "constraint runtime_event ",
+        "enum operation_type WAKE_UP"};
     for (const auto& item : after) {
         if (before.count(item))
             continue;

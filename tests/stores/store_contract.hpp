@@ -60,6 +60,8 @@ inline GardenerConfig azure_config(const std::string& id, const std::string& nam
     g.shoot_networking_filter_disabled = false;
     g.control_plane_failure_tolerance = "zone";
     g.eu_access = true;
+    g.hibernation_schedules = {{"0 20 * * MON-FRI", "0 7 * * MON-FRI", "Europe/Berlin"},
+                               {std::nullopt, "@daily", std::nullopt}};
     g.oidc = OidcConfig{"client-1",         "groups", "https://issuer.example.com",
                         {"RS256", "ES256"}, "sub",    "-"};
     g.dns = DnsConfig{

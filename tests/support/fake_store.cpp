@@ -289,26 +289,6 @@ bool FakeStore::change_lifecycle(const std::string& runtime_id,
     return true;
 }
 
-bool FakeStore::set_protected(const std::string& runtime_id, bool is_protected,
-                              const engine::RuntimeEvent& event) {
-    return change_lifecycle(
-        runtime_id,
-        [&](engine::RuntimeLifecycle& l) {
-            return std::exchange(l.is_protected, is_protected) != is_protected;
-        },
-        event);
-}
-
-bool FakeStore::set_expiry(const std::string& runtime_id, std::optional<Timestamp> expires_at,
-                           const engine::RuntimeEvent& event) {
-    return change_lifecycle(
-        runtime_id,
-        [&](engine::RuntimeLifecycle& l) {
-            return std::exchange(l.expires_at, expires_at) != expires_at;
-        },
-        event);
-}
-
 std::vector<std::string> FakeStore::expired_runtimes(Timestamp now, int limit) {
     std::lock_guard lock(m_mutex);
     std::vector<std::pair<Timestamp, std::string>> due;

@@ -44,10 +44,9 @@ public:
     std::vector<engine::RuntimeSummary> list_runtimes(const engine::RuntimeFilter& filter) override;
     std::map<engine::OperationType, int> count_in_progress() override;
     engine::RuntimeLifecycle lifecycle_of(const std::string& runtime_id) override;
-    bool set_protected(const std::string& runtime_id, bool is_protected,
-                       const engine::RuntimeEvent& event) override;
-    bool set_expiry(const std::string& runtime_id, std::optional<Timestamp> expires_at,
-                    const engine::RuntimeEvent& event) override;
+    bool change_lifecycle(const std::string& runtime_id,
+                          const std::function<bool(engine::RuntimeLifecycle&)>& change,
+                          const engine::RuntimeEvent& event) override;
     std::vector<std::string> expired_runtimes(Timestamp now, int limit) override;
     void record_event(const std::string& runtime_id, const engine::RuntimeEvent& event) override;
     std::vector<engine::RuntimeEvent> events_of(const std::string& runtime_id) override;
@@ -94,10 +93,6 @@ private:
                                                 const std::string& cluster_id);
     /// `runtime` with its active config's release as stored (the stores read it by id).
     engine::Runtime with_release_locked(engine::Runtime runtime) const;
-    /// As the stores' change_lifecycle: NotFound, then `change`, then the event if it changed.
-    bool change_lifecycle(const std::string& runtime_id,
-                          const std::function<bool(engine::RuntimeLifecycle&)>& change,
-                          const engine::RuntimeEvent& event);
     std::optional<engine::Operation> claim_locked(engine::Operation& op, const std::string& owner,
                                                   Timestamp now, std::chrono::milliseconds ttl);
 

@@ -134,6 +134,7 @@ void expect_same_runtime(Runtime got, const Runtime& want) {
     EXPECT_EQ(g.shoot_networking_filter_disabled, w.shoot_networking_filter_disabled);
     EXPECT_EQ(g.control_plane_failure_tolerance, w.control_plane_failure_tolerance);
     EXPECT_EQ(g.eu_access, w.eu_access);
+    EXPECT_TRUE(g.hibernation_schedules == w.hibernation_schedules);
     EXPECT_TRUE(g.oidc == w.oidc);
     EXPECT_TRUE(g.dns == w.dns);
     EXPECT_TRUE(got == want);
