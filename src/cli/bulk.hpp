@@ -15,7 +15,7 @@ namespace kprov::cli {
 /// What an operation command does to each runtime.
 enum class BulkAction { Hibernate, WakeUp, Deprovision, UpgradeShoot };
 
-/// At most this many runtimes are started and driven at the same time.
+/// At most this many operations are started at the same time (then all are waited for at once).
 inline constexpr int k_bulk_parallelism = 16;
 
 /// Whether `args` of `command` asks for the bulk path: -l given, or --dry-run of hibernate,

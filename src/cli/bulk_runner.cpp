@@ -13,6 +13,7 @@
 #include <csignal>
 #include <map>
 #include <mutex>
+#include <semaphore>
 #include <ostream>
 #include <sstream>
 #include <spdlog/spdlog.h>
@@ -61,6 +62,11 @@ std::ostream& SharedStream::stream() {
 }
 
 namespace {
+
+// Threads that wait for operations at once; more runtimes wait for a free one. A waiting
+// thread sleeps until Gardener changes its shoot, and the store's connections bound what they
+// do at once, so this is high.
+constexpr std::size_t k_bulk_drivers = 256;
 
 // One watch of the project's shoots for all the runtimes being waited for: an event of a shoot
 // wakes the driver of its runtime at once, instead of at its stage's next poll (5 s to 30 s);
@@ -187,11 +193,29 @@ struct Driving {
     const BulkStart& start;
     const BulkOptions& options;
     engine::DriveOptions drive;
+    /// Starts (and passes without --wait) that may run at once: each asks Gardener and writes.
+    std::counting_semaphore<> starting;
+};
+
+// Holds one of Driving::starting's slots while it lives.
+class StartSlot {
+public:
+    explicit StartSlot(std::counting_semaphore<>& slots)
+        : m_slots(slots) {
+        m_slots.acquire();
+    }
+    ~StartSlot() { m_slots.release(); }
+    StartSlot(const StartSlot&) = delete;
+    StartSlot& operator=(const StartSlot&) = delete;
+
+private:
+    std::counting_semaphore<>& m_slots;
 };
 
 // Starts and drives one runtime's operation; every error becomes its result.
 BulkResult run_one(Driving& d, const BulkTarget& target, engine::SystemSleeper& sleeper,
                    RuntimeLines& lines) {
+    std::optional<StartSlot> slot(std::in_place, d.starting);
     engine::StartedOperation started;
     try {
         started = d.start(d.access, target.id);
@@ -212,6 +236,7 @@ BulkResult run_one(Driving& d, const BulkTarget& target, engine::SystemSleeper& 
             return result_of(target,
                              d.access.executor().run_operation(op.id, d.access.owner()).operation,
                              false);
+        slot.reset(); // waiting is mostly sleeping: every runtime waits at once
         engine::DriveOptions drive = d.drive;
         drive.on_progress = [&lines](const engine::PassResult& pass) { lines.update(pass); };
         return result_of(target,
@@ -243,7 +268,7 @@ BulkOutcome run_in_parallel(EngineAccess& access, std::ostream& err, bool quiet,
         waker.emplace(access.gardener(), by_shoot);
 
     std::stop_source stop;
-    Driving driving{access, start, options, {}};
+    Driving driving{access, start, options, {}, std::counting_semaphore<>(std::max(1, options.parallelism))};
     driving.drive.stop = stop.get_token();
     if (options.timeout)
         driving.drive.deadline = access.clock().now() +
@@ -262,8 +287,7 @@ BulkOutcome run_in_parallel(EngineAccess& access, std::ostream& err, bool quiet,
             interrupt.emplace(stop, std::function<void()>{});
         {
             std::vector<std::jthread> threads;
-            const std::size_t count =
-                std::min<std::size_t>(targets.size(), std::max(1, options.parallelism));
+            const std::size_t count = std::min<std::size_t>(targets.size(), k_bulk_drivers);
             for (std::size_t i = 0; i < count; ++i)
                 threads.emplace_back(work);
         } // joined here

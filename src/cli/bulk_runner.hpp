@@ -54,7 +54,9 @@ using BulkStart =
 struct BulkOptions {
     bool wait = false;               ///< drive every operation to its end (else: one pass each)
     std::optional<Duration> timeout; ///< with wait: stop driving after this, for all of them
-    int parallelism = 16;            ///< at most this many runtimes at a time
+    /// At most this many operations start at a time (and, without wait, run their pass); with
+    /// wait, every started operation is then waited for at once.
+    int parallelism = 16;
 };
 
 struct BulkOutcome {
@@ -79,8 +81,9 @@ private:
 };
 
 /// Calls `start` for every target and then, in the same thread, drives the operation (with
-/// options.wait to its end, else one pass, as the single commands do), at most
-/// options.parallelism targets at a time. `access` must write its logs to a SharedStream and
+/// options.wait to its end, else one pass, as the single commands do): at most
+/// options.parallelism starts at a time, while the waits all run at once (up to 256 threads),
+/// so that twenty hibernations take about as long as one. `access` must write its logs to a SharedStream and
 /// keep a store connection per thread. Progress and notes go to `err` (a SharedStream), one
 /// whole line at a time, each prefixed with the runtime's name, unless `quiet`. With
 /// options.wait, SIGINT and SIGTERM stop every wait (the operations go on). Never throws for a
