@@ -93,9 +93,8 @@ const char* k_operation_id_help =
 // -l SELECTOR of list and of the commands that act on every runtime it selects.
 void add_selector(CLI::App& cmd, std::vector<std::string>& selectors, const std::string& what) {
     cmd.add_option("-l,--selector", selectors,
-                   what +
-                       ", as kubectl's: key=value, key!=value, key, !key, key in (a,b), key "
-                       "notin (a,b), joined by ',' (repeatable: all must match)")
+                   what + ", as kubectl's: key=value, key!=value, key, !key, key in (a,b), key "
+                          "notin (a,b), joined by ',' (repeatable: all must match)")
         ->type_name("SELECTOR")
         ->allow_extra_args(false);
 }
@@ -344,69 +343,117 @@ void configure_completion(CLI::App& cmd, Parsed& p) {
 constexpr Command k_commands[] = {
     {"provision", "Provision a runtime from a runtime file",
      [](CLI::App& cmd, Parsed& p) { add_operation_options(cmd, "provision", p.operation); },
-     [](Context& ctx, const Parsed& p) { return cmd_provision(ctx, p.operation); }},
+     [](Context& ctx, const Parsed& p) {
+         return cmd_provision(ctx, p.operation);
+     }},
     {"deprovision", "Deprovision a runtime",
      [](CLI::App& cmd, Parsed& p) { add_operation_options(cmd, "deprovision", p.operation); },
-     [](Context& ctx, const Parsed& p) { return cmd_deprovision(ctx, p.operation); }},
+     [](Context& ctx, const Parsed& p) {
+         return cmd_deprovision(ctx, p.operation);
+     }},
     {"upgrade-shoot", "Upgrade a runtime's shoot from an upgrade file",
      [](CLI::App& cmd, Parsed& p) { add_operation_options(cmd, "upgrade-shoot", p.operation); },
-     [](Context& ctx, const Parsed& p) { return cmd_upgrade_shoot(ctx, p.operation); }},
+     [](Context& ctx, const Parsed& p) {
+         return cmd_upgrade_shoot(ctx, p.operation);
+     }},
     {"hibernate", "Hibernate a runtime's cluster",
      [](CLI::App& cmd, Parsed& p) { add_operation_options(cmd, "hibernate", p.operation); },
-     [](Context& ctx, const Parsed& p) { return cmd_hibernate(ctx, p.operation); }},
+     [](Context& ctx, const Parsed& p) {
+         return cmd_hibernate(ctx, p.operation);
+     }},
     {"wake-up", "Wake up a hibernated runtime's cluster",
      [](CLI::App& cmd, Parsed& p) { add_operation_options(cmd, "wake-up", p.operation); },
-     [](Context& ctx, const Parsed& p) { return cmd_wake_up(ctx, p.operation); }},
+     [](Context& ctx, const Parsed& p) {
+         return cmd_wake_up(ctx, p.operation);
+     }},
     {"upgrade-kyma", "Upgrade a runtime's Kyma from a Kyma file (UpgradeRuntimeInput)",
      [](CLI::App& cmd, Parsed& p) { add_operation_options(cmd, "upgrade-kyma", p.operation); },
-     [](Context& ctx, const Parsed& p) { return cmd_upgrade_kyma(ctx, p.operation); }},
+     [](Context& ctx, const Parsed& p) {
+         return cmd_upgrade_kyma(ctx, p.operation);
+     }},
     {"rollback-kyma", "Make the Kyma config before the last upgrade active again (store only)",
      [](CLI::App& cmd, Parsed& p) { add_operation_options(cmd, "rollback-kyma", p.operation); },
-     [](Context& ctx, const Parsed& p) { return cmd_rollback_kyma(ctx, p.operation); }},
+     [](Context& ctx, const Parsed& p) {
+         return cmd_rollback_kyma(ctx, p.operation);
+     }},
     {"protect", "Protect a runtime against deprovisioning (store only)", configure_protect,
-     [](Context& ctx, const Parsed& p) { return cmd_protect(ctx, p.read, true); }},
+     [](Context& ctx, const Parsed& p) {
+         return cmd_protect(ctx, p.read, true);
+     }},
     {"unprotect", "Allow a protected runtime to be deprovisioned again (store only)",
      configure_protect,
-     [](Context& ctx, const Parsed& p) { return cmd_protect(ctx, p.read, false); }},
+     [](Context& ctx, const Parsed& p) {
+         return cmd_protect(ctx, p.read, false);
+     }},
     {"status", "Show a runtime, its configuration and its last operation", configure_status,
-     [](Context& ctx, const Parsed& p) { return cmd_status(ctx, p.read); }},
+     [](Context& ctx, const Parsed& p) {
+         return cmd_status(ctx, p.read);
+     }},
     {"operation", "Show one operation",
      [](CLI::App& cmd, Parsed& p) {
          cmd.add_option("OPERATION_ID", p.read.id, k_operation_id_help)->required();
      },
-     [](Context& ctx, const Parsed& p) { return cmd_operation(ctx, p.read); }},
+     [](Context& ctx, const Parsed& p) {
+         return cmd_operation(ctx, p.read);
+     }},
     {"list", "List runtimes with their last operation", configure_list,
-     [](Context& ctx, const Parsed& p) { return cmd_list(ctx, p.read); }},
+     [](Context& ctx, const Parsed& p) {
+         return cmd_list(ctx, p.read);
+     }},
     {"history", "Show every operation of a runtime with its stage transitions", add_runtime_id,
-     [](Context& ctx, const Parsed& p) { return cmd_history(ctx, p.read); }},
+     [](Context& ctx, const Parsed& p) {
+         return cmd_history(ctx, p.read);
+     }},
     {"kubeconfig", "Print an admin kubeconfig for a runtime (requested from Gardener)",
      configure_kubeconfig,
-     [](Context& ctx, const Parsed& p) { return cmd_kubeconfig(ctx, p.read); }},
+     [](Context& ctx, const Parsed& p) {
+         return cmd_kubeconfig(ctx, p.read);
+     }},
     {"plan", "Show the Shoot that provision would create, or the change an upgrade would make",
-     configure_plan, [](Context& ctx, const Parsed& p) { return cmd_plan(ctx, p.plan); }},
+     configure_plan,
+     [](Context& ctx, const Parsed& p) {
+         return cmd_plan(ctx, p.plan);
+     }},
     {"diff", "Show where runtimes' live shoots differ from what kprov applied (drift)",
-     configure_diff, [](Context& ctx, const Parsed& p) { return cmd_diff(ctx, p.diff); }},
+     configure_diff,
+     [](Context& ctx, const Parsed& p) {
+         return cmd_diff(ctx, p.diff);
+     }},
     {"wait", "Drive an operation to its end in this process, showing progress", configure_wait,
-     [](Context& ctx, const Parsed& p) { return cmd_wait(ctx, p.wait); }},
+     [](Context& ctx, const Parsed& p) {
+         return cmd_wait(ctx, p.wait);
+     }},
     {"cancel", "End an operation in progress as Failed, leaving Gardener as it is",
-     configure_cancel, [](Context& ctx, const Parsed& p) { return cmd_cancel(ctx, p.cancel); }},
+     configure_cancel,
+     [](Context& ctx, const Parsed& p) {
+         return cmd_cancel(ctx, p.cancel);
+     }},
     {"watch", "Run the engine's workers until SIGINT/SIGTERM", configure_watch,
-     [](Context& ctx, const Parsed& p) { return cmd_watch(ctx, p.watch); }},
+     [](Context& ctx, const Parsed& p) {
+         return cmd_watch(ctx, p.watch);
+     }},
     {"serve", "Serve the GraphQL API, with the engine's workers, metrics and health",
-     configure_serve, [](Context& ctx, const Parsed& p) { return cmd_serve(ctx, p.serve); }},
+     configure_serve,
+     [](Context& ctx, const Parsed& p) {
+         return cmd_serve(ctx, p.serve);
+     }},
     {"migrate", "Create or upgrade the store's schema", configure_migrate,
-     [](Context& ctx, const Parsed& p) { return cmd_migrate(ctx, p.migrate); }},
+     [](Context& ctx, const Parsed& p) {
+         return cmd_migrate(ctx, p.migrate);
+     }},
     {"config", "Show the effective configuration and where each value came from",
      [](CLI::App& cmd, Parsed& p) {
          cmd.add_flag("--reference", p.config_reference,
-                       "Print every setting (variable, key, default, meaning) as a Markdown "
-                       "table instead");
+                      "Print every setting (variable, key, default, meaning) as a Markdown "
+                      "table instead");
      },
      [](Context& ctx, const Parsed& p) {
          return p.config_reference ? cmd_config_reference(ctx) : cmd_config(ctx);
      }},
     {"completion", "Print a shell completion script (bash, zsh, fish)", configure_completion,
-     [](Context& ctx, const Parsed& p) { return cmd_completion(ctx, p.shell); }},
+     [](Context& ctx, const Parsed& p) {
+         return cmd_completion(ctx, p.shell);
+     }},
     {"version", "Print kprov's version",
      [](CLI::App& cmd, Parsed& p) {
          cmd.add_flag("--long", p.long_version, "Also show the effective configuration");

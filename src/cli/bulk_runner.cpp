@@ -13,10 +13,10 @@
 #include <csignal>
 #include <map>
 #include <mutex>
-#include <semaphore>
 #include <ostream>
-#include <sstream>
+#include <semaphore>
 #include <spdlog/spdlog.h>
+#include <sstream>
 #include <streambuf>
 #include <thread>
 
@@ -180,8 +180,8 @@ BulkResult result_of(const BulkTarget& target, const engine::Operation& op, bool
         r.message = failure_message(op);
     } else if (waited) {
         r.kind = BulkResult::Kind::Unfinished;
-        r.message = "still in progress at stage " + op.stage + "; kprov wait " + op.id +
-                    " finishes it";
+        r.message =
+            "still in progress at stage " + op.stage + "; kprov wait " + op.id + " finishes it";
     } else {
         r.message = "at stage " + op.stage + "; kprov wait " + op.id + " finishes it";
     }
@@ -238,10 +238,12 @@ BulkResult run_one(Driving& d, const BulkTarget& target, engine::SystemSleeper& 
                              false);
         slot.reset(); // waiting is mostly sleeping: every runtime waits at once
         engine::DriveOptions drive = d.drive;
-        drive.on_progress = [&lines](const engine::PassResult& pass) { lines.update(pass); };
-        return result_of(target,
-                         d.access.executor().drive(op.id, d.access.owner(), sleeper, drive).operation,
-                         true);
+        drive.on_progress = [&lines](const engine::PassResult& pass) {
+            lines.update(pass);
+        };
+        return result_of(
+            target, d.access.executor().drive(op.id, d.access.owner(), sleeper, drive).operation,
+            true);
     } catch (const std::exception& e) {
         BulkResult r{target, BulkResult::Kind::Error, op, e.what()};
         return r;
@@ -268,7 +270,8 @@ BulkOutcome run_in_parallel(EngineAccess& access, std::ostream& err, bool quiet,
         waker.emplace(access.gardener(), by_shoot);
 
     std::stop_source stop;
-    Driving driving{access, start, options, {}, std::counting_semaphore<>(std::max(1, options.parallelism))};
+    Driving driving{
+        access, start, options, {}, std::counting_semaphore<>(std::max(1, options.parallelism))};
     driving.drive.stop = stop.get_token();
     if (options.timeout)
         driving.drive.deadline = access.clock().now() +
@@ -300,9 +303,9 @@ BulkOutcome run_in_parallel(EngineAccess& access, std::ostream& err, bool quiet,
 std::string summary_text(const std::vector<BulkResult>& results) {
     using Kind = BulkResult::Kind;
     const std::vector<std::pair<Kind, const char*>> k_words = {
-        {Kind::Succeeded, "succeeded"},    {Kind::Started, "started"},
-        {Kind::Failed, "failed"},          {Kind::Unfinished, "still in progress"},
-        {Kind::Refused, "refused"},        {Kind::InProgress, "refused (operation in progress)"},
+        {Kind::Succeeded, "succeeded"}, {Kind::Started, "started"},
+        {Kind::Failed, "failed"},       {Kind::Unfinished, "still in progress"},
+        {Kind::Refused, "refused"},     {Kind::InProgress, "refused (operation in progress)"},
         {Kind::Error, "error"}};
     std::string out;
     for (const auto& [kind, word] : k_words) {

@@ -83,10 +83,10 @@ private:
 /// Calls `start` for every target and then, in the same thread, drives the operation (with
 /// options.wait to its end, else one pass, as the single commands do): at most
 /// options.parallelism starts at a time, while the waits all run at once (up to 256 threads),
-/// so that twenty hibernations take about as long as one. `access` must write its logs to a SharedStream and
-/// keep a store connection per thread. Progress and notes go to `err` (a SharedStream), one
-/// whole line at a time, each prefixed with the runtime's name, unless `quiet`. With
-/// options.wait, SIGINT and SIGTERM stop every wait (the operations go on). Never throws for a
+/// so that twenty hibernations take about as long as one. `access` must write its logs to a
+/// SharedStream and keep a store connection per thread. Progress and notes go to `err` (a
+/// SharedStream), one whole line at a time, each prefixed with the runtime's name, unless `quiet`.
+/// With options.wait, SIGINT and SIGTERM stop every wait (the operations go on). Never throws for a
 /// runtime: its error is its result.
 BulkOutcome run_in_parallel(EngineAccess& access, std::ostream& err, bool quiet,
                             const std::vector<BulkTarget>& targets, const BulkStart& start,

@@ -38,6 +38,21 @@ std::string command_of(BulkAction action) {
     return "upgrade-shoot";
 }
 
+// The type of the operations `action` starts (a refused runtime's result names it too).
+engine::OperationType operation_type_of(BulkAction action) {
+    switch (action) {
+    case BulkAction::Hibernate:
+        return engine::OperationType::Hibernate;
+    case BulkAction::WakeUp:
+        return engine::OperationType::WakeUp;
+    case BulkAction::Deprovision:
+        return engine::OperationType::Deprovision;
+    case BulkAction::UpgradeShoot:
+        break;
+    }
+    return engine::OperationType::UpgradeShoot;
+}
+
 BulkTarget target_of(const engine::RuntimeSummary& s) {
     return {s.id, s.name, s.shoot_name};
 }
@@ -90,9 +105,8 @@ std::string refusal_before_start(engine::Store& store, const BulkTarget& target,
 }
 
 // --dry-run: each runtime and what would be done to it; changes nothing.
-int print_dry_run(Context& ctx, const std::vector<BulkTarget>& list,
-                  const std::string& verb, const std::function<std::string(const BulkTarget&)>&
-                                               refusal) {
+int print_dry_run(Context& ctx, const std::vector<BulkTarget>& list, const std::string& verb,
+                  const std::function<std::string(const BulkTarget&)>& refusal) {
     const auto format = output_format(ctx);
     Json documents = Json::array();
     std::vector<std::vector<Cell>> rows;
@@ -133,12 +147,13 @@ void confirm_deprovision(Context& ctx, const OperationArgs& args,
     if (!can_ask(ctx))
         throw UsageError("deprovision asks for confirmation, and there is no terminal to ask on; "
                          "add --yes to deprovision the " +
-                         std::to_string(list.size()) + " runtime" +
-                         (list.size() == 1 ? "" : "s") + " that " +
-                         selector_text(args.selectors) + " matches (--dry-run lists them)");
+                         std::to_string(list.size()) + " runtime" + (list.size() == 1 ? "" : "s") +
+                         " that " + selector_text(args.selectors) +
+                         " matches (--dry-run lists them)");
     std::string question = "Deprovision these " + std::to_string(list.size()) + " runtimes?\n";
     for (const auto& t : list)
-        question += "  " + t.id + "  name " + visible(t.name) + "  shoot " + visible(t.shoot) + "\n";
+        question +=
+            "  " + t.id + "  name " + visible(t.name) + "  shoot " + visible(t.shoot) + "\n";
     if (!confirmed(ctx, question + "Deprovision all " + std::to_string(list.size()) + "?"))
         throw Error("deprovisioning cancelled; nothing changed");
 }
@@ -168,7 +183,8 @@ BulkStart start_call(BulkAction action, const std::optional<engine::UpgradeShoot
     };
 }
 
-Json result_json(const BulkResult& r, const std::string& operation_type, const CompassIds& compass) {
+Json result_json(const BulkResult& r, const std::string& operation_type,
+                 const CompassIds& compass) {
     Json item;
     if (r.operation) {
         item = operation_json(*r.operation, compass(r.target.id));
@@ -287,12 +303,7 @@ int run_bulk_operation(Context& ctx, BulkAction action, const OperationArgs& arg
                                    start_call(action, upgrade, args.file), options);
     // Refusals first, as they were found; then the runtimes in the order they were listed.
     refused.insert(refused.end(), outcome.results.begin(), outcome.results.end());
-    const std::string operation_type =
-        action == BulkAction::Hibernate      ? "HIBERNATE"
-        : action == BulkAction::WakeUp       ? "WAKE_UP"
-        : action == BulkAction::Deprovision  ? "DEPROVISION"
-                                             : "UPGRADE_SHOOT";
-    print_results(ctx, refused, operation_type);
+    print_results(ctx, refused, std::string(engine::to_api(operation_type_of(action))));
     if (!ctx.global().quiet)
         ctx.err() << "kprov: " << command << " " << selector_text(args.selectors) << ": "
                   << summary_text(refused) << '\n';
@@ -306,8 +317,7 @@ int run_bulk_protection(Context& ctx, const ReadArgs& args, bool is_protected) {
     if (list.empty())
         return nothing_selected(ctx, args.selectors);
     if (args.dry_run)
-        return print_dry_run(ctx, list, command,
-                             [](const BulkTarget&) { return std::string(); });
+        return print_dry_run(ctx, list, command, [](const BulkTarget&) { return std::string(); });
     const auto format = output_format(ctx);
     Json documents = Json::array();
     int failures = 0;

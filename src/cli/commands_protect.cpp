@@ -21,8 +21,7 @@ int cmd_protect(Context& ctx, const ReadArgs& args, bool is_protected) {
     if (is_bulk(command, target))
         return run_bulk_protection(ctx, args, is_protected);
     EngineAccess access(ctx);
-    const auto runtime =
-        lookup_runtime(access.store(), args.id, command);
+    const auto runtime = lookup_runtime(access.store(), args.id, command);
     const bool changed =
         access.service().set_protection(runtime.id, is_protected, access.request(), user_at_host());
     const auto format = output_format(ctx);

@@ -245,7 +245,8 @@ LabelSelector parse_selectors(const std::vector<std::string>& given) {
     return out;
 }
 
-std::vector<engine::RuntimeSummary> select_runtimes(engine::Store& store, engine::RuntimeQuery query,
+std::vector<engine::RuntimeSummary> select_runtimes(engine::Store& store,
+                                                    engine::RuntimeQuery query,
                                                     const std::vector<std::string>& selectors) {
     LabelSelector rest; // what the store cannot select by itself
     query.labels = equality_requirements(parse_selectors(selectors), rest);

@@ -53,7 +53,8 @@ LabelSelector parse_selectors(const std::vector<std::string>& given);
 /// newest first, each with its labels_json. The store selects by the key=value requirements
 /// itself; the others are checked here, and then query.limit cuts the list. Throws UsageError
 /// as parse_selectors, StoreError.
-std::vector<engine::RuntimeSummary> select_runtimes(engine::Store& store, engine::RuntimeQuery query,
+std::vector<engine::RuntimeSummary> select_runtimes(engine::Store& store,
+                                                    engine::RuntimeQuery query,
                                                     const std::vector<std::string>& selectors);
 
 } // namespace kprov::cli

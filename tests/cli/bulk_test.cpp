@@ -107,7 +107,7 @@ TEST_P(BulkByLabel, TwentyRuntimesByLabelInParallelWithProtectionHoldingAgainstD
 
     // Hibernation takes seconds in the simulator: run one at a time, the twenty would take
     // twenty times that; in parallel, each starts before any ends.
-    sim_post("/sim/settings", {{"hibernateSeconds", 2}});
+    sim_post("/sim/settings", {{"hibernateSeconds", 4}});
     r = kprov({"hibernate", "-l", "team=ci", "--wait"});
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_THAT(r.err, HasSubstr("20 runtimes: 20 succeeded"));
@@ -148,8 +148,8 @@ TEST_P(BulkByLabel, TwentyRuntimesByLabelInParallelWithProtectionHoldingAgainstD
     EXPECT_THAT(r.out, HasSubstr("runtime " + ids[2] + " protected\n"));
     EXPECT_TRUE(m_store->lifecycle_of(ids[1]).is_protected);
     EXPECT_FALSE(m_store->lifecycle_of(ids[3]).is_protected);
-    r = kprov({"upgrade-shoot", "-l", "keep=yes", "-f", k_examples + "upgrade.yaml", "--wait",
-               "-o", "json"});
+    r = kprov({"upgrade-shoot", "-l", "keep=yes", "-f", k_examples + "upgrade.yaml", "--wait", "-o",
+               "json"});
     ASSERT_EQ(r.code, 0) << r.err;
     results = json::parse(r.out);
     ASSERT_EQ(results.size(), 2U);
@@ -263,8 +263,8 @@ TEST_P(ListExpiry, WideShowsWhenRuntimesExpireAndExpiredListsThoseWhoseLifetimeP
     const auto [lasting, lasting_shoot] = provisioned({{"k", "v"}}, false, {{"lifetime", "10h"}});
     const auto [forever, forever_shoot] = provisioned({{"k", "v"}}, false);
     const auto [ended, ended_shoot] = provisioned({{"k", "v"}}, false);
-    const Timestamp now = std::chrono::time_point_cast<Timestamp::duration>(
-        std::chrono::system_clock::now());
+    const Timestamp now =
+        std::chrono::time_point_cast<Timestamp::duration>(std::chrono::system_clock::now());
     m_store->set_expiry(ended, now - std::chrono::hours(1), {now, "Lifetime", "test"});
 
     auto r = kprov({"list", "-o", "wide"});
