@@ -2,9 +2,11 @@
 // 21, "Bulk by label"), and `kprov list`'s EXPIRES column and --expired. Against kprov-sim, on
 // SQLite and PostgreSQL.
 
+#include "cli/bulk_runner.hpp"
 #include "cli/operations_fixture.hpp"
 
 #include <algorithm>
+#include <csignal>
 #include <fstream>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -247,6 +249,31 @@ TEST_P(BulkByLabel, RuntimeIdOrSelectorExactlyOneAndASelectorMatchingNothingIsNo
 
 INSTANTIATE_TEST_SUITE_P(Stores, BulkByLabel,
                          ::testing::Values(StoreKind::Sqlite, StoreKind::Postgres), store_name);
+
+// The summary and the exit code say what became of every runtime, the worst outcome deciding.
+TEST(BulkSummary, TheExitCodeIsZeroOnlyWhenEveryRuntimeSucceeded) {
+    using Kind = BulkResult::Kind;
+    auto results = [](std::vector<Kind> kinds) {
+        std::vector<BulkResult> out;
+        for (const auto kind : kinds)
+            out.push_back({{"id", "name", "shoot"}, kind, std::nullopt, {}});
+        return out;
+    };
+    EXPECT_EQ(bulk_exit_code(results({Kind::Succeeded, Kind::Succeeded}), 0), 0);
+    EXPECT_EQ(bulk_exit_code(results({Kind::Started, Kind::Succeeded}), 0), 0);
+    EXPECT_EQ(bulk_exit_code(results({}), 0), 0);
+    EXPECT_EQ(bulk_exit_code(results({Kind::Succeeded, Kind::Unfinished}), 0), 4);
+    EXPECT_EQ(bulk_exit_code(results({Kind::Unfinished, Kind::InProgress}), 0), 5);
+    EXPECT_EQ(bulk_exit_code(results({Kind::InProgress, Kind::Refused}), 0), 1);
+    EXPECT_EQ(bulk_exit_code(results({Kind::Error, Kind::Failed, Kind::Refused}), 0), 3);
+    EXPECT_EQ(bulk_exit_code(results({Kind::Failed, Kind::Unfinished}), SIGINT), 130);
+    EXPECT_EQ(bulk_exit_code(results({Kind::Succeeded}), SIGTERM), 0) << "all done anyway";
+
+    EXPECT_EQ(summary_text(results({Kind::Succeeded, Kind::Failed, Kind::Succeeded, Kind::Refused,
+                                    Kind::InProgress})),
+              "5 runtimes: 2 succeeded, 1 failed, 1 refused, 1 refused (operation in progress)");
+    EXPECT_EQ(summary_text(results({Kind::Started})), "1 runtime: 1 started");
+}
 
 class ListExpiry : public BulkBase {};
 
