@@ -105,6 +105,15 @@ bool takes_selector(const std::string& name) {
            name == "wake-up";
 }
 
+const char* k_bulk_footer =
+    "With -l SELECTOR: every live runtime whose labels match, at most 16 started at a time and, "
+    "with --wait, all waited for at once (one progress line per runtime and change on stderr); "
+    "one result per runtime on stdout (-o json: an array of OperationStatus objects) and a "
+    "summary on stderr. deprovision -l asks once for all (--yes) and refuses each protected "
+    "runtime. Exit 0 only when every operation succeeded (without --wait: started); 3 when one "
+    "failed, 1 when a runtime was refused or hit an error, 5 when the only refusals were "
+    "operations in progress, 4 at --timeout. A selector matching nothing exits 0, saying so.";
+
 // The options of the operation commands, as the CLI contract lists them.
 void add_operation_options(CLI::App& cmd, const std::string& name, OperationArgs& args) {
     if (takes_selector(name)) {
@@ -113,6 +122,7 @@ void add_operation_options(CLI::App& cmd, const std::string& name, OperationArgs
         add_selector(cmd, args.selectors,
                      "Instead of RUNTIME_ID: every runtime whose labels match SELECTOR, in "
                      "parallel");
+        cmd.footer(k_bulk_footer);
     } else if (name != "provision") {
         cmd.add_option("RUNTIME_ID", args.runtime_id, k_runtime_id_help)->required();
     }

@@ -93,15 +93,18 @@ int nothing_selected(Context& ctx, const std::vector<std::string>& selectors) {
     return k_exit_ok;
 }
 
-// Why a runtime would be refused before anything is asked of Gardener; "" when it would not.
-std::string refusal_before_start(engine::Store& store, const BulkTarget& target,
-                                 BulkAction action) {
+// The runtime's result when it is refused before anything is asked of Gardener (an operation
+// in progress; deprovisioning a protected one); nullopt when it would not be.
+std::optional<BulkResult> refusal_before_start(engine::Store& store, const BulkTarget& target,
+                                               BulkAction action) {
     if (const auto last = store.last_operation(target.id);
         last && last->state == engine::OperationState::InProgress)
-        return explain_in_progress(store, OperationInProgress(target.id)).what();
+        return BulkResult{target, BulkResult::Kind::InProgress, std::nullopt,
+                          explain_in_progress(store, OperationInProgress(target.id)).what()};
     if (action == BulkAction::Deprovision && store.lifecycle_of(target.id).is_protected)
-        return RuntimeProtected(target.id).what();
-    return {};
+        return BulkResult{target, BulkResult::Kind::Refused, std::nullopt,
+                          RuntimeProtected(target.id).what()};
+    return std::nullopt;
 }
 
 // --dry-run: each runtime and what would be done to it; changes nothing.
@@ -275,18 +278,18 @@ int run_bulk_operation(Context& ctx, BulkAction action, const OperationArgs& arg
     const auto list = targets(store, args.runtime_id, args.selectors, command);
     if (list.empty())
         return nothing_selected(ctx, args.selectors);
-    const auto refusal = [&](const BulkTarget& t) {
-        return refusal_before_start(store, t, action);
-    };
     if (args.dry_run)
-        return print_dry_run(ctx, list, command, refusal);
+        return print_dry_run(ctx, list, command, [&](const BulkTarget& t) {
+            const auto refused = refusal_before_start(store, t, action);
+            return refused ? refused->message : std::string();
+        });
 
     // Refused runtimes are reported, never asked about or started.
     std::vector<BulkResult> refused;
     std::vector<BulkTarget> acted_on;
     for (const auto& t : list) {
-        if (const std::string why = refusal(t); !why.empty())
-            refused.push_back({t, BulkResult::Kind::Refused, std::nullopt, why});
+        if (auto result = refusal_before_start(store, t, action))
+            refused.push_back(std::move(*result));
         else
             acted_on.push_back(t);
     }

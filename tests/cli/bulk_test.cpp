@@ -116,9 +116,9 @@ TEST_P(BulkByLabel, TwentyRuntimesByLabelInParallelWithProtectionHoldingAgainstD
     expect_whole_lines(r.err, shoots);
     Timestamp last_start = Timestamp::min(), first_end = Timestamp::max();
     for (std::size_t i = 0; i < ids.size(); ++i) {
-        const auto op = expect_succeeded(ids[i], OperationType::Hibernate, {"HibernatingShoot"});
+        const auto op = expect_succeeded(ids[i], OperationType::Hibernate, {"WaitForHibernation"});
         EXPECT_THAT(r.out, HasSubstr(op.id));
-        EXPECT_TRUE(has_line(r.err, shoots[i] + " ", "HIBERNATE operation " + op.id + " started"))
+        EXPECT_TRUE(has_line(r.err, shoots[i] + " ", "Hibernate operation " + op.id + " started"))
             << shoots[i];
         last_start = std::max(last_start, op.start_timestamp);
         if (op.end_timestamp)
@@ -139,7 +139,7 @@ TEST_P(BulkByLabel, TwentyRuntimesByLabelInParallelWithProtectionHoldingAgainstD
     json results = json::parse(r.out);
     ASSERT_EQ(results.size(), static_cast<std::size_t>(k_count));
     for (const auto& item : results) {
-        EXPECT_EQ(item["operation"], "WAKE_UP");
+        EXPECT_EQ(item["operation"], "WakeUp");
         EXPECT_EQ(item["state"], item["runtimeID"] == ids[0] ? "Failed" : "Succeeded") << item;
     }
 
@@ -156,7 +156,7 @@ TEST_P(BulkByLabel, TwentyRuntimesByLabelInParallelWithProtectionHoldingAgainstD
     results = json::parse(r.out);
     ASSERT_EQ(results.size(), 2U);
     for (const auto& item : results) {
-        EXPECT_EQ(item["operation"], "UPGRADE_SHOOT");
+        EXPECT_EQ(item["operation"], "UpgradeShoot");
         EXPECT_EQ(item["state"], "Succeeded");
     }
     EXPECT_EQ(m_store->find_runtime(ids[1])->gardener.auto_scaler_max, 12);
