@@ -71,28 +71,28 @@ _kprov() {
         ;;
     deprovision)
         if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W "--wait --timeout -y --yes $globals" -- "$cur"))
+            COMPREPLY=($(compgen -W "-l --selector --wait --timeout --dry-run -y --yes $globals" -- "$cur"))
         else
             _kprov_ids runtime "$cur"
         fi
         ;;
     upgrade-shoot)
         if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W "-f --file --wait --timeout --dry-run --detailed-exitcode $globals" -- "$cur"))
+            COMPREPLY=($(compgen -W "-l --selector -f --file --wait --timeout --dry-run --detailed-exitcode $globals" -- "$cur"))
         else
             _kprov_ids runtime "$cur"
         fi
         ;;
     hibernate)
         if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W "--wait --timeout $globals" -- "$cur"))
+            COMPREPLY=($(compgen -W "-l --selector --wait --timeout --dry-run $globals" -- "$cur"))
         else
             _kprov_ids runtime "$cur"
         fi
         ;;
     wake-up)
         if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W "--wait --timeout $globals" -- "$cur"))
+            COMPREPLY=($(compgen -W "-l --selector --wait --timeout --dry-run $globals" -- "$cur"))
         else
             _kprov_ids runtime "$cur"
         fi
@@ -113,14 +113,14 @@ _kprov() {
         ;;
     protect)
         if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W "$globals" -- "$cur"))
+            COMPREPLY=($(compgen -W "-l --selector --dry-run $globals" -- "$cur"))
         else
             _kprov_ids runtime "$cur"
         fi
         ;;
     unprotect)
         if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W "$globals" -- "$cur"))
+            COMPREPLY=($(compgen -W "-l --selector --dry-run $globals" -- "$cur"))
         else
             _kprov_ids runtime "$cur"
         fi
@@ -141,7 +141,7 @@ _kprov() {
         ;;
     list)
         if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W "--state -a --all -l --selector --limit $globals" -- "$cur"))
+            COMPREPLY=($(compgen -W "--state -a --all -l --selector --expired --limit $globals" -- "$cur"))
         fi
         ;;
     history)

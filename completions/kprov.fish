@@ -63,12 +63,15 @@ complete -c kprov -n '__fish_seen_subcommand_from provision' -l dry-run -d 'Vali
 
 # kprov deprovision
 complete -c kprov -n '__fish_seen_subcommand_from deprovision' -x -a '(__kprov_ids runtime)' -d 'The runtime'
+complete -c kprov -n '__fish_seen_subcommand_from deprovision' -s l -l selector -x -d 'Instead of RUNTIME_ID'
 complete -c kprov -n '__fish_seen_subcommand_from deprovision' -l wait -d 'Drive the operation to its end in this process'
 complete -c kprov -n '__fish_seen_subcommand_from deprovision' -l timeout -x -d 'Stop driving after DUR'
+complete -c kprov -n '__fish_seen_subcommand_from deprovision' -l dry-run -d 'List the runtimes and what would be done to each'
 complete -c kprov -n '__fish_seen_subcommand_from deprovision' -s y -l yes -d 'Do not ask for confirmation'
 
 # kprov upgrade-shoot
 complete -c kprov -n '__fish_seen_subcommand_from upgrade-shoot' -x -a '(__kprov_ids runtime)' -d 'The runtime'
+complete -c kprov -n '__fish_seen_subcommand_from upgrade-shoot' -s l -l selector -x -d 'Instead of RUNTIME_ID'
 complete -c kprov -n '__fish_seen_subcommand_from upgrade-shoot' -s f -l file -r -F -d 'Upgrade file'
 complete -c kprov -n '__fish_seen_subcommand_from upgrade-shoot' -l wait -d 'Drive the operation to its end in this process'
 complete -c kprov -n '__fish_seen_subcommand_from upgrade-shoot' -l timeout -x -d 'Stop driving after DUR'
@@ -77,13 +80,17 @@ complete -c kprov -n '__fish_seen_subcommand_from upgrade-shoot' -l detailed-exi
 
 # kprov hibernate
 complete -c kprov -n '__fish_seen_subcommand_from hibernate' -x -a '(__kprov_ids runtime)' -d 'The runtime'
+complete -c kprov -n '__fish_seen_subcommand_from hibernate' -s l -l selector -x -d 'Instead of RUNTIME_ID'
 complete -c kprov -n '__fish_seen_subcommand_from hibernate' -l wait -d 'Drive the operation to its end in this process'
 complete -c kprov -n '__fish_seen_subcommand_from hibernate' -l timeout -x -d 'Stop driving after DUR'
+complete -c kprov -n '__fish_seen_subcommand_from hibernate' -l dry-run -d 'List the runtimes and what would be done to each'
 
 # kprov wake-up
 complete -c kprov -n '__fish_seen_subcommand_from wake-up' -x -a '(__kprov_ids runtime)' -d 'The runtime'
+complete -c kprov -n '__fish_seen_subcommand_from wake-up' -s l -l selector -x -d 'Instead of RUNTIME_ID'
 complete -c kprov -n '__fish_seen_subcommand_from wake-up' -l wait -d 'Drive the operation to its end in this process'
 complete -c kprov -n '__fish_seen_subcommand_from wake-up' -l timeout -x -d 'Stop driving after DUR'
+complete -c kprov -n '__fish_seen_subcommand_from wake-up' -l dry-run -d 'List the runtimes and what would be done to each'
 
 # kprov upgrade-kyma
 complete -c kprov -n '__fish_seen_subcommand_from upgrade-kyma' -x -a '(__kprov_ids runtime)' -d 'The runtime'
@@ -96,9 +103,13 @@ complete -c kprov -n '__fish_seen_subcommand_from rollback-kyma' -x -a '(__kprov
 
 # kprov protect
 complete -c kprov -n '__fish_seen_subcommand_from protect' -x -a '(__kprov_ids runtime)' -d 'The runtime'
+complete -c kprov -n '__fish_seen_subcommand_from protect' -s l -l selector -x -d 'Instead of RUNTIME_ID'
+complete -c kprov -n '__fish_seen_subcommand_from protect' -l dry-run -d 'List the runtimes and what would be done to each'
 
 # kprov unprotect
 complete -c kprov -n '__fish_seen_subcommand_from unprotect' -x -a '(__kprov_ids runtime)' -d 'The runtime'
+complete -c kprov -n '__fish_seen_subcommand_from unprotect' -s l -l selector -x -d 'Instead of RUNTIME_ID'
+complete -c kprov -n '__fish_seen_subcommand_from unprotect' -l dry-run -d 'List the runtimes and what would be done to each'
 
 # kprov status
 complete -c kprov -n '__fish_seen_subcommand_from status' -x -a '(__kprov_ids runtime)' -d 'The runtime'
@@ -111,6 +122,7 @@ complete -c kprov -n '__fish_seen_subcommand_from operation' -x -a '(__kprov_ids
 complete -c kprov -n '__fish_seen_subcommand_from list' -l state -x -a 'InProgress Succeeded Failed' -d 'Only runtimes whose last operation is in state S'
 complete -c kprov -n '__fish_seen_subcommand_from list' -s a -l all -d 'Include deprovisioned'
 complete -c kprov -n '__fish_seen_subcommand_from list' -s l -l selector -x -d 'Only runtimes whose labels match SELECTOR'
+complete -c kprov -n '__fish_seen_subcommand_from list' -l expired -d 'Only runtimes whose lifetime has passed'
 complete -c kprov -n '__fish_seen_subcommand_from list' -l limit -x -d 'Show at most N runtimes'
 
 # kprov history

@@ -90,10 +90,42 @@ const char* k_runtime_id_help =
 const char* k_operation_id_help =
     "The operation: its id or a unique id prefix (8 characters or more)";
 
+// -l SELECTOR of list and of the commands that act on every runtime it selects.
+void add_selector(CLI::App& cmd, std::vector<std::string>& selectors, const std::string& what) {
+    cmd.add_option("-l,--selector", selectors,
+                   what + ", as kubectl's: key=value, key!=value, key, !key, key in (a,b), key "
+                          "notin (a,b), joined by ',' (repeatable: all must match)")
+        ->type_name("SELECTOR")
+        ->allow_extra_args(false);
+}
+
+// The operation commands that also act on every runtime a selector matches (commands_bulk.cpp).
+bool takes_selector(const std::string& name) {
+    return name == "deprovision" || name == "upgrade-shoot" || name == "hibernate" ||
+           name == "wake-up";
+}
+
+const char* k_bulk_footer =
+    "With -l SELECTOR: every live runtime whose labels match, at most 16 started at a time and, "
+    "with --wait, all waited for at once (one progress line per runtime and change on stderr); "
+    "one result per runtime on stdout (-o json: an array of OperationStatus objects) and a "
+    "summary on stderr. deprovision -l asks once for all (--yes) and refuses each protected "
+    "runtime. Exit 0 only when every operation succeeded (without --wait: started); 3 when one "
+    "failed, 1 when a runtime was refused or hit an error, 5 when the only refusals were "
+    "operations in progress, 4 at --timeout. A selector matching nothing exits 0, saying so.";
+
 // The options of the operation commands, as the CLI contract lists them.
 void add_operation_options(CLI::App& cmd, const std::string& name, OperationArgs& args) {
-    if (name != "provision")
+    if (takes_selector(name)) {
+        // RUNTIME_ID or -l, exactly one: the command says so (CLI11 cannot).
+        cmd.add_option("RUNTIME_ID", args.runtime_id, k_runtime_id_help);
+        add_selector(cmd, args.selectors,
+                     "Instead of RUNTIME_ID: every runtime whose labels match SELECTOR, in "
+                     "parallel");
+        cmd.footer(k_bulk_footer);
+    } else if (name != "provision") {
         cmd.add_option("RUNTIME_ID", args.runtime_id, k_runtime_id_help)->required();
+    }
     if (name == "provision" || name == "upgrade-shoot" || name == "upgrade-kyma")
         cmd.add_option("-f,--file", args.file,
                        name == "provision"       ? "Runtime file (YAML or JSON; - for stdin)"
@@ -115,6 +147,9 @@ void add_operation_options(CLI::App& cmd, const std::string& name, OperationArgs
     if (name == "provision" || name == "upgrade-shoot")
         cmd.add_flag("--dry-run", args.dry_run,
                      "Validate and show what would happen; change nothing");
+    else if (takes_selector(name))
+        cmd.add_flag("--dry-run", args.dry_run,
+                     "List the runtimes and what would be done to each; change nothing");
     if (name == "upgrade-shoot")
         cmd.add_flag("--detailed-exitcode", args.detailed_exitcode,
                      "With --dry-run: exit 0 for no change, 2 for changes, 1 for any error");
@@ -263,7 +298,11 @@ void configure_kubeconfig(CLI::App& cmd, Parsed& p) {
 }
 
 void configure_protect(CLI::App& cmd, Parsed& p) {
-    add_runtime_id(cmd, p);
+    cmd.add_option("RUNTIME_ID", p.read.id, k_runtime_id_help);
+    add_selector(cmd, p.read.selectors,
+                 "Instead of RUNTIME_ID: every runtime whose labels match SELECTOR");
+    cmd.add_flag("--dry-run", p.read.dry_run,
+                 "List the runtimes and what would be done to each; change nothing");
     cmd.footer("A protected runtime's deprovisioning is refused, by `kprov deprovision` and by "
                "the API's deprovisionRuntime, until it is unprotected. Both are recorded in "
                "the runtime's events (kprov history); nothing is sent to Gardener.");
@@ -285,12 +324,10 @@ void configure_list(CLI::App& cmd, Parsed& p) {
                    "Failed")
         ->type_name("S");
     cmd.add_flag("-a,--all", p.read.all, "Include deprovisioned (deleted) runtimes");
-    cmd.add_option("-l,--selector", p.read.selectors,
-                   "Only runtimes whose labels match SELECTOR, as kubectl's: key=value, "
-                   "key!=value, key, !key, key in (a,b), key notin (a,b), joined by ',' "
-                   "(repeatable: all must match)")
-        ->type_name("SELECTOR")
-        ->allow_extra_args(false);
+    add_selector(cmd, p.read.selectors, "Only runtimes whose labels match SELECTOR");
+    cmd.add_flag("--expired", p.read.expired,
+                 "Only runtimes whose lifetime has passed (protected ones too: the workers keep "
+                 "those)");
     cmd.add_option("--limit", p.read.limit,
                    "Show at most N runtimes, newest first (default 100; 0: all)")
         ->type_name("N")

@@ -3,6 +3,7 @@
 
 #include "cli/access.hpp"
 #include "cli/app.hpp"
+#include "cli/bulk.hpp"
 #include "cli/context.hpp"
 #include "cli/engine_access.hpp"
 #include "cli/lookup.hpp"
@@ -17,11 +18,8 @@
 #include "engine/shoot_builder.hpp"
 #include "engine/time.hpp"
 
-#include <algorithm>
 #include <functional>
-#include <iostream>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
 namespace kprov::cli {
 namespace {
@@ -98,21 +96,6 @@ int start_on_runtime(Context& ctx, const std::string& command, const OperationAr
     } catch (const OperationInProgress& e) {
         throw explain_in_progress(access.store(), e);
     }
-}
-
-// Whether a question can be asked: stdin and stderr are the process's own terminals.
-bool can_ask(Context& ctx) {
-    return isatty(STDIN_FILENO) == 1 && is_terminal(ctx.err());
-}
-
-bool confirmed(Context& ctx, const std::string& question) {
-    ctx.err() << question << " [y/N] " << std::flush;
-    std::string answer;
-    if (!std::getline(std::cin, answer))
-        return false;
-    std::transform(answer.begin(), answer.end(), answer.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return answer == "y" || answer == "yes";
 }
 
 // The runtime file's lifecycle block, recorded for the runtime just started (again the same for a
@@ -217,6 +200,8 @@ int cmd_provision(Context& ctx, const OperationArgs& args) {
 
 int cmd_deprovision(Context& ctx, const OperationArgs& args) {
     const auto timeout = check_flags(args);
+    if (is_bulk("deprovision", args))
+        return run_bulk_operation(ctx, BulkAction::Deprovision, args, timeout);
     const bool ask = !args.yes;
     if (ask && !can_ask(ctx))
         throw UsageError("deprovision asks for confirmation, and there is no terminal to ask on; "
@@ -240,6 +225,8 @@ int cmd_deprovision(Context& ctx, const OperationArgs& args) {
 
 int cmd_upgrade_shoot(Context& ctx, const OperationArgs& args) {
     const auto timeout = check_flags(args);
+    if (is_bulk("upgrade-shoot", args))
+        return run_bulk_operation(ctx, BulkAction::UpgradeShoot, args, timeout);
     if (args.dry_run)
         return cmd_plan(ctx, PlanArgs{args.file, args.runtime_id, args.detailed_exitcode});
     const auto input = about_file(
@@ -283,7 +270,10 @@ int cmd_rollback_kyma(Context& ctx, const OperationArgs& args) {
 }
 
 int cmd_hibernate(Context& ctx, const OperationArgs& args) {
-    return start_on_runtime(ctx, "hibernate", args, check_flags(args),
+    const auto timeout = check_flags(args);
+    if (is_bulk("hibernate", args))
+        return run_bulk_operation(ctx, BulkAction::Hibernate, args, timeout);
+    return start_on_runtime(ctx, "hibernate", args, timeout,
                             [](EngineAccess& access, const engine::Runtime& runtime,
                                const engine::RequestContext& request) {
                                 return access.service().hibernate(runtime.id, request);
@@ -291,7 +281,10 @@ int cmd_hibernate(Context& ctx, const OperationArgs& args) {
 }
 
 int cmd_wake_up(Context& ctx, const OperationArgs& args) {
-    return start_on_runtime(ctx, "wake-up", args, check_flags(args),
+    const auto timeout = check_flags(args);
+    if (is_bulk("wake-up", args))
+        return run_bulk_operation(ctx, BulkAction::WakeUp, args, timeout);
+    return start_on_runtime(ctx, "wake-up", args, timeout,
                             [](EngineAccess& access, const engine::Runtime& runtime,
                                const engine::RequestContext& request) {
                                 return access.service().wake_up(runtime.id, request);

@@ -2,6 +2,7 @@
 // store change recorded in the runtime's events; nothing is sent to Gardener.
 
 #include "cli/app.hpp"
+#include "cli/bulk.hpp"
 #include "cli/context.hpp"
 #include "cli/engine_access.hpp"
 #include "cli/lookup.hpp"
@@ -12,9 +13,15 @@
 namespace kprov::cli {
 
 int cmd_protect(Context& ctx, const ReadArgs& args, bool is_protected) {
+    const std::string command = is_protected ? "protect" : "unprotect";
+    OperationArgs target;
+    target.runtime_id = args.id;
+    target.selectors = args.selectors;
+    target.dry_run = args.dry_run;
+    if (is_bulk(command, target))
+        return run_bulk_protection(ctx, args, is_protected);
     EngineAccess access(ctx);
-    const auto runtime =
-        lookup_runtime(access.store(), args.id, is_protected ? "protect" : "unprotect");
+    const auto runtime = lookup_runtime(access.store(), args.id, command);
     const bool changed =
         access.service().set_protection(runtime.id, is_protected, access.request(), user_at_host());
     const auto format = output_format(ctx);

@@ -5,7 +5,6 @@
 #include "cli/app.hpp"
 #include "cli/context.hpp"
 #include "cli/engine_access.hpp"
-#include "cli/label_selector.hpp"
 #include "cli/live_shoot.hpp"
 #include "cli/lookup.hpp"
 #include "cli/render.hpp"
@@ -16,6 +15,7 @@
 #include "engine/text.hpp"
 
 #include <algorithm>
+#include <map>
 #include <ostream>
 
 namespace kprov::cli {
@@ -284,22 +284,6 @@ void print_status_table(Context& ctx, const engine::Runtime& runtime,
     print_key_values(ctx.out(), rows, colour);
 }
 
-// Every -l, as one selector (all must hold); UsageError naming the one that is not a selector.
-LabelSelector parse_selectors(const std::vector<std::string>& given) {
-    LabelSelector out;
-    for (const auto& text : given) {
-        try {
-            const auto selector = parse_label_selector(text);
-            out.insert(out.end(), selector.begin(), selector.end());
-        } catch (const InvalidSelector& e) {
-            throw UsageError("-l \"" + visible(text) + "\" is not a label selector, " + e.what() +
-                             " (expected kubectl's syntax: key=value, key!=value, key, !key, "
-                             "key in (a,b), key notin (a,b), joined by ',')");
-        }
-    }
-    return out;
-}
-
 std::optional<engine::OperationState> parse_state(const std::optional<std::string>& given) {
     if (!given)
         return std::nullopt;
@@ -337,6 +321,22 @@ Json lifecycle_json(const engine::RuntimeLifecycle& lifecycle, const engine::Run
             {"expiresAt", optional_time(lifecycle.expires_at)},
             {"hibernationSchedules", schedules ? Json::parse(*schedules) : Json::array()},
             {"events", std::move(list)}};
+}
+
+// Whether the runtime's lifetime has passed at `now` (protected or not: `list --expired` shows
+// what the workers keep only because it is protected, too).
+bool has_expired(const engine::RuntimeLifecycle& lifecycle, Timestamp now) {
+    return lifecycle.expires_at && *lifecycle.expires_at <= now;
+}
+
+// The EXPIRES column: "-" without a lifetime, "expired" once it passed (", protected" when
+// that is why the runtime is still there), else when, as "in 3h".
+std::string expires_text(const engine::RuntimeLifecycle& lifecycle, Timestamp now) {
+    if (!lifecycle.expires_at)
+        return "-";
+    if (has_expired(lifecycle, now))
+        return lifecycle.is_protected ? "expired, protected" : "expired";
+    return relative_time(*lifecycle.expires_at, now);
 }
 
 // A hibernated cluster's API server is down: the kubeconfig is printed all the same (it is
@@ -419,17 +419,20 @@ int cmd_list(Context& ctx, const ReadArgs& args) {
     engine::RuntimeQuery query;
     query.filter.state = parse_state(args.state);
     query.filter.include_deleted = args.all;
-    LabelSelector rest; // what the store cannot select by itself
-    query.labels = equality_requirements(parse_selectors(args.selectors), rest);
     const std::size_t limit =
         args.limit ? static_cast<std::size_t>(*args.limit) : k_default_list_limit;
-    // One more than asked for tells whether the list was cut.
-    query.limit = limit == 0 || !rest.empty() ? 0 : limit + 1;
+    // One more than asked for tells whether the list was cut; --expired cuts after its filter.
+    query.limit = limit == 0 || args.expired ? 0 : limit + 1;
     const auto store = open_store(ctx);
-    auto runtimes = store->query_runtimes(query);
-    std::erase_if(runtimes, [&rest](const engine::RuntimeSummary& s) {
-        return !selector_matches(rest, s.labels_json);
-    });
+    auto runtimes = select_runtimes(*store, query, args.selectors);
+    const Timestamp now = SystemClock().now();
+    std::map<std::string, engine::RuntimeLifecycle> lifecycles;
+    for (const auto& s : runtimes)
+        lifecycles[s.id] = store->lifecycle_of(s.id);
+    if (args.expired)
+        std::erase_if(runtimes, [&](const engine::RuntimeSummary& s) {
+            return !has_expired(lifecycles[s.id], now);
+        });
     const bool cut = limit > 0 && runtimes.size() > limit;
     if (cut)
         runtimes.resize(limit);
@@ -439,20 +442,24 @@ int cmd_list(Context& ctx, const ReadArgs& args) {
         const CompassIds compass(ctx);
         Json list = Json::array();
         for (const auto& summary : runtimes)
-            if (const auto runtime = store->find_runtime(summary.id))
-                list.push_back(status_document(*runtime, summary.last_operation, compass));
+            if (const auto runtime = store->find_runtime(summary.id)) {
+                Json item = status_document(*runtime, summary.last_operation, compass);
+                const auto& lifecycle = lifecycles[summary.id];
+                item["lifecycle"] = {{"protected", lifecycle.is_protected},
+                                     {"expiresAt", optional_time(lifecycle.expires_at)}};
+                list.push_back(std::move(item));
+            }
         print_document(ctx.out(), list, format);
     } else if (format == OutputFormat::Name) {
         for (const auto& summary : runtimes)
             ctx.out() << summary.id << '\n';
     } else {
         const bool wide = format == OutputFormat::Wide;
-        const Timestamp now = SystemClock().now();
         // The table fits 80 columns: short ids, the name shortened if need be; wide shows all.
         std::vector<std::string> headers = {"RUNTIME ID", "NAME", "STATE", "OPERATION", "AGE"};
         if (wide)
             headers.insert(headers.end(), {"SHOOT", "PROVIDER", "REGION", "TENANT", "STAGE",
-                                           "OPERATION ID", "LABELS"});
+                                           "OPERATION ID", "EXPIRES", "LABELS"});
         std::vector<std::string> ids;
         for (const auto& s : runtimes)
             ids.push_back(s.id);
@@ -474,6 +481,7 @@ int cmd_list(Context& ctx, const ReadArgs& args) {
                                        {s.tenant},
                                        {op ? op->stage : "-"},
                                        {op ? op->id : "-"},
+                                       {expires_text(lifecycles[s.id], now)},
                                        {s.labels_json}});
             rows.push_back(std::move(row));
         }
@@ -482,7 +490,9 @@ int cmd_list(Context& ctx, const ReadArgs& args) {
         if (rows.empty()) {
             if (!ctx.global().quiet)
                 ctx.err() << "kprov: no runtimes"
-                          << (query.filter.state || !args.selectors.empty() ? " match" : "")
+                          << (query.filter.state || !args.selectors.empty() || args.expired
+                                  ? " match"
+                                  : "")
                           << (args.all ? "" : " (--all includes deprovisioned ones)") << '\n';
         } else {
             print_table(ctx.out(), headers, rows, use_colour(ctx.out()));

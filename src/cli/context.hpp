@@ -63,7 +63,8 @@ struct PlanArgs {
 
 /// provision, deprovision, upgrade-shoot, hibernate, wake-up.
 struct OperationArgs {
-    std::string runtime_id;             ///< all but provision
+    std::string runtime_id;             ///< all but provision; empty with -l
+    std::vector<std::string> selectors; ///< -l SELECTOR (repeatable): bulk, instead of RUNTIME_ID
     std::string file;                   ///< -f: provision and upgrade-shoot
     bool wait = false;                  ///< --wait: drive the operation to its end in-process
     std::optional<std::string> timeout; ///< --timeout DUR (with --wait)
@@ -107,6 +108,8 @@ struct ReadArgs {
     std::optional<int> limit;              ///< list --limit N (0: all)
     std::optional<std::string> expiration; ///< kubeconfig --expiration DUR
     bool live = false;                     ///< status --live: Gardener's view and the drift
+    bool expired = false;                  ///< list --expired: only runtimes whose lifetime ended
+    bool dry_run = false;                  ///< protect|unprotect -l --dry-run: show, change nothing
 };
 
 // Command implementations (one file each, see commands_*.cpp). Each returns an exit code and
@@ -136,7 +139,7 @@ struct DiffArgs {
     bool all = false;                      ///< every runtime that is not deprovisioned
 };
 int cmd_diff(Context& ctx, const DiffArgs& args);
-/// protect and unprotect RUNTIME_ID.
+/// protect and unprotect RUNTIME_ID, or -l SELECTOR.
 int cmd_protect(Context& ctx, const ReadArgs& args, bool is_protected);
 int cmd_kubeconfig(Context& ctx, const ReadArgs& args);
 int cmd_completion(Context& ctx, const std::string& shell);

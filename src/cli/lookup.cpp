@@ -1,5 +1,6 @@
 #include "cli/lookup.hpp"
 
+#include "cli/context.hpp"
 #include "cli/render.hpp"
 #include "engine/text.hpp"
 
@@ -227,6 +228,38 @@ OperationInProgress explain_in_progress(engine::Store& store, const OperationInP
     } catch (const std::exception&) {
         return refusal;
     }
+}
+
+LabelSelector parse_selectors(const std::vector<std::string>& given) {
+    LabelSelector out;
+    for (const auto& text : given) {
+        try {
+            const auto selector = parse_label_selector(text);
+            out.insert(out.end(), selector.begin(), selector.end());
+        } catch (const InvalidSelector& e) {
+            throw UsageError("-l \"" + visible(text) + "\" is not a label selector, " + e.what() +
+                             " (expected kubectl's syntax: key=value, key!=value, key, !key, "
+                             "key in (a,b), key notin (a,b), joined by ',')");
+        }
+    }
+    return out;
+}
+
+std::vector<engine::RuntimeSummary> select_runtimes(engine::Store& store,
+                                                    engine::RuntimeQuery query,
+                                                    const std::vector<std::string>& selectors) {
+    LabelSelector rest; // what the store cannot select by itself
+    query.labels = equality_requirements(parse_selectors(selectors), rest);
+    const std::size_t limit = query.limit;
+    if (!rest.empty())
+        query.limit = 0; // the limit counts matches, which only the filter below knows
+    auto runtimes = store.query_runtimes(query);
+    std::erase_if(runtimes, [&rest](const engine::RuntimeSummary& s) {
+        return !selector_matches(rest, s.labels_json);
+    });
+    if (limit > 0 && runtimes.size() > limit)
+        runtimes.resize(limit);
+    return runtimes;
 }
 
 } // namespace kprov::cli

@@ -2,6 +2,7 @@
 // How commands find the runtime or operation a user names: one place, so every command takes
 // the same names and answers a wrong one the same way.
 
+#include "cli/label_selector.hpp"
 #include "engine/error.hpp"
 #include "engine/model.hpp"
 #include "engine/store.hpp"
@@ -43,5 +44,17 @@ std::size_t distinguishing_length(std::vector<std::string> ids);
 /// running operation's id, type and stage, and the `kprov wait` command that follows it.
 /// Never throws; `refusal` as it is when the store cannot say more.
 OperationInProgress explain_in_progress(engine::Store& store, const OperationInProgress& refusal);
+
+/// Every -l of the command line as one selector (all must hold). Throws UsageError naming the
+/// one that is not kubectl's syntax.
+LabelSelector parse_selectors(const std::vector<std::string>& given);
+
+/// The runtimes of `query` (its filter; its limit) whose labels match every -l of `selectors`,
+/// newest first, each with its labels_json. The store selects by the key=value requirements
+/// itself; the others are checked here, and then query.limit cuts the list. Throws UsageError
+/// as parse_selectors, StoreError.
+std::vector<engine::RuntimeSummary> select_runtimes(engine::Store& store,
+                                                    engine::RuntimeQuery query,
+                                                    const std::vector<std::string>& selectors);
 
 } // namespace kprov::cli
