@@ -1,6 +1,7 @@
 #include "cli/runtime_lifecycle.hpp"
 
 #include "engine/error.hpp"
+#include "engine/store.hpp"
 #include "engine/text.hpp"
 
 #include <nlohmann/json.hpp>
@@ -27,7 +28,7 @@ const std::vector<std::string>& lifecycle_fields() {
     return k_fields;
 }
 
-std::optional<LifecycleSpec> take_lifecycle(json& document) {
+std::optional<LifecycleSpec> take_lifecycle(json& document, LifecycleUse use) {
     if (!document.is_object() || !document.contains("lifecycle"))
         return std::nullopt;
     const json block = std::move(document["lifecycle"]);
@@ -46,9 +47,10 @@ std::optional<LifecycleSpec> take_lifecycle(json& document) {
                                                shown(block));
     for (const auto& [name, value] : block.items()) {
         if (name == "protected") {
-            if (value.is_boolean())
+            if (value.is_boolean()) {
                 spec.is_protected = value.get<bool>();
-            else if (!value.is_null())
+                spec.protected_given = true;
+            } else if (!value.is_null())
                 problem(name, "must be true or false, not " + shown(value));
         } else if (name == "lifetime") {
             if (value.is_null())
@@ -65,9 +67,11 @@ std::optional<LifecycleSpec> take_lifecycle(json& document) {
         } else if (name == "hibernated") {
             if (!value.is_boolean() && !value.is_null())
                 problem(name, "must be true or false, not " + shown(value));
-            else if (value == true)
+            else if (value == true && use == LifecycleUse::Provision)
                 problem(name, "true cannot be honoured by provision: provision the runtime, then "
-                              "run `kprov hibernate RUNTIME_ID`");
+                              "run `kprov hibernate RUNTIME_ID` (kprov apply -f FILE does both)");
+            else if (value.is_boolean())
+                spec.hibernated = value.get<bool>();
         } else if (name == "hibernationSchedules") {
             if (!value.is_null())
                 problem(name, "kprov cannot write hibernation schedules to the shoot yet; leave "
@@ -82,6 +86,19 @@ std::optional<LifecycleSpec> take_lifecycle(json& document) {
     if (!problems.empty())
         throw ValidationError(std::move(problems));
     return spec;
+}
+
+bool set_lifetime(engine::Store& store, Timestamp now, const std::string& runtime_id,
+                  Duration lifetime, const std::string& by) {
+    const auto runtime = store.find_runtime(runtime_id);
+    if (!runtime)
+        throw NotFound("runtime " + runtime_id + " does not exist");
+    const Timestamp expires =
+        runtime->creation_timestamp + std::chrono::duration_cast<Timestamp::duration>(lifetime);
+    return store.set_expiry(runtime_id, expires,
+                            {now, "Lifetime",
+                             "lifetime " + format_duration(lifetime) + " set by " + by +
+                                 ": deprovisioned after " + format_rfc3339(expires)});
 }
 
 } // namespace kprov::cli
