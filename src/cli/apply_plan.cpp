@@ -160,10 +160,11 @@ std::vector<std::string> runtime_files(const std::vector<std::string>& given) {
         if (path == "-")
             throw UsageError("-f - (stdin) is not supported by apply: give files or directories");
         if (!fs::exists(status))
-            throw UsageError("-f \"" + path + "\" does not exist (expected a runtime file or a "
-                                              "directory of them)");
-        const auto more = fs::is_directory(status) ? files_of_directory(path)
-                                                   : std::vector<std::string>{path};
+            throw UsageError("-f \"" + path +
+                             "\" does not exist (expected a runtime file or a "
+                             "directory of them)");
+        const auto more =
+            fs::is_directory(status) ? files_of_directory(path) : std::vector<std::string>{path};
         for (const auto& file : more) {
             if (std::find(files.begin(), files.end(), file) != files.end())
                 throw UsageError("-f: runtime file \"" + file + "\" is given twice");
@@ -243,8 +244,8 @@ std::string RuntimePlan::upgraded_fields() const {
 }
 
 std::vector<RuntimePlan> plan_apply(Context& ctx, EngineAccess& access,
-                                   const std::vector<DesiredRuntime>& desired,
-                                   const std::optional<LabelSelector>& prune) {
+                                    const std::vector<DesiredRuntime>& desired,
+                                    const std::optional<LabelSelector>& prune) {
     std::vector<RuntimePlan> plans;
     for (const auto& d : desired)
         plans.push_back(plan_file(access, d));

@@ -77,7 +77,7 @@ struct RuntimePlan {
 /// Plans every desired runtime, then (with `prune`) every runtime of the configured project
 /// that is not deprovisioned, matches the selector and has no file. Reads the store only.
 std::vector<RuntimePlan> plan_apply(Context& ctx, EngineAccess& access,
-                                   const std::vector<DesiredRuntime>& desired,
-                                   const std::optional<LabelSelector>& prune);
+                                    const std::vector<DesiredRuntime>& desired,
+                                    const std::optional<LabelSelector>& prune);
 
 } // namespace kprov::cli

@@ -42,7 +42,7 @@ struct StepResult {
 struct Outcome {
     std::string runtime_id;
     std::vector<StepResult> steps;
-    std::string error;  ///< a step that could not start, or the operation's lastError
+    std::string error; ///< a step that could not start, or the operation's lastError
     int code = k_exit_ok;
 };
 
@@ -67,9 +67,11 @@ std::string step_words(const RuntimePlan& plan, StepKind kind, bool dry) {
     case StepKind::Unprotect:
         return dry ? "would be unprotected" : "unprotected";
     case StepKind::SetLifetime:
-        return std::string(dry ? "lifetime would be set" : "lifetime set") + ": deprovisioned after " +
-               (plan.expires_at ? format_rfc3339(*plan.expires_at) : std::string("its creation + ") +
-                                                                       format_duration(*plan.desired->lifecycle.lifetime));
+        return std::string(dry ? "lifetime would be set" : "lifetime set") +
+               ": deprovisioned after " +
+               (plan.expires_at ? format_rfc3339(*plan.expires_at)
+                                : std::string("its creation + ") +
+                                      format_duration(*plan.desired->lifecycle.lifetime));
     case StepKind::Deprovision:
         return dry ? "would be pruned (deprovisioned)" : "pruned";
     }
@@ -104,7 +106,9 @@ std::string line_of(const RuntimePlan& plan, const Outcome* outcome, bool dry) {
     if (plan.steps.empty())
         return "unchanged";
     std::string text;
-    auto add = [&text](const std::string& words) { text += (text.empty() ? "" : "; ") + words; };
+    auto add = [&text](const std::string& words) {
+        text += (text.empty() ? "" : "; ") + words;
+    };
     if (!outcome) {
         for (const auto kind : plan.steps)
             add(step_words(plan, kind, dry));
@@ -112,8 +116,8 @@ std::string line_of(const RuntimePlan& plan, const Outcome* outcome, bool dry) {
     }
     for (const auto& step : outcome->steps) {
         if (!step.started)
-            add(step_name(step.kind) + " pending: apply again once operation " +
-                step.blocked_by + " has ended, or apply with --wait");
+            add(step_name(step.kind) + " pending: apply again once operation " + step.blocked_by +
+                " has ended, or apply with --wait");
         else if (step.state == engine::OperationState::InProgress)
             add(step_words(plan, step.kind, false) + " (in progress: operation " +
                 step.operation_id + ")");
@@ -141,8 +145,11 @@ Json json_of(const RuntimePlan& plan, const Outcome* outcome, bool dry) {
     for (const auto& f : plan.changes.upgraded)
         fields.push_back({{"field", f.field}, {"from", f.from}, {"to", f.to}, {"refused", false}});
     for (const auto& f : plan.changes.refused)
-        fields.push_back(
-            {{"field", f.field}, {"from", f.from}, {"to", f.to}, {"refused", true}, {"why", f.note}});
+        fields.push_back({{"field", f.field},
+                          {"from", f.from},
+                          {"to", f.to},
+                          {"refused", true},
+                          {"why", f.note}});
     Json operations = Json::array();
     if (outcome)
         for (const auto& step : outcome->steps)
@@ -153,13 +160,14 @@ Json json_of(const RuntimePlan& plan, const Outcome* outcome, bool dry) {
                                       : Json(step.started ? "Done" : "Pending")}});
     else
         for (const auto kind : plan.steps)
-            operations.push_back({{"step", step_name(kind)}, {"id", nullptr}, {"state", "Planned"}});
+            operations.push_back(
+                {{"step", step_name(kind)}, {"id", nullptr}, {"state", "Planned"}});
     std::string error = plan.refused() ? plan.refusal() : plan.error;
     if (outcome && !outcome->error.empty())
         error = outcome->error;
     const std::string runtime_id = outcome && !outcome->runtime_id.empty() ? outcome->runtime_id
-                                   : plan.runtime                        ? plan.runtime->id
-                                                                          : std::string();
+                                   : plan.runtime                          ? plan.runtime->id
+                                                                           : std::string();
     return {{"file", plan.file.empty() ? Json(nullptr) : Json(plan.file)},
             {"shoot", plan.shoot},
             {"runtimeID", runtime_id.empty() ? Json(nullptr) : Json(runtime_id)},
@@ -174,7 +182,9 @@ Json json_of(const RuntimePlan& plan, const Outcome* outcome, bool dry) {
 void print_results(Context& ctx, const std::vector<RuntimePlan>& plans,
                    const std::vector<Outcome>* outcomes, bool dry, bool details) {
     const auto format = output_format(ctx);
-    auto outcome = [&](std::size_t i) { return outcomes ? &(*outcomes)[i] : nullptr; };
+    auto outcome = [&](std::size_t i) {
+        return outcomes ? &(*outcomes)[i] : nullptr;
+    };
     if (format == OutputFormat::Json || format == OutputFormat::Yaml) {
         Json list = Json::array();
         for (std::size_t i = 0; i < plans.size(); ++i)
@@ -364,25 +374,25 @@ private:
         if (!out.steps.empty() && out.steps.back().operation_id == op.id)
             out.steps.back().state = op.state;
         if (op.state == engine::OperationState::Succeeded) {
-            progress(plan, std::string(engine::to_api(op.type)) + " operation " + op.id +
-                               " succeeded");
+            progress(plan,
+                     std::string(engine::to_api(op.type)) + " operation " + op.id + " succeeded");
             return true;
         }
         if (op.state == engine::OperationState::Failed)
             return failed(out, op);
-        out.error = std::string(engine::to_api(op.type)) + " operation " + op.id +
-                    " is still in progress at stage " + op.stage +
-                    (result.end == engine::DriveEnd::Deadline ? " (--timeout reached)"
-                                                              : " (interrupted)") +
-                    "; `kprov wait " + op.id + "` finishes it";
+        out.error =
+            std::string(engine::to_api(op.type)) + " operation " + op.id +
+            " is still in progress at stage " + op.stage +
+            (result.end == engine::DriveEnd::Deadline ? " (--timeout reached)" : " (interrupted)") +
+            "; `kprov wait " + op.id + "` finishes it";
         out.code = k_exit_timeout;
         return false;
     }
 
     bool failed(Outcome& out, const engine::Operation& op) {
         const auto& message = op.last_error.message.empty() ? op.message : op.last_error.message;
-        out.error = std::string(engine::to_api(op.type)) + " operation " + op.id +
-                    " failed: " + message;
+        out.error =
+            std::string(engine::to_api(op.type)) + " operation " + op.id + " failed: " + message;
         out.code = k_exit_operation_failed;
         return false;
     }

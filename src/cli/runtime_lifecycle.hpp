@@ -21,7 +21,7 @@ struct LifecycleSpec {
     bool is_protected = false;    ///< lifecycle.protected
     bool protected_given = false; ///< whether the block names `protected` (apply manages it then)
     std::optional<Duration>
-        lifetime; ///< lifecycle.lifetime: deprovisioned that long after creation
+        lifetime;                   ///< lifecycle.lifetime: deprovisioned that long after creation
     std::optional<bool> hibernated; ///< lifecycle.hibernated, when given (kprov apply honours it)
 };
 

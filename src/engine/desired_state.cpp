@@ -23,30 +23,29 @@ std::string shown(const Json& value) {
 // The gardenerConfig fields UpgradeShootInput sets (providerSpecificConfig and
 // kubernetesVersion are decided on their own).
 const std::vector<std::string>& upgradable_fields() {
-    static const std::vector<std::string> k_fields = {
-        "machineType",
-        "machineImage",
-        "machineImageVersion",
-        "diskType",
-        "volumeSizeGB",
-        "autoScalerMin",
-        "autoScalerMax",
-        "maxSurge",
-        "maxUnavailable",
-        "purpose",
-        "enableKubernetesVersionAutoUpdate",
-        "enableMachineImageVersionAutoUpdate",
-        "exposureClassName",
-        "shootNetworkingFilterDisabled",
-        "oidcConfig"};
+    static const std::vector<std::string> k_fields = {"machineType",
+                                                      "machineImage",
+                                                      "machineImageVersion",
+                                                      "diskType",
+                                                      "volumeSizeGB",
+                                                      "autoScalerMin",
+                                                      "autoScalerMax",
+                                                      "maxSurge",
+                                                      "maxUnavailable",
+                                                      "purpose",
+                                                      "enableKubernetesVersionAutoUpdate",
+                                                      "enableMachineImageVersionAutoUpdate",
+                                                      "exposureClassName",
+                                                      "shootNetworkingFilterDisabled",
+                                                      "oidcConfig"};
     return k_fields;
 }
 
 // Members of a provider config that fix the shoot's network and zones: Gardener cannot move a
 // running cluster's nodes to other zones or address ranges (the original refused most of it too).
 bool is_network_member(const std::string& member) {
-    static const std::vector<std::string> k_members = {
-        "zones", "azureZones", "vnetCidr", "vpcCidr", "awsZones", "cloudProfileName"};
+    static const std::vector<std::string> k_members = {"zones",   "azureZones", "vnetCidr",
+                                                       "vpcCidr", "awsZones",   "cloudProfileName"};
     return std::find(k_members.begin(), k_members.end(), member) != k_members.end();
 }
 
@@ -173,8 +172,9 @@ private:
         const auto& upgradable = upgradable_fields();
         if (std::find(upgradable.begin(), upgradable.end(), field) == upgradable.end())
             return refuse(field, from, to, "no operation changes it");
-        const bool removed = field == "oidcConfig" ? m_stored.gardener.oidc && !m_planned.gardener.oidc
-                                                   : to.is_null();
+        const bool removed = field == "oidcConfig"
+                                 ? m_stored.gardener.oidc && !m_planned.gardener.oidc
+                                 : to.is_null();
         if (removed)
             return refuse(field, from, to, "an upgrade can change it but not remove it");
         upgrade(field, from, to);

@@ -187,8 +187,8 @@ TEST_P(Apply, AFleetIsCreatedThenLeftAloneThenChangedAsEditedAndPruned) {
     r = kprov({"apply", "-f", fleet_dir(), "--prune", "-l", "fleet=apply", "--wait"});
     ASSERT_EQ(r.code, 0) << r.out << r.err;
     EXPECT_THAT(r.out, HasSubstr(shoots[4] + " (runtime " + gone.id + "): pruned"));
-    EXPECT_THAT(r.out, HasSubstr(shoots[2] + " (runtime " + protected_runtime.id +
-                                 "): kept: protected"));
+    EXPECT_THAT(r.out,
+                HasSubstr(shoots[2] + " (runtime " + protected_runtime.id + "): kept: protected"));
     EXPECT_TRUE(m_store->find_runtime(gone.id)->deleted);
     EXPECT_FALSE(shoot(shoots[4]).has_value());
     EXPECT_FALSE(m_store->find_runtime(protected_runtime.id)->deleted);
