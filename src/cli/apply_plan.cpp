@@ -37,13 +37,25 @@ std::vector<std::string> files_of_directory(const std::string& dir) {
     return files;
 }
 
+// The lifecycle block's problems and the input's, reported together.
 DesiredRuntime read_one(Context& ctx, const std::string& file) {
     DesiredRuntime desired{file, {}, {}};
     auto document = read_runtime_file(file);
-    if (auto lifecycle = take_lifecycle(document, LifecycleUse::Apply))
-        desired.lifecycle = *lifecycle;
-    desired.input =
-        engine::read_provision_input(document, config::conversion_options(ctx.config().settings));
+    std::vector<FieldProblem> problems;
+    try {
+        if (auto lifecycle = take_lifecycle(document, LifecycleUse::Apply))
+            desired.lifecycle = *lifecycle;
+    } catch (const ValidationError& e) {
+        problems = e.problems();
+    }
+    try {
+        desired.input = engine::read_provision_input(
+            document, config::conversion_options(ctx.config().settings));
+    } catch (const ValidationError& e) {
+        problems.insert(problems.end(), e.problems().begin(), e.problems().end());
+    }
+    if (!problems.empty())
+        throw ValidationError(std::move(problems));
     return desired;
 }
 

@@ -450,8 +450,11 @@ std::vector<RuntimePlan> plan_files(Context& ctx, EngineAccess& access,
                                     const std::optional<LabelSelector>& prune) {
     const auto files = runtime_files(given);
     configured_project(ctx); // its default names no project: "no project set", not "too long"
-    const auto desired = read_desired(ctx, files);
-    auto plans = plan_apply(ctx, access, desired, prune);
+    return plan_apply(ctx, access, read_desired(ctx, files), prune);
+}
+
+// A new runtime needs a tenant, as provision says; diff -f creates nothing and needs none.
+void require_tenant_to_create(Context& ctx, const std::vector<RuntimePlan>& plans) {
     const bool creates = std::any_of(plans.begin(), plans.end(), [](const RuntimePlan& p) {
         return !p.steps.empty() && p.steps.front() == StepKind::Provision;
     });
@@ -460,7 +463,6 @@ std::vector<RuntimePlan> plan_files(Context& ctx, EngineAccess& access,
         throw UsageError("apply creates runtimes, and a new runtime needs a tenant (global "
                          "account): give " +
                          ways_to_set("tenant"));
-    return plans;
 }
 
 } // namespace
@@ -471,6 +473,7 @@ int cmd_apply(Context& ctx, const ApplyArgs& args) {
     const auto prune = prune_selector(args);
     EngineAccess access(ctx, "cli", k_parallel_runtimes);
     auto plans = plan_files(ctx, access, args.files, prune);
+    require_tenant_to_create(ctx, plans);
     if (args.dry_run) {
         print_results(ctx, plans, nullptr, true, true);
         if (!ctx.global().quiet)
