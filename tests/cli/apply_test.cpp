@@ -92,7 +92,7 @@ TEST_P(Apply, AFleetIsCreatedThenLeftAloneThenChangedAsEditedAndPruned) {
     for (const auto& name : shoots) {
         EXPECT_THAT(line_of(r.out, name), EndsWith(": created")) << r.out;
         const auto runtime = runtime_of(name);
-        expect_succeeded(runtime.id, OperationType::ProvisionNoInstall, {"CreatingShoot"});
+        expect_succeeded(runtime.id, OperationType::ProvisionNoInstall, {"WaitingForClusterCreation"});
         EXPECT_TRUE(shoot(runtime.gardener.name).has_value());
     }
     EXPECT_EQ(all_runtimes().size(), 10U);
@@ -149,7 +149,7 @@ TEST_P(Apply, AFleetIsCreatedThenLeftAloneThenChangedAsEditedAndPruned) {
 
     const auto upgraded = runtime_of(shoots[0]);
     EXPECT_EQ(upgraded.gardener.machine_type, "m5.2xlarge");
-    expect_succeeded(upgraded.id, OperationType::UpgradeShoot, {"UpgradingShoot"});
+    expect_succeeded(upgraded.id, OperationType::UpgradeShoot, {"WaitingForShootUpgrade"});
     EXPECT_EQ(shoot(shoots[0]).value()["spec"]["provider"]["workers"][0]["machine"]["type"],
               "m5.2xlarge");
     const auto hibernated = runtime_of(shoots[1]);
