@@ -511,10 +511,13 @@ TEST(RuntimeFileSchema, LifecycleSchemaDescribesTheLifecycleBlock) {
     EXPECT_EQ(definition["properties"]["hibernationSchedules"]["type"], "null") << "not yet";
     document["lifecycle"]["hibernationSchedules"] = nullptr; // sample() knows no null-only type
     std::optional<LifecycleSpec> spec;
-    ASSERT_NO_THROW(spec = take_lifecycle(document)) << document.dump();
+    // As apply reads it: provision refuses `hibernated: true`, which the schema allows.
+    ASSERT_NO_THROW(spec = take_lifecycle(document, LifecycleUse::Apply)) << document.dump();
     EXPECT_FALSE(document.contains("lifecycle")) << "taken out of the document";
     ASSERT_TRUE(spec);
     EXPECT_TRUE(spec->is_protected);
+    EXPECT_TRUE(spec->protected_given);
+    EXPECT_TRUE(spec->hibernated.has_value());
     EXPECT_EQ(spec->lifetime, std::chrono::hours(2));
 }
 
@@ -544,6 +547,11 @@ TEST(RuntimeLifecycleBlock, EveryProblemIsNamedWithItsValue) {
                 ElementsAre(HasSubstr("lifecycle: must be a mapping")));
     json none = {{"runtimeInput", {{"name", "rt"}}}};
     EXPECT_FALSE(take_lifecycle(none));
+    json hibernated = {{"lifecycle", {{"hibernated", true}}}};
+    const auto applied = take_lifecycle(hibernated, LifecycleUse::Apply);
+    ASSERT_TRUE(applied);
+    EXPECT_EQ(applied->hibernated, true) << "apply honours it";
+    EXPECT_FALSE(applied->protected_given) << "left out: apply leaves protection as it is";
     json quiet = {{"lifecycle", {{"hibernated", false}, {"lifetime", "1h30m"}}}};
     const auto spec = take_lifecycle(quiet);
     ASSERT_TRUE(spec);
