@@ -92,7 +92,8 @@ TEST_P(Apply, AFleetIsCreatedThenLeftAloneThenChangedAsEditedAndPruned) {
     for (const auto& name : shoots) {
         EXPECT_THAT(line_of(r.out, name), EndsWith(": created")) << r.out;
         const auto runtime = runtime_of(name);
-        expect_succeeded(runtime.id, OperationType::ProvisionNoInstall, {"WaitingForClusterCreation"});
+        expect_succeeded(runtime.id, OperationType::ProvisionNoInstall,
+                         {"WaitingForClusterCreation"});
         EXPECT_TRUE(shoot(runtime.gardener.name).has_value());
     }
     EXPECT_EQ(all_runtimes().size(), 10U);
