@@ -391,8 +391,9 @@ private:
 
     bool failed(Outcome& out, const engine::Operation& op) {
         const auto& message = op.last_error.message.empty() ? op.message : op.last_error.message;
-        out.error =
-            std::string(engine::to_api(op.type)) + " operation " + op.id + " failed: " + message;
+        out.error = std::string(engine::to_api(op.type)) + " operation " + op.id +
+                    " failed: " + message +
+                    (op.last_error.reason.empty() ? "" : " (reason " + op.last_error.reason + ")");
         out.code = k_exit_operation_failed;
         return false;
     }

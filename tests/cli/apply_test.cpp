@@ -227,6 +227,28 @@ TEST_P(Apply, WithoutWaitALaterOperationWaitsForTheNextApply) {
     EXPECT_THAT(r.out, EndsWith(": unchanged\n"));
 }
 
+TEST_P(Apply, AFailedOperationExitsThreeAndStopsThatRuntimesSteps) {
+    sim_post("/sim/shoots/fail-next", {{"codes", {"ERR_INFRA_QUOTA_EXCEEDED"}},
+                                       {"type", "Create"},
+                                       {"state", "Failed"},
+                                       {"description", "quota of CPUs exceeded"}});
+    const std::string name = fleet_file("aws");
+    json document = read_runtime_file(fleet_path(name));
+    document["lifecycle"] = {{"hibernated", true}, {"protected", true}};
+    write(fleet_path(name), document);
+    const auto r = kprov({"apply", "-f", fleet_dir(), "--wait", "-o", "json"});
+    EXPECT_EQ(r.code, 3) << r.out << r.err;
+    const json results = json::parse(r.out);
+    ASSERT_EQ(results.size(), 1U);
+    EXPECT_EQ(results[0]["action"], "failed");
+    EXPECT_THAT(results[0]["error"].get<std::string>(), HasSubstr("ERR_INFRA_QUOTA_EXCEEDED"));
+    ASSERT_EQ(results[0]["operations"].size(), 1U) << "nothing after the failed provisioning";
+    EXPECT_EQ(results[0]["operations"][0]["state"], "Failed");
+    const auto runtimes = all_runtimes();
+    ASSERT_EQ(runtimes.size(), 1U);
+    EXPECT_FALSE(m_store->lifecycle_of(runtimes[0].id).is_protected);
+}
+
 TEST_P(Apply, WrongFilesAndFlagsAreUsageErrorsNamingWhatIsWrong) {
     auto r = kprov({"apply", "-f", m_dir.file("nowhere")});
     EXPECT_EQ(r.code, 2);
