@@ -176,6 +176,7 @@ struct Parsed {
     MigrateArgs migrate;
     ReadArgs read;
     DiffArgs diff;
+    ApplyArgs apply;
 };
 
 // One command of the CLI contract: its name and summary as `kprov --help` lists them, how it
@@ -308,14 +309,66 @@ void configure_protect(CLI::App& cmd, Parsed& p) {
                "the runtime's events (kprov history); nothing is sent to Gardener.");
 }
 
+const char* k_apply_files_help =
+    "Runtime file, or a directory whose *.yaml, *.yml and *.json files are read (not its "
+    "subdirectories); repeatable";
+
 void configure_diff(CLI::App& cmd, Parsed& p) {
     cmd.add_option("RUNTIME_ID", p.diff.runtime_id, k_runtime_id_help);
     cmd.add_flag("--all", p.diff.all, "Every runtime that is not deprovisioned");
+    cmd.add_option("-f,--file", p.diff.files,
+                   std::string(k_apply_files_help) + ": show what kprov apply would do instead")
+        ->type_name("FILE|DIR")
+        ->allow_extra_args(false);
     cmd.footer("Reads each runtime's shoot from Gardener and compares it with the shoot kprov "
                "built from the runtime's stored configuration, only where kprov sets a field: "
                "what Gardener defaults or owns, the operation annotations and versions "
                "Gardener's auto-update raised are not drift. Changes nothing. A shoot missing "
-               "in Gardener counts as a difference.");
+               "in Gardener counts as a difference.\n"
+               "With -f, prints what `kprov apply -f` would do (as apply --dry-run, with each "
+               "changed field's values) and changes nothing: exit 0 when apply would change "
+               "nothing, 6 when it would, 1 when it would refuse a runtime or cannot plan.");
+}
+
+void configure_apply(CLI::App& cmd, Parsed& p) {
+    cmd.add_option("-f,--file", p.apply.files, k_apply_files_help)
+        ->type_name("FILE|DIR")
+        ->required()
+        ->allow_extra_args(false);
+    cmd.add_flag("--wait", p.apply.wait,
+                 "Run every runtime's steps to their end in this process, one progress line per "
+                 "step on stderr; without it each operation runs here until its first wait on "
+                 "Gardener, and a runtime's later operations are left for the next apply");
+    cmd.add_option("--timeout", p.apply.timeout,
+                   "Stop driving after DUR, with --wait (exit 4; Gardener goes on)")
+        ->type_name("DUR");
+    cmd.add_flag("--dry-run", p.apply.dry_run, "Show what apply would do; change nothing");
+    cmd.add_flag("--prune", p.apply.prune,
+                 "Also deprovision the runtimes of the project that match -l and are in no "
+                 "file (never a protected one)");
+    cmd.add_option("-l,--selector", p.apply.selectors,
+                   "With --prune: the runtimes it may deprovision, as kubectl's selectors "
+                   "(key=value, key!=value, key, !key, key in (a,b), key notin (a,b); "
+                   "repeatable: all must match)")
+        ->type_name("SELECTOR")
+        ->allow_extra_args(false);
+    cmd.footer(
+        "Each file is a runtime file; its runtime is the live runtime of its shoot name "
+        "(gardenerConfig.name) in the Gardener project. None: provision it. One that differs: "
+        "the operations that make it so, in this order: upgrade-shoot (what UpgradeShootInput "
+        "can change), hibernate or wake-up (lifecycle.hibernated), protect or unprotect "
+        "(lifecycle.protected), lifetime (lifecycle.lifetime, counted from the runtime's "
+        "creation). A lifecycle field the file leaves out is left as it is. A change no "
+        "operation can make (region, provider, zones, network ranges, labels, ...) is refused, "
+        "naming the field: the runtime must be replaced (deprovision it, then apply again).\n"
+        "Runtimes run in parallel (8 at a time), each runtime's steps one after the other. One "
+        "line per runtime on stdout: created, updated: FIELDS, hibernated, woken up, "
+        "protected, unprotected, lifetime set, unchanged, refused: WHY, pruned, kept: "
+        "protected; -o json: an array of {file, shoot, runtimeID, action, fields, operations, "
+        "error}. Applying the same files again changes nothing and sends Gardener nothing.\n"
+        "Exit 1 when a runtime was refused or a step could not start, 3 when an operation "
+        "failed, 4 at --timeout, 5 when a runtime was left alone because an operation of it "
+        "is in progress (without --wait), else 0.");
 }
 
 void configure_list(CLI::App& cmd, Parsed& p) {
@@ -424,8 +477,11 @@ constexpr Command k_commands[] = {
      [](Context& ctx, const Parsed& p) {
          return cmd_plan(ctx, p.plan);
      }},
-    {"diff", "Show where runtimes' live shoots differ from what kprov applied (drift)",
-     configure_diff,
+    {"apply", "Make runtimes what runtime files say (desired state)", configure_apply,
+     [](Context& ctx, const Parsed& p) {
+         return cmd_apply(ctx, p.apply);
+     }},
+    {"diff", "Show drift of live shoots, or with -f what apply would change", configure_diff,
      [](Context& ctx, const Parsed& p) {
          return cmd_diff(ctx, p.diff);
      }},

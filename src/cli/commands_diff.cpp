@@ -36,8 +36,14 @@ RuntimeDrift drift_of(EngineAccess& access, const engine::Runtime& runtime) {
 } // namespace
 
 int cmd_diff(Context& ctx, const DiffArgs& args) {
+    if (!args.files.empty()) {
+        if (args.all || args.runtime_id)
+            throw UsageError("diff -f compares files with the store; give -f, or a RUNTIME_ID "
+                             "or --all, not both");
+        return cmd_diff_files(ctx, args.files);
+    }
     if (args.all == args.runtime_id.has_value())
-        throw UsageError("diff needs a RUNTIME_ID or --all, not both");
+        throw UsageError("diff needs one of RUNTIME_ID, --all or -f FILE|DIR");
     EngineAccess access(ctx, "cli", 1);
     std::vector<engine::Runtime> runtimes;
     if (args.runtime_id) {

@@ -108,18 +108,8 @@ void apply_lifecycle(EngineAccess& access, const std::string& runtime_id,
         store.set_protected(
             runtime_id, true,
             {access.clock().now(), "Protect", "protected against deprovisioning by " + by});
-    if (lifecycle.lifetime) {
-        const auto runtime = store.find_runtime(runtime_id);
-        if (!runtime)
-            throw NotFound("runtime " + runtime_id + " does not exist");
-        const Timestamp expires =
-            runtime->creation_timestamp +
-            std::chrono::duration_cast<Timestamp::duration>(*lifecycle.lifetime);
-        store.set_expiry(runtime_id, expires,
-                         {access.clock().now(), "Lifetime",
-                          "lifetime " + format_duration(*lifecycle.lifetime) + " set by " + by +
-                              ": deprovisioned after " + format_rfc3339(expires)});
-    }
+    if (lifecycle.lifetime)
+        set_lifetime(store, access.clock().now(), runtime_id, *lifecycle.lifetime, by);
 }
 
 int provision_dry_run(Context& ctx, const engine::ProvisionInput& input, const std::string& file) {

@@ -91,7 +91,27 @@ int report_end(Context& ctx, const engine::DriveResult& result, std::optional<Du
     return k_exit_timeout;
 }
 
+// Executor::drive, woken at once by every change of the operation's shoot.
+engine::DriveResult drive_woken(EngineAccess& access, const engine::Operation& op,
+                                engine::SystemSleeper& sleeper,
+                                const engine::DriveOptions& options) {
+    std::optional<ShootWaker> waker;
+    if (op.state == engine::OperationState::InProgress)
+        if (const std::string shoot = shoot_of(access.store(), op); !shoot.empty())
+            waker.emplace(access.gardener(), shoot, sleeper);
+    return access.executor().drive(op.id, access.owner(), sleeper, options);
+}
+
 } // namespace
+
+engine::DriveResult drive_operation(EngineAccess& access, const std::string& operation_id,
+                                    const engine::DriveOptions& options) {
+    const auto op = access.store().find_operation(operation_id);
+    if (!op)
+        throw NotFound("operation \"" + operation_id + "\" not found");
+    engine::SystemSleeper sleeper(access.clock());
+    return drive_woken(access, *op, sleeper, options);
+}
 
 std::optional<Duration> parse_timeout(const std::optional<std::string>& text) {
     if (!text)
@@ -109,10 +129,6 @@ int wait_for_operation(Context& ctx, EngineAccess& access, const std::string& op
     if (!op)
         throw NotFound("operation \"" + operation_id + "\" not found");
     engine::SystemSleeper sleeper(access.clock());
-    std::optional<ShootWaker> waker;
-    if (op->state == engine::OperationState::InProgress)
-        if (const std::string shoot = shoot_of(access.store(), *op); !shoot.empty())
-            waker.emplace(access.gardener(), shoot, sleeper);
     // An Installation CR's change wakes the wait as a shoot's does.
     engine::InstallationWatches* installations = access.installation_watches();
     if (installations)
@@ -139,10 +155,9 @@ int wait_for_operation(Context& ctx, EngineAccess& access, const std::string& op
             if (show)
                 progress.tick();
         });
-        result = access.executor().drive(operation_id, access.owner(), sleeper, options);
+        result = drive_woken(access, *op, sleeper, options);
         signal_number = interrupt.signal_number();
     }
-    waker.reset();
     if (installations)
         installations->set_on_change({});
     progress.finish();

@@ -137,8 +137,23 @@ int cmd_history(Context& ctx, const ReadArgs& args);
 struct DiffArgs {
     std::optional<std::string> runtime_id; ///< RUNTIME_ID; absent with --all
     bool all = false;                      ///< every runtime that is not deprovisioned
+    std::vector<std::string> files;        ///< -f FILE|DIR: what apply would do instead
 };
 int cmd_diff(Context& ctx, const DiffArgs& args);
+/// `kprov diff -f FILE|DIR ...`: apply's plan for the files; exit 0 when apply would change
+/// nothing, k_exit_differences when it would.
+int cmd_diff_files(Context& ctx, const std::vector<std::string>& files);
+
+/// What `kprov apply` is asked.
+struct ApplyArgs {
+    std::vector<std::string> files;     ///< -f FILE|DIR (repeatable)
+    bool wait = false;                  ///< --wait: every runtime's steps to their end
+    std::optional<std::string> timeout; ///< --timeout DUR (with --wait)
+    bool dry_run = false;               ///< --dry-run: show the plan, change nothing
+    bool prune = false;                 ///< --prune: deprovision matching runtimes in no file
+    std::vector<std::string> selectors; ///< -l SELECTOR (repeatable; with --prune)
+};
+int cmd_apply(Context& ctx, const ApplyArgs& args);
 /// protect and unprotect RUNTIME_ID, or -l SELECTOR.
 int cmd_protect(Context& ctx, const ReadArgs& args, bool is_protected);
 int cmd_kubeconfig(Context& ctx, const ReadArgs& args);

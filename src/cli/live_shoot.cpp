@@ -16,20 +16,6 @@ bool in_progress(const engine::Operation& op) {
     return op.state == OperationState::InProgress;
 }
 
-// Whether the newest hibernate or wake-up that succeeded left the cluster hibernated; nullopt
-// when kprov never did either.
-std::optional<bool> stored_hibernation(const std::vector<engine::Operation>& operations) {
-    for (const auto& op : operations) {
-        if (op.state != OperationState::Succeeded)
-            continue;
-        if (op.type == OperationType::Hibernate)
-            return true;
-        if (op.type == OperationType::WakeUp)
-            return false;
-    }
-    return std::nullopt;
-}
-
 std::string last_operation_text(const engine::ShootState& shoot) {
     const auto& lo = shoot.last_operation;
     if (!lo)
@@ -41,6 +27,18 @@ std::string last_operation_text(const engine::ShootState& shoot) {
 }
 
 } // namespace
+
+std::optional<bool> stored_hibernation(const std::vector<engine::Operation>& operations) {
+    for (const auto& op : operations) {
+        if (op.state != OperationState::Succeeded)
+            continue;
+        if (op.type == OperationType::Hibernate)
+            return true;
+        if (op.type == OperationType::WakeUp)
+            return false;
+    }
+    return std::nullopt;
+}
 
 LiveShoot read_live_shoot(Context& ctx, const engine::Runtime& runtime,
                           std::chrono::milliseconds timeout) {

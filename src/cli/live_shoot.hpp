@@ -30,6 +30,10 @@ LiveShoot read_live_shoot(Context& ctx, const engine::Runtime& runtime,
 /// ...)" or "unknown (the shoot is not in Gardener)".
 std::string hibernation_text(const LiveShoot& live);
 
+/// Whether the newest hibernate or wake-up that succeeded left the cluster hibernated, as kprov's
+/// store says; nullopt when kprov never did either. `operations`: newest first.
+std::optional<bool> stored_hibernation(const std::vector<engine::Operation>& operations);
+
 /// Whether the cluster is hibernated or going to be, as Gardener says: nullopt when unknown.
 std::optional<bool> live_hibernated(const LiveShoot& live);
 

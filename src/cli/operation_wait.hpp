@@ -4,6 +4,7 @@
 
 #include "cli/context.hpp"
 #include "engine/duration.hpp"
+#include "engine/executor.hpp"
 
 #include <optional>
 #include <string>
@@ -31,6 +32,13 @@ std::optional<Duration> parse_timeout(const std::optional<std::string>& text);
 /// be opened.
 int wait_for_operation(Context& ctx, EngineAccess& access, const std::string& operation_id,
                        std::optional<Duration> timeout);
+
+/// Drives `operation_id` as wait_for_operation does (a watch on its shoot wakes it), until it
+/// ends, `options.deadline` passes or `options.stop` is requested, and prints nothing: for
+/// commands that drive several operations at once, each on its own thread. Throws NotFound for
+/// an unknown operation, StoreError, ConfigError when Gardener cannot be opened.
+engine::DriveResult drive_operation(EngineAccess& access, const std::string& operation_id,
+                                    const engine::DriveOptions& options);
 
 /// The operation commands without --wait: one pass of the operation here, which runs its
 /// stages until the first that waits for Gardener (a provisioning creates its shoot), then

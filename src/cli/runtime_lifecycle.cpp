@@ -2,6 +2,7 @@
 
 #include "engine/error.hpp"
 #include "engine/hibernation_schedule.hpp"
+#include "engine/store.hpp"
 #include "engine/text.hpp"
 
 #include <nlohmann/json.hpp>
@@ -77,7 +78,7 @@ const std::vector<std::string>& lifecycle_fields() {
     return k_fields;
 }
 
-std::optional<LifecycleSpec> take_lifecycle(json& document) {
+std::optional<LifecycleSpec> take_lifecycle(json& document, LifecycleUse use) {
     if (!document.is_object() || !document.contains("lifecycle"))
         return std::nullopt;
     const json block = std::move(document["lifecycle"]);
@@ -96,9 +97,10 @@ std::optional<LifecycleSpec> take_lifecycle(json& document) {
                                                shown(block));
     for (const auto& [name, value] : block.items()) {
         if (name == "protected") {
-            if (value.is_boolean())
+            if (value.is_boolean()) {
                 spec.is_protected = value.get<bool>();
-            else if (!value.is_null())
+                spec.protected_given = true;
+            } else if (!value.is_null())
                 problem(name, "must be true or false, not " + shown(value));
         } else if (name == "lifetime") {
             if (value.is_null())
@@ -115,9 +117,11 @@ std::optional<LifecycleSpec> take_lifecycle(json& document) {
         } else if (name == "hibernated") {
             if (!value.is_boolean() && !value.is_null())
                 problem(name, "must be true or false, not " + shown(value));
-            else if (value == true)
+            else if (value == true && use == LifecycleUse::Provision)
                 problem(name, "true cannot be honoured by provision: provision the runtime, then "
-                              "run `kprov hibernate RUNTIME_ID`");
+                              "run `kprov hibernate RUNTIME_ID` (kprov apply -f FILE does both)");
+            else if (value.is_boolean())
+                spec.hibernated = value.get<bool>();
         } else if (name == "hibernationSchedules") {
             if (!value.is_null())
                 spec.hibernation_schedules = read_schedules(value, problems);
@@ -133,13 +137,38 @@ std::optional<LifecycleSpec> take_lifecycle(json& document) {
     return spec;
 }
 
-ProvisionFile read_provision_file(json document, const engine::ConversionOptions& options) {
+ProvisionFile read_provision_file(json document, const engine::ConversionOptions& options,
+                                  LifecycleUse use) {
     ProvisionFile file;
-    file.lifecycle = take_lifecycle(document);
-    file.input = engine::read_provision_input(document, options);
+    std::vector<FieldProblem> problems; // the lifecycle block's and the input's, together
+    try {
+        file.lifecycle = take_lifecycle(document, use);
+    } catch (const ValidationError& e) {
+        problems = e.problems();
+    }
+    try {
+        file.input = engine::read_provision_input(document, options);
+    } catch (const ValidationError& e) {
+        problems.insert(problems.end(), e.problems().begin(), e.problems().end());
+    }
+    if (!problems.empty())
+        throw ValidationError(std::move(problems));
     if (file.lifecycle && file.lifecycle->hibernation_schedules)
         file.input.gardener.hibernation_schedules = *file.lifecycle->hibernation_schedules;
     return file;
+}
+
+bool set_lifetime(engine::Store& store, Timestamp now, const std::string& runtime_id,
+                  Duration lifetime, const std::string& by) {
+    const auto runtime = store.find_runtime(runtime_id);
+    if (!runtime)
+        throw NotFound("runtime " + runtime_id + " does not exist");
+    const Timestamp expires =
+        runtime->creation_timestamp + std::chrono::duration_cast<Timestamp::duration>(lifetime);
+    return store.set_expiry(runtime_id, expires,
+                            {now, "Lifetime",
+                             "lifetime " + format_duration(lifetime) + " set by " + by +
+                                 ": deprovisioned after " + format_rfc3339(expires)});
 }
 
 } // namespace kprov::cli

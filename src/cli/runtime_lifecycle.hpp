@@ -6,21 +6,32 @@
 #include "engine/duration.hpp"
 #include "engine/model.hpp"
 #include "engine/runtime_input.hpp"
+#include "engine/time.hpp"
 
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+namespace kprov::engine {
+class Store;
+}
+
 namespace kprov::cli {
 
 struct LifecycleSpec {
-    bool is_protected = false; ///< lifecycle.protected
+    bool is_protected = false;    ///< lifecycle.protected
+    bool protected_given = false; ///< whether the block names `protected` (apply manages it then)
     std::optional<Duration>
-        lifetime; ///< lifecycle.lifetime: deprovisioned that long after creation
+        lifetime;                   ///< lifecycle.lifetime: deprovisioned that long after creation
+    std::optional<bool> hibernated; ///< lifecycle.hibernated, when given (kprov apply honours it)
     /// lifecycle.hibernationSchedules: written to the shoot (absent: none).
     std::optional<std::vector<engine::HibernationSchedule>> hibernation_schedules;
 };
+
+/// Who reads the block: provision starts one operation, so it cannot honour `hibernated: true`;
+/// apply can (it hibernates the runtime once it is provisioned).
+enum class LifecycleUse { Provision, Apply };
 
 /// The fields of the block, in the schema's order.
 const std::vector<std::string>& lifecycle_fields();
@@ -29,9 +40,15 @@ const std::vector<std::string>& lifecycle_fields();
 /// read_runtime_file) and reads it; nullopt when there is none. Throws ValidationError listing
 /// every problem under "lifecycle.<field>": unknown fields (with the closest known one), wrong
 /// types, a lifetime that is not a Go duration between 1s and 87600h, hibernation schedules
-/// that are not Gardener's (engine::schedule_problems), and what kprov cannot honour at
-/// provisioning (`hibernated: true`), saying what to do instead.
-std::optional<LifecycleSpec> take_lifecycle(nlohmann::json& document);
+/// that are not Gardener's (engine::schedule_problems), and what kprov cannot honour for `use`
+/// (`hibernated: true` for Provision), saying what to do instead.
+std::optional<LifecycleSpec> take_lifecycle(nlohmann::json& document,
+                                            LifecycleUse use = LifecycleUse::Provision);
+
+/// Sets the runtime's expiry to its creation plus `lifetime`, recording a "Lifetime" event at
+/// `now` that names `by`. Returns whether the expiry changed. Throws NotFound.
+bool set_lifetime(engine::Store& store, Timestamp now, const std::string& runtime_id,
+                  Duration lifetime, const std::string& by);
 
 /// A runtime file's document read whole: its ProvisionRuntimeInput, with the lifecycle's
 /// hibernation schedules in its gardener config (they are the shoot's), and its lifecycle block.
@@ -42,7 +59,7 @@ struct ProvisionFile {
 
 /// take_lifecycle, then engine::read_provision_input on the rest. Throws ValidationError with
 /// the lifecycle's problems, else the input's.
-ProvisionFile read_provision_file(nlohmann::json document,
-                                  const engine::ConversionOptions& options);
+ProvisionFile read_provision_file(nlohmann::json document, const engine::ConversionOptions& options,
+                                  LifecycleUse use = LifecycleUse::Provision);
 
 } // namespace kprov::cli

@@ -261,8 +261,9 @@ void delete_kyma_secret_if_any(StageContext& context);
 StageResult create_bindings_for_operators(StageContext& context, std::string_view next);
 
 /// What UpgradingShoot applies for a stored (merged) config: the request's choices that
-/// build_shoot_upgrade takes from its input (OIDC, networking filter) as the service stored
-/// them. The service builds the same upgrade once before accepting a request.
+/// build_shoot_upgrade takes from its input (OIDC, networking filter, hibernation schedules when
+/// there are some) as the service stored them. The service builds the same upgrade once before
+/// accepting a request.
 UpgradeShootInput stored_upgrade_input(const GardenerConfig& merged);
 
 /// The runtime a shoot belongs to: its kcp.provisioner.kyma-project.io/runtime-id annotation,

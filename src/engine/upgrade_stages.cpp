@@ -117,6 +117,9 @@ UpgradeShootInput stored_upgrade_input(const GardenerConfig& merged) {
     UpgradeShootInput input;
     input.gardener.oidc = merged.oidc;
     input.gardener.shoot_networking_filter_disabled = merged.shoot_networking_filter_disabled;
+    // Only a runtime with schedules writes them: one without leaves any a user set with kubectl.
+    if (!merged.hibernation_schedules.empty())
+        input.gardener.hibernation_schedules = merged.hibernation_schedules;
     return input;
 }
 

@@ -510,10 +510,13 @@ TEST(RuntimeFileSchema, LifecycleSchemaDescribesTheLifecycleBlock) {
     EXPECT_EQ(names, fields); // nlohmann::json sorts keys
     json document = {{"lifecycle", sample(schema, schema["properties"]["lifecycle"])}};
     std::optional<LifecycleSpec> spec;
-    ASSERT_NO_THROW(spec = take_lifecycle(document)) << document.dump();
+    // As apply reads it: provision refuses `hibernated: true`, which the schema allows.
+    ASSERT_NO_THROW(spec = take_lifecycle(document, LifecycleUse::Apply)) << document.dump();
     EXPECT_FALSE(document.contains("lifecycle")) << "taken out of the document";
     ASSERT_TRUE(spec);
     EXPECT_TRUE(spec->is_protected);
+    EXPECT_TRUE(spec->protected_given);
+    EXPECT_TRUE(spec->hibernated.has_value());
     EXPECT_EQ(spec->lifetime, std::chrono::hours(2));
     const std::vector<engine::HibernationSchedule> schedules = {
         {"0 20 * * MON-FRI", "0 7 * * MON-FRI", "Europe/Berlin"}};
@@ -575,6 +578,11 @@ TEST(RuntimeLifecycleBlock, EveryProblemIsNamedWithItsValue) {
         many["lifecycle"]["hibernationSchedules"].push_back({{"start", "@daily"}});
     EXPECT_THAT(problem_lines([&] { take_lifecycle(many); }),
                 ElementsAre(HasSubstr("has 33 schedules; at most 32")));
+    json hibernated = {{"lifecycle", {{"hibernated", true}}}};
+    const auto applied = take_lifecycle(hibernated, LifecycleUse::Apply);
+    ASSERT_TRUE(applied);
+    EXPECT_EQ(applied->hibernated, true) << "apply honours it";
+    EXPECT_FALSE(applied->protected_given) << "left out: apply leaves protection as it is";
     json quiet = {{"lifecycle", {{"hibernated", false}, {"lifetime", "1h30m"}}}};
     const auto spec = take_lifecycle(quiet);
     ASSERT_TRUE(spec);
