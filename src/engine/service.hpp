@@ -226,6 +226,24 @@ public:
     bool set_protection(const std::string& runtime_id, bool is_protected,
                         const RequestContext& context, std::string_view by);
 
+    /// The shoot `shoot_name` of the project, when it may be adopted (`kprov adopt`). Throws
+    /// NotFound naming the shoot and the project when Gardener has no such shoot, Conflict when
+    /// it is being deleted or already a runtime's (a runtime-id annotation: shoot_owner), and
+    /// ShootNameTaken when a live runtime of the store owns its name. RemoteError when Gardener
+    /// cannot be read. Writes nothing.
+    ShootState adoptable_shoot(const std::string& shoot_name);
+
+    /// Takes `live` (adoptable_shoot's answer) into the store as `plan`'s runtime: `plan` is
+    /// the plan_provision of the runtime file that describes the shoot, and the caller has
+    /// checked that it builds that shoot. First gives the shoot the runtime's labels and
+    /// annotations (adoption_patch, with live's resourceVersion as precondition: Conflict when
+    /// the shoot changed since it was read), so that every later operation, deprovisioning
+    /// included, finds it the runtime's own; then writes the runtime with its first operation
+    /// (plan.operation, Succeeded at Finished, its message naming `by`) and an "Adopt" event.
+    /// When the store refuses (ShootNameTaken, StoreError), the annotations are taken off the
+    /// shoot again (best effort, logged) and the error is rethrown. Returns the operation.
+    Operation adopt(const ProvisionPlan& plan, const ShootState& live, std::string_view by);
+
     /// Starts UPGRADE_SHOOT at UpgradingShoot: takes `input` as read_upgrade_input returned it
     /// (validated), merges it over the stored
     /// config (merge_upgrade), keeps the live shoot's Kubernetes version when it is newer and
