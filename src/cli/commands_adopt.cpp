@@ -29,11 +29,29 @@ using Json = nlohmann::ordered_json;
 
 const std::string k_name_path = "clusterConfig.gardenerConfig.name";
 
+std::string joined(const std::vector<std::string>& lines) {
+    std::string out;
+    for (const auto& line : lines)
+        out += "\n  " + line;
+    return out;
+}
+
 // The runtime file that describes the shoot: the user's, or the one read back from it.
 Json runtime_document(const AdoptArgs& args, const engine::ShootState& live,
                       const engine::EngineOptions& options) {
-    if (!args.file)
-        return Json::parse(engine::runtime_file_of_shoot(live.json, options.shoot));
+    if (!args.file) {
+        try {
+            return Json::parse(engine::runtime_file_of_shoot(live.json, options.shoot));
+        } catch (const ValidationError& e) {
+            // A refusal of the shoot, not a mistake on the command line: exit 1, as when the
+            // comparison refuses it.
+            std::vector<std::string> lines;
+            for (const auto& p : e.problems())
+                lines.push_back(p.path + ": " + p.message);
+            throw Error("shoot " + args.shoot_name + " cannot be adopted: kprov cannot build " +
+                        std::to_string(lines.size()) + " field(s) of it:" + joined(lines));
+        }
+    }
     const nlohmann::json document = read_runtime_file(*args.file);
     if (document.contains("lifecycle"))
         throw ValidationError("lifecycle",
@@ -95,13 +113,6 @@ std::string adopted_shoot(const engine::ShootState& live, const engine::ShootPla
     nlohmann::json shoot = nlohmann::json::parse(live.json);
     shoot.merge_patch(nlohmann::json::parse(engine::adoption_patch(plan.shoot)));
     return shoot.dump();
-}
-
-std::string joined(const std::vector<std::string>& lines) {
-    std::string out;
-    for (const auto& line : lines)
-        out += "\n  " + line;
-    return out;
 }
 
 // Why a shoot that differs from the file (or from what kprov would build of it) is refused.
