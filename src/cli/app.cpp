@@ -384,7 +384,7 @@ constexpr Command k_commands[] = {
      configure_plan, [](Context& ctx, const Parsed& p) { return cmd_plan(ctx, p.plan); }},
     {"diff", "Show where runtimes' live shoots differ from what kprov applied (drift)",
      configure_diff, [](Context& ctx, const Parsed& p) { return cmd_diff(ctx, p.diff); }},
-    {"adopt", "Take an existing shoot that kprov did not create into the store as a runtime",
+    {"adopt", "Take a shoot that kprov did not create into the store as a runtime",
      configure_adopt, [](Context& ctx, const Parsed& p) { return cmd_adopt(ctx, p.adopt); }},
     {"wait", "Drive an operation to its end in this process, showing progress", configure_wait,
      [](Context& ctx, const Parsed& p) { return cmd_wait(ctx, p.wait); }},

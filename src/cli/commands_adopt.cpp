@@ -65,8 +65,8 @@ engine::ProvisionInput read_input(const Json& document, const std::string& sourc
                                   const std::string& shoot_name,
                                   const engine::EngineOptions& options) {
     try {
-        auto input =
-            engine::read_provision_input(nlohmann::json::parse(document.dump()), options.conversion);
+        auto input = engine::read_provision_input(nlohmann::json::parse(document.dump()),
+                                                  options.conversion);
         std::vector<FieldProblem> problems;
         if (input.gardener.name != shoot_name)
             problems.push_back({k_name_path, "must be the adopted shoot's name \"" + shoot_name +
@@ -163,8 +163,8 @@ int cmd_adopt(Context& ctx, const AdoptArgs& args) {
     const std::string source =
         args.file ? *args.file : "the runtime file read back from shoot " + args.shoot_name;
     const auto input = read_input(document, source, args.shoot_name, options);
-    auto [plan, owner] =
-        service.plan_provision(input, owner_of(ctx, live), {engine::new_uuid(), engine::new_uuid()});
+    auto [plan, owner] = service.plan_provision(input, owner_of(ctx, live),
+                                                {engine::new_uuid(), engine::new_uuid()});
     if (owner) // adoptable_shoot checked the store a moment ago
         throw engine::ShootNameTaken(plan.runtime.gardener.project_name, args.shoot_name,
                                      owner->runtime_id, ", which kprov manages already");

@@ -32,6 +32,30 @@ ShootState EngineService::adoptable_shoot(const std::string& shoot_name) {
     return std::move(*shoot);
 }
 
+void EngineService::annotate_adopted(const ProvisionPlan& plan, const ShootState& live) {
+    // The precondition makes it the very shoot that was checked. Gardener rewrites a shoot's
+    // status all the time, which changes its resourceVersion but not its generation: only a
+    // new spec, or an owner that appeared meanwhile, voids the check.
+    std::string version = live.resource_version;
+    for (int attempt = 1;; ++attempt) {
+        try {
+            m_shoots.patch(live.name, adoption_patch(plan.shoot.shoot, version));
+            return;
+        } catch (const Conflict&) {
+            const auto now = m_shoots.get(live.name);
+            const auto owner = now ? shoot_owner(*now) : std::nullopt;
+            const bool same = now && now->generation == live.generation &&
+                              !now->deletion_timestamp &&
+                              (!owner || *owner == k_placeholder_ids.runtime_id);
+            if (!same || attempt == 5)
+                throw Conflict("shoot " + live.name +
+                               " changed while it was being adopted; nothing was adopted, adopt "
+                               "it again");
+            version = now->resource_version;
+        }
+    }
+}
+
 Operation EngineService::adopt(const ProvisionPlan& plan, const ShootState& live,
                                std::string_view by) {
     const Runtime& runtime = plan.runtime;
@@ -45,8 +69,8 @@ Operation EngineService::adopt(const ProvisionPlan& plan, const ShootState& live
     op.last_transition = now;
     op.next_run_at = now;
     // The shoot first: a runtime in the store whose shoot does not name it would be one that
-    // deprovisioning leaves alone. The precondition makes it the very shoot that was checked.
-    m_shoots.patch(live.name, adoption_patch(plan.shoot.shoot, live.resource_version));
+    // deprovisioning leaves alone.
+    annotate_adopted(plan, live);
     try {
         m_store.insert_runtime(runtime, op);
     } catch (...) {
@@ -58,10 +82,10 @@ Operation EngineService::adopt(const ProvisionPlan& plan, const ShootState& live
         }
         throw;
     }
-    m_store.record_event(runtime.id, {now, "Adopt",
-                                      "shoot " + live.name + " adopted from Gardener project " +
-                                          runtime.gardener.project_name + " by " +
-                                          std::string(by)});
+    m_store.record_event(runtime.id,
+                         {now, "Adopt",
+                          "shoot " + live.name + " adopted from Gardener project " +
+                              runtime.gardener.project_name + " by " + std::string(by)});
     return op;
 }
 

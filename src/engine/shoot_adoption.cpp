@@ -102,11 +102,13 @@ std::optional<int> gibibytes(ShootReader& r, const Node& node) {
     const auto size = r.text(node);
     if (!size)
         return std::nullopt;
-    const auto digits = size->size() > 2 && size->ends_with("Gi") ? size->substr(0, size->size() - 2)
-                                                                    : std::string();
+    const auto digits = size->size() > 2 && size->ends_with("Gi")
+                            ? size->substr(0, size->size() - 2)
+                            : std::string();
     if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
         digits.size() > 6) {
-        r.problem(node, "kprov sets a size in whole Gi (\"50Gi\"), the shoot has \"" + *size + "\"");
+        r.problem(node,
+                  "kprov sets a size in whole Gi (\"50Gi\"), the shoot has \"" + *size + "\"");
         return std::nullopt;
     }
     return std::stoi(digits);

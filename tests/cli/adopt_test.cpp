@@ -7,6 +7,7 @@
 #include "cli/child_process.hpp"
 #include "cli/operations_fixture.hpp"
 
+#include <functional>
 #include <unistd.h>
 
 namespace kprov::cli {
@@ -38,12 +39,15 @@ protected:
     }
 
     // The planned shoot created in the sim's Gardener API directly (not kprov's own way).
-    Planned create_planned(const std::string& example) {
+    // `edit` changes the Shoot first.
+    Planned create_planned(
+        const std::string& example, const std::function<void(json&)>& edit = [](json&) {}) {
         Planned p = plan(example);
-        const json document = json::parse(testing::read_text(p.shoot_file));
+        json document = json::parse(testing::read_text(p.shoot_file));
+        edit(document["kind"] == "List" ? document["items"].back() : document);
         // With OIDC on the current API, a List of the ConfigMap and the Shoot.
-        for (const json& item : document["kind"] == "List" ? document["items"]
-                                                            : json::array({document}))
+        for (const json& item :
+             document["kind"] == "List" ? document["items"] : json::array({document}))
             if (item["kind"] == "ConfigMap")
                 m_gardener->create_config_map(item);
             else
@@ -65,8 +69,9 @@ protected:
         const auto s = shoot(name);
         if (!s)
             return "(no shoot)";
-        return (*s)["metadata"].value("annotations", json::object()).value(
-            k_runtime_id_annotation, "(none)");
+        return (*s)["metadata"]
+            .value("annotations", json::object())
+            .value(k_runtime_id_annotation, "(none)");
     }
 };
 
@@ -117,17 +122,16 @@ TEST_P(Adopt, AShootCreatedWithKubectlFromThePlanIsAdoptedAndDeprovisionedLikeAn
 }
 
 TEST_P(Adopt, AShootKprovCannotBuildIsRefusedNamingEachField) {
-    const Planned p = create_planned("gcp");
-    json workers = (*shoot(p.name))["spec"]["provider"]["workers"];
-    json second = workers[0];
-    second["name"] = "gpu-pool";
-    workers.push_back(second);
-    json extensions = (*shoot(p.name))["spec"]["extensions"];
-    extensions.push_back({{"type", "shoot-oidc-service"}});
-    m_gardener->patch_shoot(p.name, {{"spec",
-                                      {{"provider", {{"workers", workers}}},
-                                       {"extensions", extensions},
-                                       {"networking", {{"type", "cilium"}}}}}});
+    json workers, extensions;
+    const Planned p = create_planned("gcp", [&](json& shoot) {
+        workers = shoot["spec"]["provider"]["workers"];
+        extensions = shoot["spec"]["extensions"];
+        json second = workers[0];
+        second["name"] = "gpu-pool";
+        shoot["spec"]["provider"]["workers"].push_back(second);
+        shoot["spec"]["extensions"].push_back({{"type", "shoot-oidc-service"}});
+        shoot["spec"]["networking"]["type"] = "cilium"; // immutable in Gardener
+    });
 
     auto r = kprov({"adopt", p.name});
     EXPECT_EQ(r.code, 1) << r.out;
@@ -139,10 +143,8 @@ TEST_P(Adopt, AShootKprovCannotBuildIsRefusedNamingEachField) {
     EXPECT_TRUE(all_runtimes().empty());
 
     // What reading accepts but the builder would make otherwise is named by the comparison.
-    m_gardener->patch_shoot(p.name, {{"spec",
-                                      {{"provider", {{"workers", json::array({workers[0]})}}},
-                                       {"extensions", json::array({extensions[0], extensions[1],
-                                                                   extensions[2]})}}}});
+    m_gardener->patch_shoot(
+        p.name, {{"spec", {{"provider", {{"workers", workers}}}, {"extensions", extensions}}}});
     r = kprov({"adopt", p.name});
     EXPECT_EQ(r.code, 1) << r.out;
     EXPECT_THAT(r.err, HasSubstr("cannot be adopted: kprov would build 1 field(s) otherwise"));
@@ -165,10 +167,11 @@ TEST_P(Adopt, MissingDeletedAndKprovsOwnShootsAreRefused) {
     EXPECT_EQ(r.code, 1);
     EXPECT_THAT(r.err, HasSubstr("shoot " + name + " is already kprov runtime " + owner + "'s"));
     // Without its annotation, the store still knows the name's owner.
-    m_gardener->patch_shoot(
-        name, {{"metadata",
-                {{"annotations", {{k_runtime_id_annotation, nullptr},
-                                  {"compass.provisioner.kyma-project.io/runtime-id", nullptr}}}}}});
+    m_gardener->patch_shoot(name,
+                            {{"metadata",
+                              {{"annotations",
+                                {{k_runtime_id_annotation, nullptr},
+                                 {"compass.provisioner.kyma-project.io/runtime-id", nullptr}}}}}});
     r = kprov({"adopt", name});
     EXPECT_EQ(r.code, 1);
     EXPECT_THAT(r.err, HasSubstr("belongs to live runtime " + owner));
@@ -176,7 +179,8 @@ TEST_P(Adopt, MissingDeletedAndKprovsOwnShootsAreRefused) {
     const Planned p = create_planned("azure");
     sim_post("/sim/settings", {{"deleteSeconds", 600}});
     m_gardener->patch_shoot(
-        p.name, {{"metadata", {{"annotations", {{"confirmation.gardener.cloud/deletion", "true"}}}}}});
+        p.name,
+        {{"metadata", {{"annotations", {{"confirmation.gardener.cloud/deletion", "true"}}}}}});
     ASSERT_TRUE(m_gardener->delete_shoot(p.name));
     r = kprov({"adopt", p.name});
     EXPECT_EQ(r.code, 1);
@@ -244,7 +248,8 @@ TEST_P(Adopt, EveryProvidersPlannedShootReadsBackWithoutDifference) {
     const Planned aws = create_planned("aws");
     auto r = kprov({"adopt", aws.name});
     EXPECT_EQ(r.code, 1) << r.out;
-    EXPECT_THAT(r.err, HasSubstr("shoot " + aws.name + " cannot be adopted: kprov cannot build 1 "
+    EXPECT_THAT(r.err, HasSubstr("shoot " + aws.name +
+                                 " cannot be adopted: kprov cannot build 1 "
                                  "field(s) of it"));
     EXPECT_THAT(r.err, HasSubstr("spec.kubernetes.kubeAPIServer.structuredAuthentication: kprov "
                                  "cannot read OIDC settings back"));
