@@ -43,12 +43,18 @@ struct Node {
 // Reads typed values out of a shoot, collecting every problem with its path.
 class ShootReader {
 public:
+    // Whether `node` has a value; a required one without is a problem.
+    bool given(const Node& node, bool required) {
+        if (node.present())
+            return true;
+        if (required)
+            problem(node, "is missing (kprov's runtime needs it)");
+        return false;
+    }
+
     std::optional<std::string> text(const Node& node, bool required = false) {
-        if (!node.present()) {
-            if (required)
-                problem(node, "is missing (kprov's runtime needs it)");
+        if (!given(node, required))
             return std::nullopt;
-        }
         if (!node.value->is_string()) {
             problem(node, "must be a string, got " + node.value->dump());
             return std::nullopt;
@@ -58,11 +64,8 @@ public:
     std::string required_text(const Node& node) { return text(node, true).value_or(""); }
 
     std::optional<int> integer(const Node& node, bool required = false) {
-        if (!node.present()) {
-            if (required)
-                problem(node, "is missing (kprov's runtime needs it)");
+        if (!given(node, required))
             return std::nullopt;
-        }
         if (!node.value->is_number_integer()) {
             problem(node, "kprov sets a whole number here, the shoot has " + node.value->dump());
             return std::nullopt;
