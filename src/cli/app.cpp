@@ -177,6 +177,7 @@ struct Parsed {
     ReadArgs read;
     DiffArgs diff;
     ApplyArgs apply;
+    AdoptArgs adopt;
 };
 
 // One command of the CLI contract: its name and summary as `kprov --help` lists them, how it
@@ -371,6 +372,31 @@ void configure_apply(CLI::App& cmd, Parsed& p) {
         "is in progress (without --wait), else 0.");
 }
 
+void configure_adopt(CLI::App& cmd, Parsed& p) {
+    cmd.add_option("SHOOT_NAME", p.adopt.shoot_name,
+                   "The shoot, in the configured Gardener project, that kprov did not create")
+        ->required();
+    cmd.add_option("-f,--file", p.adopt.file,
+                   "Runtime file (YAML or JSON; - for stdin) that the shoot must match; it also "
+                   "gives the runtime's name, description, labels and administrators")
+        ->type_name("FILE");
+    cmd.add_flag("--dry-run", p.adopt.dry_run,
+                 "Print the runtime file (-o yaml or json) and the difference; change nothing "
+                 "(exit 6 when they differ)");
+    cmd.footer("Reads the shoot back into a runtime file (or takes -f FILE), builds the shoot "
+               "from it as provision would, and compares the two where kprov sets a field, as "
+               "kprov diff does. The shoot must be what the file builds: a field kprov's "
+               "builder cannot produce (several worker pools, another provider, extensions "
+               "kprov does not set, OIDC in a structured-authentication ConfigMap, ...) or a "
+               "difference from FILE is refused, each field named; change the runtime with "
+               "upgrade-shoot after adopting. Refused too: a missing shoot, one being deleted, "
+               "one that is a kprov runtime's already (runtime-id annotation, or in the store). "
+               "Adopting gives the shoot kprov's labels and runtime-id annotations and stores "
+               "the runtime with a succeeded provisioning operation and an Adopt event "
+               "(kprov history); deprovisioning it later deletes the shoot. The tenant is the "
+               "shoot's account label (else --tenant).");
+}
+
 void configure_list(CLI::App& cmd, Parsed& p) {
     cmd.add_option("--state", p.read.state,
                    "Only runtimes whose last operation is in state S: InProgress, Succeeded or "
@@ -485,6 +511,8 @@ constexpr Command k_commands[] = {
      [](Context& ctx, const Parsed& p) {
          return cmd_diff(ctx, p.diff);
      }},
+    {"adopt", "Take a shoot that kprov did not create into the store as a runtime",
+     configure_adopt, [](Context& ctx, const Parsed& p) { return cmd_adopt(ctx, p.adopt); }},
     {"wait", "Drive an operation to its end in this process, showing progress", configure_wait,
      [](Context& ctx, const Parsed& p) {
          return cmd_wait(ctx, p.wait);

@@ -154,6 +154,14 @@ struct ApplyArgs {
     std::vector<std::string> selectors; ///< -l SELECTOR (repeatable; with --prune)
 };
 int cmd_apply(Context& ctx, const ApplyArgs& args);
+/// What `kprov adopt` is asked.
+struct AdoptArgs {
+    std::string shoot_name;          ///< SHOOT_NAME, in the configured Gardener project
+    std::optional<std::string> file; ///< -f FILE: the runtime file the shoot must match
+    bool dry_run = false;            ///< --dry-run: show the runtime file and the difference
+};
+/// adopt SHOOT_NAME: a shoot kprov did not create becomes a runtime (commands_adopt.cpp).
+int cmd_adopt(Context& ctx, const AdoptArgs& args);
 /// protect and unprotect RUNTIME_ID, or -l SELECTOR.
 int cmd_protect(Context& ctx, const ReadArgs& args, bool is_protected);
 int cmd_kubeconfig(Context& ctx, const ReadArgs& args);

@@ -20,7 +20,7 @@ constexpr ExitCodeText k_exit_codes[] = {
         "`kprov serve` on this store, finishes the operation's bookkeeping)"},
     {5, "refused: another operation of that runtime is in progress (cancel: another process "
         "holds the operation)"},
-    {6, "kprov diff: differences found"},
+    {6, "kprov diff, kprov adopt --dry-run: differences found"},
     {130, "interrupted (SIGINT) while waiting (as for 4)"},
     {143, "terminated (SIGTERM) while waiting (as for 4)"},
 };
@@ -97,6 +97,10 @@ const std::map<std::string, Help, std::less<>>& helps() {
         {"diff",
          {{"kprov diff 3c8c2d4e-5b1a-4f7e-9a61-0d2f8e6b7a10", "kprov diff --all -o json",
            "kprov diff -f runtimes/"},
+          {0, 1, 2, 6}}},
+        {"adopt",
+         {{"kprov adopt my-shoot --dry-run > my-shoot.yaml",
+           "kprov adopt my-shoot -f my-shoot.yaml", "kprov adopt my-shoot -o json"},
           {0, 1, 2, 6}}},
         {"status",
          {{"kprov status 3c8c2d4e-5b1a-4f7e-9a61-0d2f8e6b7a10",

@@ -226,6 +226,24 @@ public:
     bool set_protection(const std::string& runtime_id, bool is_protected,
                         const RequestContext& context, std::string_view by);
 
+    /// The shoot `shoot_name` of the project, when it may be adopted (`kprov adopt`). Throws
+    /// NotFound naming the shoot and the project when Gardener has no such shoot, Conflict when
+    /// it is being deleted or already a runtime's (a runtime-id annotation: shoot_owner), and
+    /// ShootNameTaken when a live runtime of the store owns its name. RemoteError when Gardener
+    /// cannot be read. Writes nothing.
+    ShootState adoptable_shoot(const std::string& shoot_name);
+
+    /// Takes `live` (adoptable_shoot's answer) into the store as `plan`'s runtime: `plan` is
+    /// the plan_provision of the runtime file that describes the shoot, and the caller has
+    /// checked that it builds that shoot. First gives the shoot the runtime's labels and
+    /// annotations (adoption_patch, conditional on the shoot's spec and owner being as read:
+    /// Conflict when they changed), so that every later operation, deprovisioning
+    /// included, finds it the runtime's own; then writes the runtime with its first operation
+    /// (plan.operation, Succeeded at Finished, its message naming `by`) and an "Adopt" event.
+    /// When the store refuses (ShootNameTaken, StoreError), the annotations are taken off the
+    /// shoot again (best effort, logged) and the error is rethrown. Returns the operation.
+    Operation adopt(const ProvisionPlan& plan, const ShootState& live, std::string_view by);
+
     /// Starts UPGRADE_SHOOT at UpgradingShoot: takes `input` as read_upgrade_input returned it
     /// (validated), merges it over the stored
     /// config (merge_upgrade), keeps the live shoot's Kubernetes version when it is newer and
@@ -317,6 +335,9 @@ private:
     /// Whether deprovisioning `runtime` uninstalls Kyma first (§4.1); always with Kyma Lifecycle
     /// Manager.
     bool deprovision_with_uninstall(const Runtime& runtime, const std::optional<ShootState>& shoot);
+    /// adopt()'s write to the shoot: adoption_patch conditional on the shoot still being the
+    /// one checked (same generation, no owner, not being deleted); Conflict when it is not.
+    void annotate_adopted(const ProvisionPlan& plan, const ShootState& live);
     /// Plans the upgrade of `runtime` against its live own shoot.
     UpgradePlan upgrade_plan_of(const Runtime& runtime, const UpgradeShootInput& input);
     /// The owner of `planned`'s shoot name, if a live runtime owns it.
