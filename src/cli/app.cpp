@@ -511,8 +511,10 @@ constexpr Command k_commands[] = {
      [](Context& ctx, const Parsed& p) {
          return cmd_diff(ctx, p.diff);
      }},
-    {"adopt", "Take a shoot that kprov did not create into the store as a runtime",
-     configure_adopt, [](Context& ctx, const Parsed& p) { return cmd_adopt(ctx, p.adopt); }},
+    {"adopt", "Take a shoot that kprov did not create into the store as a runtime", configure_adopt,
+     [](Context& ctx, const Parsed& p) {
+         return cmd_adopt(ctx, p.adopt);
+     }},
     {"wait", "Drive an operation to its end in this process, showing progress", configure_wait,
      [](Context& ctx, const Parsed& p) {
          return cmd_wait(ctx, p.wait);

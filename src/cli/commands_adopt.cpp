@@ -15,6 +15,7 @@
 #include "cli/runtime_file.hpp"
 #include "cli/yaml_output.hpp"
 #include "engine/error.hpp"
+#include "engine/hibernation_schedule.hpp"
 #include "engine/runtime_input.hpp"
 #include "engine/service.hpp"
 #include "engine/shoot_adoption.hpp"
@@ -36,6 +37,17 @@ std::string joined(const std::vector<std::string>& lines) {
     return out;
 }
 
+// A refusal of the shoot's fields, not a mistake on the command line: exit 1, as when the
+// comparison refuses it.
+[[noreturn]] void refuse_shoot_fields(const std::string& shoot, const char* verb,
+                                      const ValidationError& e) {
+    std::vector<std::string> lines;
+    for (const auto& p : e.problems())
+        lines.push_back(p.path + ": " + p.message);
+    throw Error("shoot " + shoot + " cannot be adopted: kprov cannot " + verb + " " +
+                std::to_string(lines.size()) + " field(s) of it:" + joined(lines));
+}
+
 // The runtime file that describes the shoot: the user's, or the one read back from it.
 Json runtime_document(const AdoptArgs& args, const engine::ShootState& live,
                       const engine::EngineOptions& options) {
@@ -43,13 +55,7 @@ Json runtime_document(const AdoptArgs& args, const engine::ShootState& live,
         try {
             return Json::parse(engine::runtime_file_of_shoot(live.json, options.shoot));
         } catch (const ValidationError& e) {
-            // A refusal of the shoot, not a mistake on the command line: exit 1, as when the
-            // comparison refuses it.
-            std::vector<std::string> lines;
-            for (const auto& p : e.problems())
-                lines.push_back(p.path + ": " + p.message);
-            throw Error("shoot " + args.shoot_name + " cannot be adopted: kprov cannot build " +
-                        std::to_string(lines.size()) + " field(s) of it:" + joined(lines));
+            refuse_shoot_fields(args.shoot_name, "build", e);
         }
     }
     const nlohmann::json document = read_runtime_file(*args.file);
@@ -162,7 +168,13 @@ int cmd_adopt(Context& ctx, const AdoptArgs& args) {
     const Json document = runtime_document(args, live, options);
     const std::string source =
         args.file ? *args.file : "the runtime file read back from shoot " + args.shoot_name;
-    const auto input = read_input(document, source, args.shoot_name, options);
+    auto input = read_input(document, source, args.shoot_name, options);
+    // kprov's own field, not the runtime file's GraphQL part: the shoot's schedules are kept.
+    try {
+        input.gardener.hibernation_schedules = engine::schedules_of_shoot(live.json);
+    } catch (const ValidationError& e) {
+        refuse_shoot_fields(args.shoot_name, "keep", e);
+    }
     auto [plan, owner] = service.plan_provision(input, owner_of(ctx, live),
                                                 {engine::new_uuid(), engine::new_uuid()});
     if (owner) // adoptable_shoot checked the store a moment ago

@@ -169,6 +169,42 @@ std::vector<FieldProblem> schedule_problems(const std::vector<HibernationSchedul
     return problems;
 }
 
+std::vector<HibernationSchedule> schedules_of_shoot(const std::string& shoot_json) {
+    const std::string path = "spec.hibernation.schedules";
+    const json shoot = json::parse(shoot_json, nullptr, false);
+    const json* list = nullptr;
+    if (shoot.is_object() && shoot.contains("spec") && shoot["spec"].is_object() &&
+        shoot["spec"].contains("hibernation") && shoot["spec"]["hibernation"].is_object() &&
+        shoot["spec"]["hibernation"].contains("schedules"))
+        list = &shoot["spec"]["hibernation"]["schedules"];
+    std::vector<HibernationSchedule> schedules;
+    if (!list || list->is_null())
+        return schedules;
+    if (!list->is_array())
+        throw ValidationError(path, "is not a list");
+    std::vector<FieldProblem> problems;
+    for (std::size_t i = 0; i < list->size() && i <= k_max_hibernation_schedules; ++i) {
+        const json& item = (*list)[i];
+        HibernationSchedule s;
+        for (const auto& [key, to] :
+             {std::pair{"start", &s.start}, {"end", &s.end}, {"location", &s.location}}) {
+            if (!item.is_object() || !item.contains(key) || item[key].is_null())
+                continue;
+            if (item[key].is_string())
+                *to = item[key].get<std::string>();
+            else
+                problems.push_back(
+                    {path + "[" + std::to_string(i) + "]." + key, "is not a string"});
+        }
+        schedules.push_back(std::move(s));
+    }
+    for (auto& problem : schedule_problems(schedules, path))
+        problems.push_back(std::move(problem));
+    if (!problems.empty())
+        throw ValidationError(std::move(problems));
+    return schedules;
+}
+
 std::optional<std::string>
 encode_hibernation_schedules(const std::vector<HibernationSchedule>& schedules) {
     if (schedules.empty())

@@ -31,6 +31,12 @@ std::optional<std::string> location_problem(std::string_view location);
 std::vector<FieldProblem> schedule_problems(const std::vector<HibernationSchedule>& schedules,
                                             const std::string& path);
 
+/// The schedules of a live Shoot (`shoot_json`, as Gardener returns it): its
+/// spec.hibernation.schedules, or none. Throws ValidationError, each problem at its path in the
+/// shoot ("spec.hibernation.schedules[1].start"), when they are not strings or not what
+/// schedule_problems accepts, so a shoot kprov cannot represent is refused by field.
+std::vector<HibernationSchedule> schedules_of_shoot(const std::string& shoot_json);
+
 /// The JSON array kept in gardener_config.hibernation_schedules; nullopt for no schedules.
 std::optional<std::string>
 encode_hibernation_schedules(const std::vector<HibernationSchedule>& schedules);

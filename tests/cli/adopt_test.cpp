@@ -153,6 +153,34 @@ TEST_P(Adopt, AShootKprovCannotBuildIsRefusedNamingEachField) {
     EXPECT_EQ(runtime_id_annotation(p.name), "<runtime-id>") << "the shoot is left as it was";
 }
 
+// The shoot's hibernation schedules are kept with the runtime (kprov's lifecycle field), so
+// the adopted runtime's shoot is no drift; schedules kprov would refuse in a runtime file
+// refuse the shoot, by field.
+TEST_P(Adopt, TheShootsHibernationSchedulesAreKept) {
+    const json schedules = json::parse(R"([{"start": "0 20 * * MON-FRI", "end": "0 7 * * MON-FRI",
+                                            "location": "Europe/Berlin"}])");
+    const Planned p = create_planned("azure", [&](json& shoot) {
+        shoot["spec"]["hibernation"] = {{"schedules", schedules}};
+    });
+    auto r = kprov({"adopt", p.name, "-o", "json", "-q"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string id = json::parse(r.out)["runtimeID"];
+    EXPECT_EQ(m_store->find_runtime(id)->gardener.hibernation_schedules.size(), 1U);
+    r = kprov({"diff", id});
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    r = kprov({"status", id, "-o", "json"});
+    EXPECT_EQ(json::parse(r.out)["lifecycle"]["hibernationSchedules"], schedules);
+
+    const Planned bad = create_planned("gcp", [&](json& shoot) {
+        shoot["spec"]["hibernation"] = {{"schedules", json::parse(R"([{"start": "0 25 * * *"}])")}};
+    });
+    r = kprov({"adopt", bad.name});
+    EXPECT_EQ(r.code, 1) << r.out;
+    EXPECT_THAT(r.err, HasSubstr("cannot be adopted: kprov cannot keep 1 field(s) of it"));
+    EXPECT_THAT(r.err, HasSubstr("spec.hibernation.schedules[0].start: \"0 25 * * *\": \"25\" is "
+                                 "not a valid hour (0-23)"));
+}
+
 TEST_P(Adopt, MissingDeletedAndKprovsOwnShootsAreRefused) {
     auto r = kprov({"adopt", "no-such-shoot"});
     EXPECT_EQ(r.code, 1);
