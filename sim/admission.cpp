@@ -29,7 +29,7 @@ bool annotation_true(const Json& obj, const std::string& key) {
 }
 
 namespace {
-std::string str(const Json& s, const char* pointer) {
+std::string string_at(const Json& s, const char* pointer) {
     Json::json_pointer p(pointer);
     return s.contains(p) && s.at(p).is_string() ? s.at(p).get<std::string>() : "";
 }
@@ -55,7 +55,7 @@ bool is_cidr(const std::string& s) {
     return s.find(':') != std::string::npos && s.find('/') != std::string::npos; // IPv6: trust it
 }
 
-void required(std::vector<Cause>& causes, const std::string& field, const std::string& what) {
+void require_field(std::vector<Cause>& causes, const std::string& field, const std::string& what) {
     causes.push_back({"FieldValueRequired", "Required value: " + what, field});
 }
 
@@ -64,8 +64,8 @@ void check_provider_config(const Json& spec, const std::string& provider, const 
     std::string field = std::string("spec.provider.") + key;
     if (!spec["provider"].contains(key) || spec["provider"][key].is_null()) {
         if (is_required)
-            required(causes, field,
-                     std::string("must provide a ") + kind + " for provider " + provider);
+            require_field(causes, field,
+                          std::string("must provide a ") + kind + " for provider " + provider);
         return;
     }
     const Json& cfg = spec["provider"][key];
@@ -78,7 +78,7 @@ void check_provider_config(const Json& spec, const std::string& provider, const 
 void check_workers(const Json& spec, const std::string& provider, std::vector<Cause>& causes) {
     const Json& workers = spec["provider"].value("workers", Json::array());
     if (workers.empty()) {
-        required(causes, "spec.provider.workers", "must provide at least one worker pool");
+        require_field(causes, "spec.provider.workers", "must provide at least one worker pool");
         return;
     }
     static const std::regex size_re(R"(^\d+Gi$)");
@@ -89,7 +89,7 @@ void check_workers(const Json& spec, const std::string& provider, std::vector<Ca
         std::string f = "spec.provider.workers[" + std::to_string(i) + "]";
         std::string name = w.value("name", "");
         if (name.empty())
-            required(causes, f + ".name", "a worker pool name is required");
+            require_field(causes, f + ".name", "a worker pool name is required");
         else if (!is_dns_label(name))
             causes.push_back({"FieldValueInvalid",
                               "Invalid value: \"" + name +
@@ -102,12 +102,12 @@ void check_workers(const Json& spec, const std::string& provider, std::vector<Ca
         if (!name.empty() && !names.insert(name).second)
             causes.push_back(
                 {"FieldValueDuplicate", "Duplicate value: \"" + name + "\"", f + ".name"});
-        if (str(w, "/machine/type").empty())
-            required(causes, f + ".machine.type", "must specify a machine type");
+        if (string_at(w, "/machine/type").empty())
+            require_field(causes, f + ".machine.type", "must specify a machine type");
         if (!w.contains("minimum"))
-            required(causes, f + ".minimum", "must specify a minimum");
+            require_field(causes, f + ".minimum", "must specify a minimum");
         if (!w.contains("maximum"))
-            required(causes, f + ".maximum", "must specify a maximum");
+            require_field(causes, f + ".maximum", "must specify a maximum");
         long long min = w.value("minimum", 0LL), max = w.value("maximum", 0LL);
         if (min < 0)
             causes.push_back(
@@ -123,42 +123,42 @@ void check_workers(const Json& spec, const std::string& provider, std::vector<Ca
             causes.push_back({"FieldValueInvalid",
                               "Invalid value: 0: may not be 0 when `maxSurge` is 0",
                               f + ".maxUnavailable"});
-        std::string size = str(w, "/volume/size");
+        std::string size = string_at(w, "/volume/size");
         if (!size.empty() && !std::regex_match(size, size_re))
             causes.push_back({"FieldValueInvalid",
                               "Invalid value: \"" + size + "\": must match ^\\d+Gi$",
                               f + ".volume.size"});
         if (zones_required && w.value("zones", Json::array()).empty())
-            required(causes, f + ".zones", "at least one zone must be specified");
+            require_field(causes, f + ".zones", "at least one zone must be specified");
     }
 }
 
 void check_spec(const Json& s, const AdmissionContext& ctx, std::vector<Cause>& causes) {
     const Json& spec = s["spec"];
-    std::string provider = str(s, "/spec/provider/type");
+    std::string provider = string_at(s, "/spec/provider/type");
     if (provider.empty())
-        required(causes, "spec.provider.type", "must specify a provider type");
+        require_field(causes, "spec.provider.type", "must specify a provider type");
     else if (!is_dns_label(provider))
         causes.push_back({"FieldValueInvalid",
                           "Invalid value: \"" + provider + "\": must be a DNS label",
                           "spec.provider.type"});
-    if (str(s, "/spec/region").empty())
-        required(causes, "spec.region", "must specify a region");
-    std::string version = str(s, "/spec/kubernetes/version");
+    if (string_at(s, "/spec/region").empty())
+        require_field(causes, "spec.region", "must specify a region");
+    std::string version = string_at(s, "/spec/kubernetes/version");
     static const std::regex version_re(R"(^\d+\.\d+(\.\d+)?$)");
     if (version.empty())
-        required(causes, "spec.kubernetes.version", "kubernetes version must not be empty");
+        require_field(causes, "spec.kubernetes.version", "kubernetes version must not be empty");
     else if (!std::regex_match(version, version_re))
         causes.push_back({"FieldValueInvalid",
                           "Invalid value: \"" + version + "\": must be a semantic version",
                           "spec.kubernetes.version"});
     bool k134 = version_at_least(version, 1, 34);
 
-    std::string cp_name = str(s, "/spec/cloudProfile/name");
-    std::string cp_legacy = str(s, "/spec/cloudProfileName");
-    std::string cp_kind = str(s, "/spec/cloudProfile/kind");
+    std::string cp_name = string_at(s, "/spec/cloudProfile/name");
+    std::string cp_legacy = string_at(s, "/spec/cloudProfileName");
+    std::string cp_kind = string_at(s, "/spec/cloudProfile/kind");
     if (cp_name.empty() && cp_legacy.empty())
-        required(causes, "spec.cloudProfile.name", "must specify a cloud profile");
+        require_field(causes, "spec.cloudProfile.name", "must specify a cloud profile");
     if (!cp_name.empty() && !cp_legacy.empty() && cp_name != cp_legacy &&
         cp_kind != "NamespacedCloudProfile")
         causes.push_back({"FieldValueInvalid",
@@ -175,10 +175,11 @@ void check_spec(const Json& s, const AdmissionContext& ctx, std::vector<Cause>& 
                           "supported; use cloudProfile",
                           "spec.cloudProfileName"});
 
-    std::string cb = str(s, "/spec/credentialsBindingName");
-    std::string sb = str(s, "/spec/secretBindingName");
+    std::string cb = string_at(s, "/spec/credentialsBindingName");
+    std::string sb = string_at(s, "/spec/secretBindingName");
     if (cb.empty() && sb.empty())
-        required(causes, "spec.credentialsBindingName", "must be set when the shoot has workers");
+        require_field(causes, "spec.credentialsBindingName",
+                      "must be set when the shoot has workers");
     if (!cb.empty() && !sb.empty())
         causes.push_back({"FieldValueForbidden",
                           "Forbidden: is incompatible with credentialsBindingName",
@@ -189,7 +190,7 @@ void check_spec(const Json& s, const AdmissionContext& ctx, std::vector<Cause>& 
                           "supported; use credentialsBindingName",
                           "spec.secretBindingName"});
 
-    std::string purpose = str(s, "/spec/purpose");
+    std::string purpose = string_at(s, "/spec/purpose");
     if (!purpose.empty() && purpose != "evaluation" && purpose != "testing" &&
         purpose != "development" && purpose != "production" &&
         !(purpose == "infrastructure" && ctx.ns == "garden"))
@@ -199,26 +200,27 @@ void check_spec(const Json& s, const AdmissionContext& ctx, std::vector<Cause>& 
                               "\"production\", \"testing\"",
                           "spec.purpose"});
 
-    if (!spec.contains("networking") || str(s, "/spec/networking/type").empty())
-        required(causes, "spec.networking.type", "networking type must be provided");
-    if ((provider == "aws" || provider == "azure") && str(s, "/spec/networking/nodes").empty())
-        required(causes, "spec.networking.nodes",
-                 "a nodes CIDR must be provided for " + provider + " shoots");
+    if (!spec.contains("networking") || string_at(s, "/spec/networking/type").empty())
+        require_field(causes, "spec.networking.type", "networking type must be provided");
+    if ((provider == "aws" || provider == "azure") &&
+        string_at(s, "/spec/networking/nodes").empty())
+        require_field(causes, "spec.networking.nodes",
+                      "a nodes CIDR must be provided for " + provider + " shoots");
     for (const char* net : {"nodes", "pods", "services"}) {
-        std::string v = str(s, (std::string("/spec/networking/") + net).c_str());
+        std::string v = string_at(s, (std::string("/spec/networking/") + net).c_str());
         if (!v.empty() && !is_cidr(v))
             causes.push_back({"FieldValueInvalid",
                               "Invalid value: \"" + v + "\": must be a valid CIDR",
                               std::string("spec.networking.") + net});
     }
-    std::string domain = str(s, "/spec/dns/domain");
+    std::string domain = string_at(s, "/spec/dns/domain");
     if (!domain.empty() && !is_dns_subdomain(domain))
         causes.push_back({"FieldValueInvalid",
                           "Invalid value: \"" + domain + "\": must be a DNS subdomain",
                           "spec.dns.domain"});
     static const std::regex window_re(R"(^\d{6}[+-]\d{4}$)");
     for (const char* edge : {"begin", "end"}) {
-        std::string v = str(s, (std::string("/spec/maintenance/timeWindow/") + edge).c_str());
+        std::string v = string_at(s, (std::string("/spec/maintenance/timeWindow/") + edge).c_str());
         if (!v.empty() && !std::regex_match(v, window_re))
             causes.push_back({"FieldValueInvalid",
                               "Invalid value: \"" + v + "\": must be in the format HHMMSS+ZZZZ",
@@ -235,14 +237,14 @@ void check_spec(const Json& s, const AdmissionContext& ctx, std::vector<Cause>& 
     if (spec.contains("provider") && spec["provider"].is_object())
         check_workers(spec, provider, causes);
     else if (!provider.empty())
-        required(causes, "spec.provider.workers", "must provide at least one worker pool");
+        require_field(causes, "spec.provider.workers", "must provide at least one worker pool");
     if (spec.contains("extensions")) {
         std::set<std::string> types;
         for (std::size_t i = 0; i < spec["extensions"].size(); ++i) {
             std::string t = spec["extensions"][i].value("type", "");
             std::string f = "spec.extensions[" + std::to_string(i) + "].type";
             if (t.empty())
-                required(causes, f, "field must not be empty");
+                require_field(causes, f, "field must not be empty");
             else if (!types.insert(t).second)
                 causes.push_back({"FieldValueDuplicate", "Duplicate value: \"" + t + "\"", f});
         }
@@ -254,12 +256,12 @@ void default_spec(Json& s, const AdmissionContext& ctx) {
     const std::string name = s["metadata"]["name"].get<std::string>();
     if (!spec.contains("purpose"))
         spec["purpose"] = "evaluation";
-    std::string legacy = str(s, "/spec/cloudProfileName");
+    std::string legacy = string_at(s, "/spec/cloudProfileName");
     if (!spec.contains("cloudProfile") && !legacy.empty())
         spec["cloudProfile"] = {{"kind", "CloudProfile"}, {"name", legacy}};
     if (spec.contains("cloudProfile") && !spec["cloudProfile"].contains("kind"))
         spec["cloudProfile"]["kind"] = "CloudProfile";
-    std::string version = str(s, "/spec/kubernetes/version");
+    std::string version = string_at(s, "/spec/kubernetes/version");
     if (legacy.empty() && spec.contains("cloudProfile") &&
         spec["cloudProfile"].value("kind", "") == "CloudProfile" &&
         !version_at_least(version, 1, 34))
@@ -301,14 +303,14 @@ void default_spec(Json& s, const AdmissionContext& ctx) {
         if (!w["machine"]["image"].contains("version"))
             w["machine"]["image"]["version"] = "1592.2.0";
     }
-    if (str(s, "/spec/dns/domain").empty())
+    if (string_at(s, "/spec/dns/domain").empty())
         spec["dns"]["domain"] = name + "." + project_of(ctx.ns) + "." + ctx.dns_suffix;
     if (!spec.contains("schedulerName"))
         spec["schedulerName"] = "default-scheduler";
 }
 void check_references(const Json& s, const AdmissionContext& ctx) {
     std::string cm =
-        str(s, "/spec/kubernetes/kubeAPIServer/structuredAuthentication/configMapName");
+        string_at(s, "/spec/kubernetes/kubeAPIServer/structuredAuthentication/configMapName");
     if (!cm.empty() && ctx.configmap_exists && !ctx.configmap_exists(cm))
         throw forbidden(
             shoot_info(), s["metadata"].value("name", ""),
@@ -342,7 +344,7 @@ Json admit_create(Json body, const AdmissionContext& ctx) {
                             "(garden-<project>)");
     std::string project = ctx.ns == "garden" ? "garden" : project_of(ctx.ns);
     if (name.empty())
-        required(causes, "metadata.name", "name or generateName is required");
+        require_field(causes, "metadata.name", "name or generateName is required");
     else if (!is_dns_label(name) || name.find("--") != std::string::npos)
         causes.push_back({"FieldValueInvalid",
                           "Invalid value: \"" + name +
@@ -408,11 +410,12 @@ Json admit_update(const Json& current, Json body, const AdmissionContext& ctx) {
     const Json& old = current["spec"];
     if (!spec.contains("seedName") && old.contains("seedName"))
         spec["seedName"] = old["seedName"];
-    if (str(body, "/spec/dns/domain").empty() && !str(current, "/spec/dns/domain").empty())
+    if (string_at(body, "/spec/dns/domain").empty() &&
+        !string_at(current, "/spec/dns/domain").empty())
         spec["dns"]["domain"] = old["dns"]["domain"];
     check_spec(body, ctx, causes);
     auto immutable = [&](const char* pointer, const std::string& field) {
-        std::string was = str(current, pointer), now = str(body, pointer);
+        std::string was = string_at(current, pointer), now = string_at(body, pointer);
         if (!was.empty() && was != now)
             causes.push_back(
                 {"FieldValueInvalid", "Invalid value: \"" + now + "\": field is immutable", field});

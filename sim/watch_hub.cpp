@@ -14,12 +14,6 @@ namespace {
 
 using Steady = std::chrono::steady_clock;
 
-struct Event {
-    std::uint64_t rv;
-    std::string text; ///< the stream line
-    Json selectable;  ///< what matches() may read of the object
-};
-
 bool matches(const WatchOptions& o, const Json& obj) {
     const Json& md = obj["metadata"];
     if (!o.ns.empty() && md.value("namespace", std::string()) != o.ns)
@@ -46,6 +40,12 @@ std::string rendered(const std::string& text, const std::function<Json(const Jso
 } // namespace
 
 struct WatchHub::State {
+    struct Event {
+        std::uint64_t rv;
+        std::string text; ///< the stream line
+        Json selectable;  ///< what matches() may read of the object
+    };
+
     struct Stream {
         WatchOptions opts;
         std::deque<std::string> pending;

@@ -29,7 +29,7 @@
 namespace kprov::cli {
 namespace {
 
-std::string output_format(Context& ctx) {
+std::string plan_format(Context& ctx) {
     const auto& format = ctx.global().output;
     if (!format || *format == "yaml")
         return "yaml";
@@ -217,7 +217,7 @@ int plan_upgrade(Context& ctx, const PlanArgs& args, const std::string& format) 
 } // namespace
 
 int cmd_plan(Context& ctx, const PlanArgs& args) {
-    const std::string format = output_format(ctx);
+    const std::string format = plan_format(ctx);
     if (args.runtime_id)
         return plan_upgrade(ctx, args, format);
     const auto& settings = ctx.config().settings;

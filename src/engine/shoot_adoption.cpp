@@ -1,6 +1,7 @@
 #include "engine/shoot_adoption.hpp"
 
 #include "engine/error.hpp"
+#include "engine/shoot_annotations.hpp"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -13,8 +14,6 @@ namespace {
 using json = nlohmann::json;
 using ordered = nlohmann::ordered_json;
 
-constexpr const char* k_licence_annotation = "kcp.provisioner.kyma-project.io/licence-type";
-constexpr const char* k_eu_access_annotation = "support.gardener.cloud/eu-access-for-cluster-nodes";
 // The extensions build_shoot sets, each always.
 const std::vector<std::string> k_extensions = {"shoot-dns-service", "shoot-cert-service",
                                                "shoot-networking-filter"};
@@ -233,8 +232,8 @@ std::optional<ordered> oidc_config(ShootReader& r, const Node& api_server) {
                    {"usernamePrefix", r.text(oidc["usernamePrefix"]).value_or("")}};
 }
 
-std::string annotation(const Node& metadata, const char* key) {
-    const Node value = metadata["annotations"][key];
+std::string annotation(const Node& metadata, std::string_view key) {
+    const Node value = metadata["annotations"][std::string(key)];
     return value.present() && value.value->is_string() ? value.value->get<std::string>() : "";
 }
 
@@ -292,7 +291,7 @@ ordered gardener_config(ShootReader& r, const Node& shoot) {
     g["maxUnavailable"] = r.integer(worker["maxUnavailable"], true).value_or(0);
     if (auto purpose = r.text(spec["purpose"]))
         g["purpose"] = *purpose;
-    if (auto licence = annotation(metadata, k_licence_annotation); !licence.empty())
+    if (auto licence = annotation(metadata, k_licence_type_annotation); !licence.empty())
         g["licenceType"] = licence;
     const Node auto_update = spec["maintenance"]["autoUpdate"];
     g["enableKubernetesVersionAutoUpdate"] = r.boolean(auto_update["kubernetesVersion"]);

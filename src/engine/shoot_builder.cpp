@@ -2,6 +2,7 @@
 
 #include "engine/error.hpp"
 #include "engine/hibernation_schedule.hpp"
+#include "engine/shoot_annotations.hpp"
 #include "engine/shoot_upgrade.hpp"
 
 #include <algorithm>
@@ -19,7 +20,6 @@ using ordered = nlohmann::ordered_json;
 
 constexpr const char* k_infrastructure_kind = "InfrastructureConfig";
 constexpr const char* k_control_plane_kind = "ControlPlaneConfig";
-constexpr const char* k_runtime_id_annotation = "kcp.provisioner.kyma-project.io/runtime-id";
 constexpr const char* k_default_openstack_profile = "converged-cloud-kyma";
 constexpr const char* k_default_floating_pool = "FloatingIP-external-kyma-01";
 constexpr int k_default_idle_timeout_minutes = 4;
@@ -274,15 +274,15 @@ ordered metadata(const Runtime& runtime, const std::string& operation_id,
     const GardenerConfig& g = runtime.gardener;
     // Sorted, as Go marshals its annotation map.
     std::map<std::string, std::string> annotations{
-        {k_runtime_id_annotation, runtime.id},
-        {"kcp.provisioner.kyma-project.io/operation-id", operation_id},
-        {"compass.provisioner.kyma-project.io/runtime-id", runtime.id},
-        {"compass.provisioner.kyma-project.io/operation-id", operation_id},
+        {std::string(k_runtime_id_annotation), runtime.id},
+        {std::string(k_operation_id_annotation), operation_id},
+        {std::string(k_legacy_runtime_id_annotation), runtime.id},
+        {std::string(k_legacy_operation_id_annotation), operation_id},
     };
     if (g.licence_type)
-        annotations["kcp.provisioner.kyma-project.io/licence-type"] = *g.licence_type;
+        annotations[std::string(k_licence_type_annotation)] = *g.licence_type;
     if (g.eu_access)
-        annotations["support.gardener.cloud/eu-access-for-cluster-nodes"] = "true";
+        annotations[std::string(k_eu_access_annotation)] = "true";
     return ordered{
         {"name", g.name},
         {"namespace", namespace_name},
@@ -352,7 +352,7 @@ std::string build_oidc_config_map(const OidcConfig& oidc, std::string_view shoot
     ordered meta{{"name", structured_auth_config_map_name(shoot_name)},
                  {"namespace", namespace_name}};
     if (!runtime_id.empty())
-        meta["annotations"] = ordered{{k_runtime_id_annotation, runtime_id}};
+        meta["annotations"] = ordered{{std::string(k_runtime_id_annotation), runtime_id}};
     // JSON is YAML: Gardener reads config.yaml with a YAML decoder.
     return ordered{
         {"apiVersion", "v1"},

@@ -40,6 +40,7 @@
 #include "engine/model.hpp"
 #include "engine/ports.hpp"
 #include "engine/runtime_input.hpp"
+#include "engine/shoot_annotations.hpp"
 #include "engine/stage_error.hpp"
 #include "engine/store.hpp"
 
@@ -85,18 +86,6 @@ inline constexpr std::string_view k_stage_upgrading_shoot = "UpgradingShoot";
 inline constexpr std::string_view k_stage_hibernating_shoot = "HibernatingShoot";
 inline constexpr std::string_view k_stage_waking_up_shoot = "WakingUpShoot";
 inline constexpr std::string_view k_stage_wait_for_wake_up = "WaitForWakeUp";
-
-// Shoot annotations kprov reads and writes (original-provisioner.md §4.2, §2.4).
-inline constexpr std::string_view k_runtime_id_annotation =
-    "kcp.provisioner.kyma-project.io/runtime-id";
-inline constexpr std::string_view k_operation_id_annotation =
-    "kcp.provisioner.kyma-project.io/operation-id";
-inline constexpr std::string_view k_legacy_operation_id_annotation =
-    "compass.provisioner.kyma-project.io/operation-id";
-inline constexpr std::string_view k_legacy_runtime_id_annotation =
-    "compass.provisioner.kyma-project.io/runtime-id";
-inline constexpr std::string_view k_deletion_confirmation_annotation =
-    "confirmation.gardener.cloud/deletion";
 
 /// What a stage returns: the stage to run next (the same one to wait) and after how long.
 struct StageResult {

@@ -34,7 +34,7 @@ TEST(StatusTree, TheApiBuildsTheStatusTheCliPrints) {
     using engine::AzureConfig;
     using engine::GcpConfig;
     using engine::OpenStackConfig;
-    engine::Runtime runtime = testing::small_runtime("rt-1");
+    engine::Runtime runtime = kprov::testing::small_runtime("rt-1");
     runtime.gardener.oidc =
         engine::OidcConfig{"client", "groups", "https://issuer", {"RS256"}, "sub", "-"};
     runtime.gardener.dns = engine::DnsConfig{"example.org", {{{"a.org", "b.org"}, true, "s", "t"}}};
@@ -46,7 +46,7 @@ TEST(StatusTree, TheApiBuildsTheStatusTheCliPrints) {
     runtime.kyma->components.push_back(
         {"id-c", "c", "n", std::nullopt, {{{"k", "v", true}}, ""}, 1});
     runtime.kyma->global = {{{"g", "w", false}}, "Replace"};
-    auto op = testing::new_operation("rt-1");
+    auto op = kprov::testing::new_operation("rt-1");
     op.last_error = {"broke", "ERR_X", "gardener"};
     engine::RuntimeStatusExtras extras;
     extras.compass_runtime_id = "compass-1";

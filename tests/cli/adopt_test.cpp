@@ -56,13 +56,13 @@ protected:
     }
 
     // kubectl against the sim's Gardener API, with its cache in the test's directory.
-    testing::ProcessResult kubectl(const std::vector<std::string>& args) {
+    kprov::testing::ProcessResult kubectl(const std::vector<std::string>& args) {
         std::vector<std::string> argv{k_kubectl, "--kubeconfig", m_sim->kubeconfig.string(),
                                       "--request-timeout=10s"};
         argv.insert(argv.end(), args.begin(), args.end());
-        auto env = testing::environment_without_settings();
+        auto env = kprov::testing::environment_without_settings();
         env.push_back("HOME=" + m_dir.path());
-        return testing::run_process(argv, env, m_dir.path());
+        return kprov::testing::run_process(argv, env, m_dir.path());
     }
 
     std::string runtime_id_annotation(const std::string& name) {

@@ -44,7 +44,8 @@ protected:
     // endpoints aside).
     long long write_requests() {
         long long count = 0;
-        for (const auto& [key, value] : m_gardener->kube().get("/sim/stats")["requests"].items()) {
+        const json stats = m_gardener->kube().get("/sim/stats"); // outlives the loop below
+        for (const auto& [key, value] : stats["requests"].items()) {
             const bool write = key.rfind("POST ", 0) == 0 || key.rfind("PUT ", 0) == 0 ||
                                key.rfind("PATCH ", 0) == 0 || key.rfind("DELETE ", 0) == 0;
             if (write && key.find(" /sim/") == std::string::npos)

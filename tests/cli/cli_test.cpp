@@ -1,6 +1,7 @@
 // The command line driven in-process through kprov::cli::run, and as the built binary.
 
 #include "cli/app.hpp"
+#include "cli_testing.hpp"
 #include "support/test_databases.hpp"
 
 #include <array>
@@ -17,12 +18,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-struct Result {
-    int code = -1;
-    std::string out;
-    std::string err;
-};
 
 // Every test runs with a private HOME/XDG so no user config or state leaks in.
 class Cli : public ::testing::Test {

@@ -2,6 +2,7 @@
 // store that is not there, --version, -o=FORMAT, kubectl's verbs, --limit, columns that fit.
 
 #include "child_process.hpp"
+#include "cli_testing.hpp"
 #include "stores/open_store.hpp"
 #include "support/test_databases.hpp"
 
@@ -20,12 +21,6 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 namespace fs = std::filesystem;
 
-struct Result {
-    int code = -1;
-    std::string out;
-    std::string err;
-};
-
 class CommandLine : public ::testing::Test {
 protected:
     void SetUp() override { fs::create_directories(m_scratch); }
@@ -36,10 +31,10 @@ protected:
         argv.insert(argv.end(), args.begin(), args.end());
         env.insert(env.end(), {"HOME=" + m_dir.path(), "XDG_CONFIG_HOME=" + m_dir.file("config"),
                                "XDG_STATE_HOME=" + m_dir.file("state")});
-        for (auto& entry : testing::environment_without_settings())
+        for (auto& entry : kprov::testing::environment_without_settings())
             if (entry.rfind("COLUMNS=", 0) != 0 && entry.rfind("HOME=", 0) != 0)
                 env.push_back(std::move(entry));
-        const auto r = testing::run_process(argv, env, m_scratch);
+        const auto r = kprov::testing::run_process(argv, env, m_scratch);
         return {r.exit_code, r.out, r.err};
     }
 

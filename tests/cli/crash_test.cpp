@@ -7,6 +7,7 @@
 // replays it.
 
 #include "child_process.hpp"
+#include "cli_testing.hpp"
 #include "engine/store.hpp"
 #include "gardener/gardener_client.hpp"
 #include "gardener/kubeconfig.hpp"
@@ -33,7 +34,6 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
 const std::string k_project = "kyma-dev";
-const std::string k_secret_key = "0123456789abcdef0123456789abcdef";
 const std::string k_shoots_key =
     "POST /apis/core.gardener.cloud/v1beta1/namespaces/{namespace}/shoots";
 const std::string k_admin_kubeconfig_key =
@@ -77,10 +77,10 @@ protected:
     void SetUp() override {
         if (!std::filesystem::exists(KPROV_BINARY))
             KPROV_SKIP_UNLESS_CI("kprov is not built");
-        const std::string sim_binary = testing::find_sim_binary();
+        const std::string sim_binary = kprov::testing::find_sim_binary();
         if (sim_binary.empty())
             KPROV_SKIP_UNLESS_CI("kprov-sim is not built (target kprov-sim)");
-        sim = std::make_unique<testing::SimProcess>(
+        sim = std::make_unique<kprov::testing::SimProcess>(
             sim_binary,
             std::vector<std::string>{"--create-seconds", "0.5", "--reconcile-seconds", "0.3",
                                      "--delete-seconds", "0.3", "--project", k_project,
@@ -119,7 +119,7 @@ protected:
     // The whole environment of a child: this one's, without kprov's and the original's
     // settings, plus the test's.
     std::vector<std::string> child_env() const {
-        std::vector<std::string> env = testing::environment_without_settings();
+        std::vector<std::string> env = kprov::testing::environment_without_settings();
         env.push_back("XDG_CONFIG_HOME=" + dir.file("config"));
         env.push_back("XDG_STATE_HOME=" + dir.file("state"));
         env.push_back("KPROV_LEASE_DURATION=" + lease);
@@ -133,11 +133,11 @@ protected:
                                  sim->kubeconfig.string(), "--gardener-project", k_project});
         return args;
     }
-    testing::ProcessResult kprov(const std::vector<std::string>& args) {
-        return testing::run_process(argv(args), child_env(), dir.path());
+    kprov::testing::ProcessResult kprov(const std::vector<std::string>& args) {
+        return kprov::testing::run_process(argv(args), child_env(), dir.path());
     }
-    std::unique_ptr<testing::ChildProcess> start_watch(int workers) {
-        return std::make_unique<testing::ChildProcess>(
+    std::unique_ptr<kprov::testing::ChildProcess> start_watch(int workers) {
+        return std::make_unique<kprov::testing::ChildProcess>(
             argv({"watch", "--workers", std::to_string(workers)}), child_env(),
             dir.file("watch.out"), dir.file("watch.log"));
     }
@@ -153,7 +153,7 @@ protected:
         return *m_store;
     }
 
-    Started started(const testing::ProcessResult& r) {
+    Started started(const kprov::testing::ProcessResult& r) {
         EXPECT_EQ(r.exit_code, 0) << r.err;
         const json status = json::parse(r.out, nullptr, false);
         if (!status.is_object())
@@ -198,7 +198,7 @@ protected:
     }
 
     // Waits until the watch process has started its workers (and so handles SIGTERM).
-    bool wait_until_running(const testing::ChildProcess& watch) {
+    bool wait_until_running(const kprov::testing::ChildProcess& watch) {
         const std::string pid = "-" + std::to_string(watch.pid()) + "-";
         const auto until = Clock::now() + 20s;
         while (Clock::now() < until) {
@@ -238,7 +238,7 @@ protected:
     // them with SIGTERM: each must exit 0.
     void run_to_end(const std::vector<Started>& ops, int processes, const char* phase) {
         const auto began = Clock::now();
-        std::vector<std::unique_ptr<testing::ChildProcess>> watches;
+        std::vector<std::unique_ptr<kprov::testing::ChildProcess>> watches;
         for (int i = 0; i < processes; ++i) {
             watches.push_back(start_watch(3));
             ASSERT_TRUE(wait_until_running(*watches.back()));
@@ -339,7 +339,7 @@ protected:
     void slow_stage_calls_outlast_the_lease();
 
     testing::TempDir dir;
-    std::unique_ptr<testing::SimProcess> sim;
+    std::unique_ptr<kprov::testing::SimProcess> sim;
     std::unique_ptr<gardener::GardenerClient> gardener;
     std::string store_url;
     std::string secret_key;

@@ -20,7 +20,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-unsigned mode_of(const std::string& path) {
+unsigned lstat_mode(const std::string& path) {
     struct stat st {};
     EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
     return st.st_mode & 07777;
@@ -30,9 +30,9 @@ class FilePermissions : public ::testing::Test {
 protected:
     // kprov with `args` under umask 022 (as most logins have it), set in the child by a shell,
     // in an environment without settings of ours but `env`.
-    testing::ProcessResult kprov(const std::vector<std::string>& args,
-                                 const std::vector<std::string>& env = {}) {
-        std::vector<std::string> all = testing::environment_without_settings();
+    kprov::testing::ProcessResult kprov(const std::vector<std::string>& args,
+                                        const std::vector<std::string>& env = {}) {
+        std::vector<std::string> all = kprov::testing::environment_without_settings();
         all.push_back("HOME=" + m_dir.path());
         all.push_back("XDG_CONFIG_HOME=" + m_dir.file("config"));
         all.push_back("XDG_STATE_HOME=" + m_dir.file("state"));
@@ -40,7 +40,7 @@ protected:
         std::vector<std::string> argv = {"/bin/sh", "-c", "umask 022 && exec \"$0\" \"$@\"",
                                          KPROV_BINARY};
         argv.insert(argv.end(), args.begin(), args.end());
-        return testing::run_process(argv, all, m_dir.path());
+        return kprov::testing::run_process(argv, all, m_dir.path());
     }
 
     void write_file(const std::string& path, const std::string& text, mode_t mode) {
@@ -59,14 +59,14 @@ TEST_F(FilePermissions, TheStateDirectoryAndDatabaseKprovCreatesArePrivateUnderU
     EXPECT_THAT(opened.err, HasSubstr("runtime \"no-such-runtime\" not found"));
     EXPECT_THAT(opened.err, Not(HasSubstr("warning"))) << "a store kprov made needs none";
     const std::string state = m_dir.file("state");
-    EXPECT_EQ(mode_of(state), 0700u) << "XDG_STATE_HOME did not exist: kprov made it";
-    EXPECT_EQ(mode_of(state + "/kprov"), 0700u);
-    EXPECT_EQ(mode_of(state + "/kprov/kprov.db"), 0600u);
-    EXPECT_EQ(mode_of(state + "/kprov/kprov.db.key"), 0600u);
+    EXPECT_EQ(lstat_mode(state), 0700u) << "XDG_STATE_HOME did not exist: kprov made it";
+    EXPECT_EQ(lstat_mode(state + "/kprov"), 0700u);
+    EXPECT_EQ(lstat_mode(state + "/kprov/kprov.db"), 0600u);
+    EXPECT_EQ(lstat_mode(state + "/kprov/kprov.db.key"), 0600u);
     for (const char* suffix : {"-wal", "-shm", "-journal"}) {
         const std::string file = state + "/kprov/kprov.db" + suffix;
         if (std::filesystem::exists(file)) {
-            EXPECT_EQ(mode_of(file), 0600u) << file;
+            EXPECT_EQ(lstat_mode(file), 0600u) << file;
         }
     }
 }
@@ -87,8 +87,8 @@ TEST_F(FilePermissions, ASharedDatabaseAndDirectoryGetAWarningNamingPathAndModeA
     EXPECT_THAT(listed.err, HasSubstr("kprov: warning: the directory of the SQLite store " + dir +
                                       " is accessible by group or others (mode 0755)"));
     EXPECT_THAT(listed.err, HasSubstr("run: chmod 700 " + dir));
-    EXPECT_EQ(mode_of(db), 0644u) << "a warning, not a chmod";
-    EXPECT_EQ(mode_of(dir), 0755u);
+    EXPECT_EQ(lstat_mode(db), 0644u) << "a warning, not a chmod";
+    EXPECT_EQ(lstat_mode(dir), 0755u);
 
     const auto quiet = kprov({"--store", "sqlite://" + db, "-q", "list"});
     EXPECT_EQ(quiet.exit_code, 0) << quiet.err;

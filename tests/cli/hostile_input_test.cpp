@@ -6,6 +6,7 @@
 
 #include "child_process.hpp"
 #include "cli/runtime_file.hpp"
+#include "cli_testing.hpp"
 #include "engine/error.hpp"
 #include "stores/open_store.hpp"
 #include "support/store_fixtures.hpp"
@@ -28,8 +29,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-constexpr const char* k_secret_key = "0123456789abcdef0123456789abcdef";
 
 class HostileInput : public ::testing::Test {
 protected:

@@ -3,6 +3,7 @@
 // while it holds no encrypted value.
 
 #include "cli/child_process.hpp"
+#include "cli_testing.hpp"
 #include "stores/open_store.hpp"
 #include "support/store_fixtures.hpp"
 #include "support/test_databases.hpp"
@@ -19,25 +20,17 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const std::string k_secret_key = "0123456789abcdef0123456789abcdef";
-
-mode_t mode_of(const std::string& path) {
-    struct stat st {};
-    EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
-    return st.st_mode & 07777;
-}
-
 class Keys : public ::testing::Test {
 protected:
     // kprov with `args` and `--store url`, in an environment without any key or setting of ours.
-    testing::ProcessResult kprov(std::vector<std::string> args, const std::string& url) {
-        std::vector<std::string> env = testing::environment_without_settings();
+    kprov::testing::ProcessResult kprov(std::vector<std::string> args, const std::string& url) {
+        std::vector<std::string> env = kprov::testing::environment_without_settings();
         env.push_back("HOME=" + m_dir.path());
         env.push_back("XDG_CONFIG_HOME=" + m_dir.file("config"));
         env.push_back("XDG_STATE_HOME=" + m_dir.file("state"));
         args.insert(args.begin(), KPROV_BINARY);
         args.insert(args.end(), {"--store", url});
-        return testing::run_process(args, env, m_dir.path());
+        return kprov::testing::run_process(args, env, m_dir.path());
     }
 
     testing::TempDir m_dir;
@@ -71,7 +64,7 @@ TEST_F(Keys, MigrateOnSqliteWithoutAKeyCreatesNoKeyFile) {
 }
 
 // An operation command opens the store to write (here it then finds no runtime to deprovision).
-testing::ProcessResult expect_opened_to_write(const testing::ProcessResult& r) {
+kprov::testing::ProcessResult expect_opened_to_write(const kprov::testing::ProcessResult& r) {
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_THAT(r.err, HasSubstr("runtime \"no-such-runtime\" not found"));
     return r;
@@ -80,7 +73,7 @@ testing::ProcessResult expect_opened_to_write(const testing::ProcessResult& r) {
 TEST_F(Keys, ANewSqliteStoreGetsAPrivateKeyFileAtFirstUse) {
     expect_opened_to_write(kprov({"deprovision", "--yes", "no-such-runtime"}, "sqlite://" + m_db));
     ASSERT_TRUE(std::filesystem::exists(m_key_file));
-    EXPECT_EQ(mode_of(m_key_file), 0600u);
+    EXPECT_EQ(kprov::testing::file_mode(m_key_file), 0600u);
 }
 
 TEST_F(Keys, AMigratedSqliteStoreWithoutSecretsGetsAPrivateKeyFileAtFirstWrite) {
@@ -91,18 +84,18 @@ TEST_F(Keys, AMigratedSqliteStoreWithoutSecretsGetsAPrivateKeyFileAtFirstWrite) 
     EXPECT_FALSE(std::filesystem::exists(m_key_file)) << "a read command creates no key file";
     expect_opened_to_write(kprov({"deprovision", "--yes", "no-such-runtime"}, "sqlite://" + m_db));
     ASSERT_TRUE(std::filesystem::exists(m_key_file));
-    EXPECT_EQ(mode_of(m_key_file), 0600u);
+    EXPECT_EQ(kprov::testing::file_mode(m_key_file), 0600u);
 }
 
 TEST_F(Keys, ASqliteStoreWithSecretsWhoseKeyFileIsGoneIsRefusedAndLeftAsItWas) {
     // A runtime with an administrator, whose user id is encrypted with a new key file.
-    engine::Runtime runtime = testing::small_runtime();
+    engine::Runtime runtime = kprov::testing::small_runtime();
     runtime.administrators = {"admin@example.com"};
     {
         stores::OpenOptions options;
         options.schema = stores::SchemaCheck::Migrate;
         stores::open_store("sqlite://" + m_db, options)
-            ->insert_runtime(runtime, testing::new_operation(runtime.id));
+            ->insert_runtime(runtime, kprov::testing::new_operation(runtime.id));
     }
     const std::string key = testing::read_text(m_key_file);
     ASSERT_TRUE(std::filesystem::remove(m_key_file));

@@ -460,16 +460,16 @@ TEST_P(Klm, WatchReissuesTheSecretBeforeItExpires) {
         before["metadata"]["annotations"]["operator.kyma-project.io/last-sync"];
     const std::string token_before = kubeconfig_in(before).token;
 
-    std::vector<std::string> env = testing::environment_without_settings();
+    std::vector<std::string> env = kprov::testing::environment_without_settings();
     for (const char* name : {"HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "APP_DATABASE_SECRET_KEY",
                              "KPROV_TENANT", "KPROV_KYMA_INSTALLER", "KPROV_KCP_KUBECONFIG_PATH"})
         if (const char* value = getenv(name))
             env.push_back(std::string(name) + "=" + value);
     env.push_back("KPROV_KYMA_KUBECONFIG_ROTATION=2s");
-    testing::ChildProcess watch({KPROV_BINARY, "watch", "--store", m_store_url,
-                                 "--gardener-kubeconfig", m_sim->kubeconfig.string(),
-                                 "--gardener-project", k_project},
-                                env, m_dir.file("watch.out"), m_dir.file("watch.err"));
+    kprov::testing::ChildProcess watch({KPROV_BINARY, "watch", "--store", m_store_url,
+                                        "--gardener-kubeconfig", m_sim->kubeconfig.string(),
+                                        "--gardener-project", k_project},
+                                       env, m_dir.file("watch.out"), m_dir.file("watch.err"));
     // Two re-issues within a few seconds (each once the Secret is 2 s old).
     std::vector<std::string> syncs = {sync_before}, tokens = {token_before};
     const bool rotated_twice = eventually(

@@ -291,16 +291,16 @@ TEST_P(Kyma, ARestartAfterTheTriggerDoesNotTriggerAgain) {
     const std::string op_id = json::parse(r.out)["id"];
     const std::string id = json::parse(r.out)["runtimeID"];
 
-    std::vector<std::string> env = testing::environment_without_settings();
+    std::vector<std::string> env = kprov::testing::environment_without_settings();
     for (const char* name :
          {"HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "APP_DATABASE_SECRET_KEY", "KPROV_TENANT",
           "KPROV_KYMA_RELEASES_URL", "KPROV_KYMA_DEV_RELEASES_URL"})
         if (const char* value = getenv(name))
             env.push_back(std::string(name) + "=" + value);
-    testing::ChildProcess child({KPROV_BINARY, "wait", op_id, "--store", m_store_url,
-                                 "--gardener-kubeconfig", m_sim->kubeconfig.string(),
-                                 "--gardener-project", k_project},
-                                env, m_dir.file("wait.out"), m_dir.file("wait.err"));
+    kprov::testing::ChildProcess child({KPROV_BINARY, "wait", op_id, "--store", m_store_url,
+                                        "--gardener-kubeconfig", m_sim->kubeconfig.string(),
+                                        "--gardener-project", k_project},
+                                       env, m_dir.file("wait.out"), m_dir.file("wait.err"));
     // Kill it once the installation was triggered and kprov waits for it.
     const auto deadline = std::chrono::steady_clock::now() + 30s;
     while (std::chrono::steady_clock::now() < deadline &&

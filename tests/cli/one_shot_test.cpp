@@ -82,7 +82,7 @@ protected:
 
     // The environment of a child kprov: only this test's settings, in this test's directories.
     std::vector<std::string> child_env() const {
-        auto env = testing::environment_without_settings();
+        auto env = kprov::testing::environment_without_settings();
         const auto dir = std::filesystem::path(KPROV_BINARY).parent_path().string();
         const auto sim_dir = std::filesystem::path(KPROV_SIM_BINARY).parent_path().string();
         for (auto& entry : env)
@@ -226,17 +226,17 @@ TEST_P(OneShotBinary, AnUnreachableGardenerExitsWithinTenSecondsWithNothingStore
     const std::string server = "http://127.0.0.1:" + std::to_string(closed_port());
     const std::string kubeconfig = write_kubeconfig(m_dir.file("closed.yaml"), server, "t");
     const auto started = Steady::now();
-    const auto r = testing::run_process({KPROV_BINARY, "provision", "-f", file, "--store",
-                                         m_store_url, "--gardener-kubeconfig", kubeconfig,
-                                         "--gardener-project", k_project, "--tenant", "ga-1"},
-                                        child_env(), m_dir.path(), 30s);
+    const auto r = kprov::testing::run_process(
+        {KPROV_BINARY, "provision", "-f", file, "--store", m_store_url, "--gardener-kubeconfig",
+         kubeconfig, "--gardener-project", k_project, "--tenant", "ga-1"},
+        child_env(), m_dir.path(), 30s);
     EXPECT_LT(Steady::now() - started, 10s);
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_THAT(r.err, HasSubstr("does not answer"));
     EXPECT_THAT(r.err, HasSubstr(server));
     EXPECT_THAT(r.err, HasSubstr(kubeconfig));
     EXPECT_THAT(r.err, HasSubstr("--gardener-kubeconfig"));
-    const auto listed = testing::run_process(
+    const auto listed = kprov::testing::run_process(
         {KPROV_BINARY, "list", "-o", "name", "--store", m_store_url}, child_env(), m_dir.path());
     EXPECT_EQ(listed.out, "") << listed.err;
     EXPECT_TRUE(all_runtimes().empty());
@@ -245,11 +245,11 @@ TEST_P(OneShotBinary, AnUnreachableGardenerExitsWithinTenSecondsWithNothingStore
 TEST_P(OneShotBinary, SigtermDuringWaitSaysWhatFinishesTheOperation) {
     sim_post("/sim/settings", {{"createSeconds", 3600}});
     const auto [file, name] = runtime_file("gcp");
-    testing::ChildProcess child({KPROV_BINARY, "provision", "-f", file, "--wait", "-o", "name",
-                                 "--store", m_store_url, "--gardener-kubeconfig",
-                                 m_sim->kubeconfig.string(), "--gardener-project", k_project,
-                                 "--tenant", "ga-1"},
-                                child_env(), m_dir.file("wait.out"), m_dir.file("wait.err"));
+    kprov::testing::ChildProcess child({KPROV_BINARY, "provision", "-f", file, "--wait", "-o",
+                                        "name", "--store", m_store_url, "--gardener-kubeconfig",
+                                        m_sim->kubeconfig.string(), "--gardener-project", k_project,
+                                        "--tenant", "ga-1"},
+                                       child_env(), m_dir.file("wait.out"), m_dir.file("wait.err"));
     for (int i = 0; i < 300 && !shoot(name); ++i)
         std::this_thread::sleep_for(100ms);
     ASSERT_TRUE(shoot(name).has_value()) << testing::read_text(m_dir.file("wait.err"));
@@ -273,7 +273,8 @@ TEST_P(OneShotBinary, SigtermDuringWaitSaysWhatFinishesTheOperation) {
 
 // `script` gives kprov a terminal; COLUMNS says how narrow it is.
 TEST_P(OneShotBinary, ANarrowTerminalKeepsOneProgressLineWithoutThePreviousPercentage) {
-    if (testing::run_process({"/bin/sh", "-c", "command -v script"}, child_env(), m_dir.path())
+    if (kprov::testing::run_process({"/bin/sh", "-c", "command -v script"}, child_env(),
+                                    m_dir.path())
             .exit_code != 0)
         KPROV_SKIP_UNLESS_CI("script (util-linux) is not installed");
     const auto [file, name] = runtime_file("gcp");
@@ -287,8 +288,8 @@ TEST_P(OneShotBinary, ANarrowTerminalKeepsOneProgressLineWithoutThePreviousPerce
                                 " -f " + k_examples + "upgrade.yaml --wait -o name --store " +
                                 m_store_url + " --gardener-kubeconfig " +
                                 m_sim->kubeconfig.string() + " --gardener-project " + k_project;
-    const auto run = testing::run_process({"/usr/bin/env", "script", "-qec", command, "/dev/null"},
-                                          env, m_dir.path(), 60s);
+    const auto run = kprov::testing::run_process(
+        {"/usr/bin/env", "script", "-qec", command, "/dev/null"}, env, m_dir.path(), 60s);
     ASSERT_EQ(run.exit_code, 0) << run.out;
     const std::string clear = "\r\033[2K";
     const auto first = run.out.find(clear);
@@ -316,7 +317,8 @@ TEST_P(OneShotBinary, TheReadmeUsingBlockRunsAsItIs) {
     ASSERT_THAT(block, HasSubstr("kprov-sim"));
     const std::string script = m_dir.file("using.sh");
     std::ofstream(script) << "set -e\ncd " KPROV_SOURCE_DIR "\n" << block;
-    const auto r = testing::run_process({"/bin/bash", script}, child_env(), m_dir.path(), 240s);
+    const auto r =
+        kprov::testing::run_process({"/bin/bash", script}, child_env(), m_dir.path(), 240s);
     EXPECT_EQ(r.exit_code, 0) << "stdout:\n" << r.out << "\nstderr:\n" << r.err;
     EXPECT_THAT(r.err, Not(HasSubstr("error")));
     EXPECT_THAT(r.out, HasSubstr("Succeeded"));

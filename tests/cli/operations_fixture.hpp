@@ -5,6 +5,7 @@
 #include "cli/app.hpp"
 #include "cli/runtime_file.hpp"
 #include "cli/store_warning.hpp"
+#include "cli_testing.hpp"
 #include "engine/error.hpp"
 #include "gardener/gardener_client.hpp"
 #include "gardener/kubeconfig.hpp"
@@ -30,34 +31,16 @@ using ::testing::IsSupersetOf;
 using ::testing::UnorderedElementsAre;
 using namespace std::chrono_literals;
 
-inline const std::string k_examples = KPROV_SOURCE_DIR "/examples/";
 inline constexpr const char* k_project = "kyma-dev";
-inline constexpr const char* k_secret_key = "0123456789abcdef0123456789abcdef";
-
-struct Result {
-    int code = -1;
-    std::string out;
-    std::string err;
-};
-
-enum class StoreKind { Sqlite, Postgres };
-
-inline std::string store_name(const ::testing::TestParamInfo<StoreKind>& info) {
-    return info.param == StoreKind::Sqlite ? "Sqlite" : "Postgres";
-}
-
-inline void PrintTo(StoreKind kind, std::ostream* os) {
-    *os << (kind == StoreKind::Sqlite ? "SQLite" : "PostgreSQL");
-}
 
 // One simulator for the whole test program: shoots get unique names, and every test resets the
 // durations it may change.
-inline testing::SimProcess* shared_sim() {
-    static std::unique_ptr<testing::SimProcess> sim = [] {
-        const std::string binary = testing::find_sim_binary();
+inline kprov::testing::SimProcess* shared_sim() {
+    static std::unique_ptr<kprov::testing::SimProcess> sim = [] {
+        const std::string binary = kprov::testing::find_sim_binary();
         if (binary.empty())
-            return std::unique_ptr<testing::SimProcess>();
-        return std::make_unique<testing::SimProcess>(
+            return std::unique_ptr<kprov::testing::SimProcess>();
+        return std::make_unique<kprov::testing::SimProcess>(
             binary, std::vector<std::string>{"--project", k_project, "--create-seconds", "0.2",
                                              "--reconcile-seconds", "0.2", "--delete-seconds",
                                              "0.2", "--hibernate-seconds", "0.2"});
@@ -83,7 +66,7 @@ protected:
         setenv("HOME", m_dir.path().c_str(), 1);
         setenv("XDG_CONFIG_HOME", m_dir.file("config").c_str(), 1);
         setenv("XDG_STATE_HOME", m_dir.file("state").c_str(), 1);
-        setenv("APP_DATABASE_SECRET_KEY", k_secret_key, 1);
+        setenv("APP_DATABASE_SECRET_KEY", k_secret_key.c_str(), 1);
         setenv("KPROV_TENANT", "ga-1", 1);
 
         m_gardener = std::make_unique<gardener::GardenerClient>(
@@ -189,8 +172,8 @@ protected:
     }
 
     testing::TempDir m_dir;
-    testing::SimProcess* m_sim = nullptr;
-    std::unique_ptr<testing::PostgresDatabase> m_postgres;
+    kprov::testing::SimProcess* m_sim = nullptr;
+    std::unique_ptr<kprov::testing::PostgresDatabase> m_postgres;
     std::string m_store_url;
     std::unique_ptr<stores::StoreBackend> m_store;
     std::unique_ptr<gardener::GardenerClient> m_gardener;

@@ -171,9 +171,9 @@ TEST_P(Operations, ASecondOperationWhileOneIsInProgressIsRefused) {
                                      "--gardener-project",
                                      k_project};
     std::vector<std::string> env = {"APP_DATABASE_SECRET_KEY=" + std::string(k_secret_key)};
-    for (auto& entry : testing::environment_without_settings())
+    for (auto& entry : kprov::testing::environment_without_settings())
         env.push_back(std::move(entry));
-    const auto binary = testing::run_process(args, env, m_dir.path());
+    const auto binary = kprov::testing::run_process(args, env, m_dir.path());
     EXPECT_EQ(binary.exit_code, 5) << binary.err;
     EXPECT_THAT(binary.err, HasSubstr(refusal));
     EXPECT_EQ(m_store->operations_of(runtime_id).size(), 1U);

@@ -3,6 +3,7 @@
 #include "cli/app.hpp"
 #include "cli/runtime_file.hpp"
 #include "cli/yaml_output.hpp"
+#include "cli_testing.hpp"
 #include "support/test_databases.hpp"
 
 #include <fstream>
@@ -17,12 +18,6 @@ namespace {
 using nlohmann::json;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-struct Result {
-    int code = -1;
-    std::string out;
-    std::string err;
-};
 
 class Plan : public ::testing::Test {
 protected:
@@ -53,8 +48,6 @@ protected:
 
     testing::TempDir m_dir;
 };
-
-const std::string k_examples = KPROV_SOURCE_DIR "/examples/";
 
 TEST_F(Plan, PrintsAShootForEveryExample) {
     const std::map<std::string, std::string> provider_of = {

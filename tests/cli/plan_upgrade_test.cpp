@@ -3,6 +3,7 @@
 
 #include "cli/app.hpp"
 #include "cli/runtime_file.hpp"
+#include "cli_testing.hpp"
 #include "engine/runtime_input.hpp"
 #include "engine/shoot_builder.hpp"
 #include "gardener/gardener_client.hpp"
@@ -24,15 +25,13 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const std::string k_examples = KPROV_SOURCE_DIR "/examples/";
-
 class PlanUpgrade : public ::testing::Test {
 protected:
     void SetUp() override {
-        const std::string binary = testing::find_sim_binary();
+        const std::string binary = kprov::testing::find_sim_binary();
         if (binary.empty())
             KPROV_SKIP_UNLESS_CI("the kprov-sim binary was not built");
-        m_sim = std::make_unique<testing::SimProcess>(
+        m_sim = std::make_unique<kprov::testing::SimProcess>(
             binary, std::vector<std::string>{"--project", "kyma-dev", "--create-seconds", "0.1"});
         setenv("XDG_CONFIG_HOME", m_dir.file("config").c_str(), 1);
         setenv("XDG_STATE_HOME", m_dir.file("state").c_str(), 1);
@@ -43,12 +42,12 @@ protected:
         conversion.gardener_project = "kyma-dev";
         const auto input =
             engine::parse_provision_input(read_runtime_file(k_examples + "gcp.yaml"));
-        m_runtime =
-            engine::to_runtime(input, engine::new_uuid(), "ga-1", "", testing::k_t0, conversion);
+        m_runtime = engine::to_runtime(input, engine::new_uuid(), "ga-1", "", kprov::testing::k_t0,
+                                       conversion);
         stores::OpenOptions options;
         options.schema = stores::SchemaCheck::Migrate;
         stores::open_store(m_store_url, options)
-            ->insert_runtime(m_runtime, testing::new_operation(m_runtime.id));
+            ->insert_runtime(m_runtime, kprov::testing::new_operation(m_runtime.id));
         engine::ShootOptions shoot_options;
         shoot_options.project = "kyma-dev";
         const auto plan = engine::build_shoot(m_runtime, "op-1", shoot_options);
@@ -73,7 +72,7 @@ protected:
     }
 
     testing::TempDir m_dir;
-    std::unique_ptr<testing::SimProcess> m_sim;
+    std::unique_ptr<kprov::testing::SimProcess> m_sim;
     std::string m_store_url;
     engine::Runtime m_runtime;
 };

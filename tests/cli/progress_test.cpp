@@ -21,8 +21,8 @@ engine::PassResult pass(const std::string& stage, std::optional<int> gardener = 
                         PassOutcome outcome = PassOutcome::Waiting) {
     engine::PassResult r;
     r.outcome = outcome;
-    r.operation =
-        testing::new_operation("rt-1", engine::OperationType::Provision, testing::k_t0, stage);
+    r.operation = kprov::testing::new_operation("rt-1", engine::OperationType::Provision,
+                                                kprov::testing::k_t0, stage);
     r.operation.id = "op-1";
     if (gardener)
         r.shoot_operation =
@@ -31,7 +31,7 @@ engine::PassResult pass(const std::string& stage, std::optional<int> gardener = 
 }
 
 TEST(ProgressDisplay, OnATerminalRedrawsOneLine) {
-    fakes::FakeClock clock(testing::k_t0 + 5s);
+    fakes::FakeClock clock(kprov::testing::k_t0 + 5s);
     std::ostringstream err;
     ProgressDisplay progress(err, true, clock);
     progress.update(pass("WaitingForClusterCreation", 40));
@@ -43,7 +43,7 @@ TEST(ProgressDisplay, OnATerminalRedrawsOneLine) {
 }
 
 TEST(ProgressDisplay, ElsewhereWritesOneLinePerStage) {
-    fakes::FakeClock clock(testing::k_t0 + 2s);
+    fakes::FakeClock clock(kprov::testing::k_t0 + 2s);
     std::ostringstream err;
     ProgressDisplay progress(err, false, clock);
     progress.update(pass("WaitingForClusterCreation", 20));
@@ -65,11 +65,11 @@ TEST(ProgressDisplay, ElsewhereWritesOneLinePerStage) {
 }
 
 TEST(ProgressDisplay, SaysWhenAnotherWorkerDrivesTheOperation) {
-    fakes::FakeClock clock(testing::k_t0);
+    fakes::FakeClock clock(kprov::testing::k_t0);
     std::ostringstream err;
     ProgressDisplay progress(err, false, clock);
     auto held = pass("WaitingForClusterCreation", std::nullopt, PassOutcome::NotClaimed);
-    held.operation.lease = engine::Lease{"watch-host-1-abc", testing::k_t0 + 30s};
+    held.operation.lease = engine::Lease{"watch-host-1-abc", kprov::testing::k_t0 + 30s};
     progress.update(held);
     progress.update(held);
     EXPECT_EQ(err.str(), "another worker (watch-host-1-abc) drives this operation; following it\n"
@@ -77,7 +77,7 @@ TEST(ProgressDisplay, SaysWhenAnotherWorkerDrivesTheOperation) {
 }
 
 TEST(ProgressDisplay, ANarrowTerminalGetsALineCutToItsWidth) {
-    fakes::FakeClock clock(testing::k_t0 + 5s);
+    fakes::FakeClock clock(kprov::testing::k_t0 + 5s);
     std::ostringstream err;
     ProgressDisplay progress(err, true, clock, 40);
     progress.update(pass("WaitingForClusterCreation", 40));
@@ -96,7 +96,7 @@ TEST(ProgressDisplay, ANarrowTerminalGetsALineCutToItsWidth) {
 }
 
 TEST(ProgressDisplay, ThePreviousOperationsGardenerPercentageIsNotShown) {
-    fakes::FakeClock clock(testing::k_t0 + 1s);
+    fakes::FakeClock clock(kprov::testing::k_t0 + 1s);
     std::ostringstream err;
     ProgressDisplay progress(err, false, clock);
     auto before = pass("WaitingForShootUpgrade", 100);
@@ -121,7 +121,7 @@ TEST(ProgressDisplay, FormatsElapsedTime) {
 
 // The JSON itself is engine::operation_status_json's (tests/engine/status_json_test.cpp).
 TEST(Render, PrintOperationInEveryFormat) {
-    auto op = testing::new_operation("rt-1");
+    auto op = kprov::testing::new_operation("rt-1");
     op.id = "op-1";
     op.message = "Provisioning started";
     op.type = engine::OperationType::DeprovisionNoInstall;

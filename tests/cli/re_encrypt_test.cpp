@@ -43,10 +43,11 @@ protected:
     // A runtime whose kubeconfig and administrator are in the original's AES-CFB format, as it
     // writes them (flag set, value Base64(iv || CFB(Base64(plaintext)))).
     std::string seed_legacy_runtime() {
-        auto r = testing::small_runtime();
+        auto r = kprov::testing::small_runtime();
         r.kubeconfig = k_kubeconfig;
         r.administrators = {k_admin};
-        m_store->insert_runtime(r, testing::new_operation(r.id, engine::OperationType::Provision));
+        m_store->insert_runtime(
+            r, kprov::testing::new_operation(r.id, engine::OperationType::Provision));
         make_legacy(r.id);
         return r.id;
     }
@@ -68,9 +69,9 @@ protected:
         }
     }
 
-    testing::ProcessResult kprov(std::vector<std::string> args,
-                                 const std::vector<std::string>& env = {}) {
-        std::vector<std::string> all = testing::environment_without_settings();
+    kprov::testing::ProcessResult kprov(std::vector<std::string> args,
+                                        const std::vector<std::string>& env = {}) {
+        std::vector<std::string> all = kprov::testing::environment_without_settings();
         all.push_back("HOME=" + m_dir.path());
         all.push_back("XDG_CONFIG_HOME=" + m_dir.file("config"));
         all.push_back("XDG_STATE_HOME=" + m_dir.file("state"));
@@ -78,14 +79,14 @@ protected:
         all.insert(all.end(), env.begin(), env.end());
         args.insert(args.begin(), KPROV_BINARY);
         args.insert(args.end(), {"--store", m_url});
-        auto result = testing::run_process(args, all, m_dir.path());
+        auto result = kprov::testing::run_process(args, all, m_dir.path());
         result.err = without_store_warning(result.err);
         return result;
     }
 
     testing::TempDir m_dir;
     testing::TempDir m_store_dir;
-    std::unique_ptr<testing::PostgresDatabase> m_pg;
+    std::unique_ptr<kprov::testing::PostgresDatabase> m_pg;
     std::string m_url;
     std::unique_ptr<stores::StoreBackend> m_store;
 };

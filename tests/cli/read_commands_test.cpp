@@ -5,6 +5,7 @@
 #include "child_process.hpp"
 #include "cli/app.hpp"
 #include "cli/store_warning.hpp"
+#include "cli_testing.hpp"
 #include "stores/open_store.hpp"
 #include "support/skip.hpp"
 #include "support/store_fixtures.hpp"
@@ -27,22 +28,15 @@ using engine::Operation;
 using engine::OperationState;
 using engine::OperationType;
 using engine::Runtime;
-using json = nlohmann::ordered_json;
+using Json = nlohmann::ordered_json;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using namespace std::chrono_literals;
 
-constexpr const char* k_secret_key = "0123456789abcdef0123456789abcdef";
 const std::regex k_rfc3339(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)");
 
-struct Result {
-    int code = -1;
-    std::string out;
-    std::string err;
-};
-
-std::vector<std::string> keys(const json& object) {
+std::vector<std::string> keys(const Json& object) {
     std::vector<std::string> out;
     for (const auto& [key, value] : object.items())
         out.push_back(key);
@@ -59,8 +53,6 @@ Result kprov_plain(const std::vector<std::string>& args) {
     return r;
 }
 
-enum class StoreKind { Sqlite, Postgres };
-
 // Three runtimes, oldest first: "orders" (provisioned, then a failed shoot upgrade, labels
 // team=orders), "billing" (provisioning in progress) and "gone" (deprovisioned).
 class ReadCommands : public ::testing::TestWithParam<StoreKind> {
@@ -72,7 +64,7 @@ protected:
         setenv("HOME", m_dir.path().c_str(), 1);
         setenv("XDG_CONFIG_HOME", m_dir.file("config").c_str(), 1);
         setenv("XDG_STATE_HOME", m_dir.file("state").c_str(), 1);
-        setenv("APP_DATABASE_SECRET_KEY", k_secret_key, 1);
+        setenv("APP_DATABASE_SECRET_KEY", k_secret_key.c_str(), 1);
         if (GetParam() == StoreKind::Postgres) {
             KPROV_FRESH_POSTGRES(db);
             m_postgres = std::move(db);
@@ -119,30 +111,32 @@ protected:
     void seed() {
         // In the past, so that tables say "... ago".
         const Timestamp t0 = std::chrono::floor<std::chrono::seconds>(SystemClock().now()) - 48h;
-        m_orders = testing::small_runtime(engine::new_uuid(), t0);
+        m_orders = kprov::testing::small_runtime(engine::new_uuid(), t0);
         m_orders.name = "orders";
         m_orders.labels_json = R"({"team":"orders"})";
-        m_orders_provision = testing::new_operation(m_orders.id, OperationType::Provision, t0);
+        m_orders_provision =
+            kprov::testing::new_operation(m_orders.id, OperationType::Provision, t0);
         m_store->insert_runtime(m_orders, m_orders_provision);
         finish(m_orders_provision, OperationState::Succeeded,
                {"CreatingShoot", "WaitingForClusterCreation"});
-        m_orders_upgrade = testing::new_operation(m_orders.id, OperationType::UpgradeShoot, t0 + 1h,
-                                                  "WaitingForShootUpgrade");
+        m_orders_upgrade = kprov::testing::new_operation(m_orders.id, OperationType::UpgradeShoot,
+                                                         t0 + 1h, "WaitingForShootUpgrade");
         m_store->insert_operation(m_orders_upgrade);
         finish(m_orders_upgrade, OperationState::Failed, {"WaitingForShootUpgrade"});
 
-        m_billing = testing::small_runtime(engine::new_uuid(), t0 + 2h);
+        m_billing = kprov::testing::small_runtime(engine::new_uuid(), t0 + 2h);
         m_billing.name = "billing";
         m_billing_provision =
-            testing::new_operation(m_billing.id, OperationType::Provision, t0 + 2h);
+            kprov::testing::new_operation(m_billing.id, OperationType::Provision, t0 + 2h);
         m_store->insert_runtime(m_billing, m_billing_provision);
 
-        m_gone = testing::small_runtime(engine::new_uuid(), t0 - 1h);
+        m_gone = kprov::testing::small_runtime(engine::new_uuid(), t0 - 1h);
         m_gone.name = "gone";
-        const auto provision = testing::new_operation(m_gone.id, OperationType::Provision, t0 - 1h);
+        const auto provision =
+            kprov::testing::new_operation(m_gone.id, OperationType::Provision, t0 - 1h);
         m_store->insert_runtime(m_gone, provision);
         finish(provision, OperationState::Succeeded, {"CreatingShoot"});
-        const auto deprovision = testing::new_operation(
+        const auto deprovision = kprov::testing::new_operation(
             m_gone.id, OperationType::DeprovisionNoInstall, t0 - 30min, "DeprovisionCluster");
         m_store->insert_operation(deprovision);
         finish(deprovision, OperationState::Succeeded, {"DeprovisionCluster"}, true);
@@ -160,12 +154,12 @@ protected:
         std::vector<std::string> environment(env);
         for (char** e = environ; *e != nullptr; ++e)
             environment.emplace_back(*e);
-        const auto r = testing::run_process(args, environment, m_dir.path());
+        const auto r = kprov::testing::run_process(args, environment, m_dir.path());
         return {r.exit_code, r.out, r.err};
     }
 
     testing::TempDir m_dir;
-    std::unique_ptr<testing::PostgresDatabase> m_postgres;
+    std::unique_ptr<kprov::testing::PostgresDatabase> m_postgres;
     std::string m_url;
     std::unique_ptr<stores::StoreBackend> m_store;
     Runtime m_orders, m_billing, m_gone;
@@ -190,7 +184,7 @@ TEST_P(ReadCommands, StatusAsTableWideJsonYamlAndName) {
 
     r = kprov({"status", m_orders.id, "-o", "json"});
     ASSERT_EQ(r.code, 0) << r.err;
-    const json status = json::parse(r.out);
+    const Json status = Json::parse(r.out);
     EXPECT_EQ(keys(status),
               (std::vector<std::string>{"lastOperationStatus", "runtimeConnectionStatus",
                                         "runtimeConfiguration", "hibernationStatus", "runtime",
@@ -206,7 +200,7 @@ TEST_P(ReadCommands, StatusAsTableWideJsonYamlAndName) {
     EXPECT_EQ(status["lastOperationStatus"]["state"], "Failed");
     EXPECT_EQ(status["lastOperationStatus"]["lastError"]["reason"], "ERR_INFRA_QUOTA_EXCEEDED");
     EXPECT_EQ(status["runtimeConnectionStatus"]["status"], "Pending");
-    const json& cluster = status["runtimeConfiguration"]["clusterConfig"];
+    const Json& cluster = status["runtimeConfiguration"]["clusterConfig"];
     EXPECT_EQ(cluster["name"], m_orders.gardener.name);
     EXPECT_EQ(cluster["providerSpecificConfig"]["__typename"], "GCPProviderConfig");
     EXPECT_TRUE(status["runtimeConfiguration"]["kubeconfig"].is_null());
@@ -258,7 +252,7 @@ TEST_P(ReadCommands, UnknownIdsSaySoAndSuggestByPrefix) {
 TEST_P(ReadCommands, OperationPrintsAnOperationStatus) {
     auto r = kprov({"operation", m_orders_upgrade.id, "-o", "json"});
     ASSERT_EQ(r.code, 0) << r.err;
-    const json op = json::parse(r.out);
+    const Json op = Json::parse(r.out);
     EXPECT_EQ(keys(op), (std::vector<std::string>{"id", "operation", "state", "message",
                                                   "runtimeID", "compassRuntimeID", "lastError",
                                                   "stage", "startTimestamp", "endTimestamp"}));
@@ -311,7 +305,7 @@ TEST_P(ReadCommands, ListFiltersByStateLabelsAndDeletion) {
 
     r = kprov({"list", "-o", "json"});
     ASSERT_EQ(r.code, 0) << r.err;
-    const json list = json::parse(r.out);
+    const Json list = Json::parse(r.out);
     ASSERT_TRUE(list.is_array());
     ASSERT_EQ(list.size(), 2u);
     EXPECT_EQ(list[0]["lastOperationStatus"]["runtimeID"], m_billing.id);
@@ -342,7 +336,7 @@ TEST_P(ReadCommands, ListRefusesBadFiltersNamingThem) {
 TEST_P(ReadCommands, HistoryShowsEveryOperationWithItsTransitions) {
     auto r = kprov({"history", m_orders.id, "-o", "json"});
     ASSERT_EQ(r.code, 0) << r.err;
-    const json history = json::parse(r.out);
+    const Json history = Json::parse(r.out);
     ASSERT_EQ(history.size(), 2u);
     EXPECT_EQ(history[0]["id"], m_orders_upgrade.id) << "newest first";
     EXPECT_EQ(history[1]["id"], m_orders_provision.id);
@@ -350,7 +344,7 @@ TEST_P(ReadCommands, HistoryShowsEveryOperationWithItsTransitions) {
               (std::vector<std::string>{"id", "operation", "state", "message", "runtimeID",
                                         "compassRuntimeID", "lastError", "stage", "startTimestamp",
                                         "endTimestamp", "lastTransition", "transitions"}));
-    const json& transitions = history[1]["transitions"];
+    const Json& transitions = history[1]["transitions"];
     ASSERT_EQ(transitions.size(), 3u);
     EXPECT_EQ(transitions[0]["toStage"], "CreatingShoot");
     EXPECT_EQ(transitions[1]["fromStage"], "CreatingShoot");
@@ -375,7 +369,7 @@ TEST_P(ReadCommands, TheBinaryAnswersTheSame) {
     auto r = binary({"status", m_orders.id, "-o", "json"});
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(without_store_warning(r.err), "");
-    EXPECT_EQ(json::parse(r.out)["runtime"]["name"], "orders");
+    EXPECT_EQ(Json::parse(r.out)["runtime"]["name"], "orders");
     r = binary({"list", "-o", "name"});
     EXPECT_EQ(r.code, 0);
     EXPECT_EQ(r.out, m_billing.id + "\n" + m_orders.id + "\n");
@@ -414,16 +408,17 @@ TEST_P(ReadCommands, RuntimesAreNamedByIdPrefixNameOrShoot) {
 
 TEST_P(ReadCommands, AnAmbiguousNameListsTheCandidates) {
     const Timestamp t = SystemClock().now() - 1h;
-    Runtime a = testing::small_runtime("abcdef01-0000-4000-8000-000000000001", t);
+    Runtime a = kprov::testing::small_runtime("abcdef01-0000-4000-8000-000000000001", t);
     a.name = "twin";
     a.gardener.name = "twin-a";
-    Runtime b = testing::small_runtime("abcdef01-0000-4000-8000-000000000002", t + 1min);
+    Runtime b = kprov::testing::small_runtime("abcdef01-0000-4000-8000-000000000002", t + 1min);
     b.name = "twin";
     b.gardener.name = "twin-b";
-    Runtime again = testing::small_runtime(engine::new_uuid(), t);
+    Runtime again = kprov::testing::small_runtime(engine::new_uuid(), t);
     again.name = "gone"; // a live runtime of a deprovisioned one's name
     for (const auto& r : {a, b, again})
-        m_store->insert_runtime(r, testing::new_operation(r.id, OperationType::Provision, t));
+        m_store->insert_runtime(r,
+                                kprov::testing::new_operation(r.id, OperationType::Provision, t));
 
     auto r = binary({"status", "twin"});
     EXPECT_EQ(r.code, 1);
@@ -524,9 +519,9 @@ TEST_P(ReadCommands, SelectorsAreKubectls) {
 }
 
 TEST_P(ReadCommands, ListFitsEightyColumns) {
-    Runtime long_one = testing::small_runtime(engine::new_uuid(), SystemClock().now() - 1h);
+    Runtime long_one = kprov::testing::small_runtime(engine::new_uuid(), SystemClock().now() - 1h);
     long_one.name = std::string(70, 'n') + "-end";
-    m_store->insert_runtime(long_one, testing::new_operation(long_one.id));
+    m_store->insert_runtime(long_one, kprov::testing::new_operation(long_one.id));
     auto r = binary({"list", "--all"}, {"COLUMNS=80"});
     ASSERT_EQ(r.code, 0) << r.err;
     std::istringstream lines(r.out);
@@ -563,23 +558,19 @@ TEST_P(ReadCommands, ColoursOnlyOnATerminalAndNeverWithNoColor) {
         KPROV_SKIP_UNLESS_CI("script(1) is not installed (bsdutils)");
     const std::string command =
         std::string(KPROV_BINARY) + " list --store " + m_url + " --state Failed";
-    auto r = testing::run_process({"/usr/bin/script", "-qec", command, "/dev/null"},
-                                  {"TERM=xterm", "HOME=" + m_dir.path(),
-                                   "APP_DATABASE_SECRET_KEY=" + std::string(k_secret_key)},
-                                  m_dir.path());
+    auto r = kprov::testing::run_process({"/usr/bin/script", "-qec", command, "/dev/null"},
+                                         {"TERM=xterm", "HOME=" + m_dir.path(),
+                                          "APP_DATABASE_SECRET_KEY=" + std::string(k_secret_key)},
+                                         m_dir.path());
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     EXPECT_THAT(r.out, HasSubstr("\033[31mFailed\033[0m"));
-    r = testing::run_process({"/usr/bin/script", "-qec", command, "/dev/null"},
-                             {"TERM=xterm", "NO_COLOR=1", "HOME=" + m_dir.path(),
-                              "APP_DATABASE_SECRET_KEY=" + std::string(k_secret_key)},
-                             m_dir.path());
+    r = kprov::testing::run_process({"/usr/bin/script", "-qec", command, "/dev/null"},
+                                    {"TERM=xterm", "NO_COLOR=1", "HOME=" + m_dir.path(),
+                                     "APP_DATABASE_SECRET_KEY=" + std::string(k_secret_key)},
+                                    m_dir.path());
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     EXPECT_THAT(r.out, HasSubstr("Failed"));
     EXPECT_THAT(r.out, Not(HasSubstr("\033[")));
-}
-
-std::string store_name(const ::testing::TestParamInfo<StoreKind>& param) {
-    return param.param == StoreKind::Sqlite ? "Sqlite" : "Postgres";
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, ReadCommands,
@@ -603,15 +594,15 @@ TEST(Completion, PrintsAScriptPerShellAndRefusesOthers) {
 
 TEST(Completion, IdsComeFromTheStoreAndNeverAnError) {
     testing::TempDir dir;
-    setenv("APP_DATABASE_SECRET_KEY", k_secret_key, 1);
+    setenv("APP_DATABASE_SECRET_KEY", k_secret_key.c_str(), 1);
     const std::string url = "sqlite://" + dir.file("ids.db");
     {
         stores::OpenOptions options;
         options.secret_key = k_secret_key;
         options.schema = stores::SchemaCheck::Migrate;
         auto store = stores::open_store(url, options);
-        const auto runtime = testing::small_runtime("4a000000-0000-4000-8000-000000000001");
-        store->insert_runtime(runtime, testing::new_operation(runtime.id));
+        const auto runtime = kprov::testing::small_runtime("4a000000-0000-4000-8000-000000000001");
+        store->insert_runtime(runtime, kprov::testing::new_operation(runtime.id));
     }
     auto r = kprov_plain({"--store", url, "__complete", "runtime", "4a"});
     EXPECT_EQ(r.code, 0);
@@ -626,12 +617,12 @@ TEST(Completion, IdsComeFromTheStoreAndNeverAnError) {
 }
 
 TEST(Config, JsonListsEverySettingWithItsOriginAndNoSecret) {
-    setenv("APP_DATABASE_SECRET_KEY", k_secret_key, 1);
+    setenv("APP_DATABASE_SECRET_KEY", k_secret_key.c_str(), 1);
     const auto r = kprov_plain({"config", "-o", "json", "--store", "sqlite:///tmp/x.db"});
     unsetenv("APP_DATABASE_SECRET_KEY");
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(r.out.find(k_secret_key), std::string::npos) << "secrets are redacted";
-    const json settings = json::parse(r.out);
+    const Json settings = Json::parse(r.out);
     ASSERT_TRUE(settings.is_array());
     bool store_seen = false;
     for (const auto& setting : settings) {

@@ -20,7 +20,8 @@ class SecondStore {
 public:
     SecondStore(StoreKind kind, const testing::TempDir& dir) {
         if (kind == StoreKind::Postgres) {
-            m_db = std::make_unique<testing::PostgresDatabase>(*testing::postgres_server_uri());
+            m_db = std::make_unique<kprov::testing::PostgresDatabase>(
+                *kprov::testing::postgres_server_uri());
             url = m_db->url();
         } else {
             url = "sqlite://" + dir.file("second.db");
@@ -29,7 +30,7 @@ public:
     std::string url;
 
 private:
-    std::unique_ptr<testing::PostgresDatabase> m_db;
+    std::unique_ptr<kprov::testing::PostgresDatabase> m_db;
 };
 
 class ShootOwnership : public OperationsBase, public ::testing::WithParamInterface<StoreKind> {
@@ -111,15 +112,15 @@ TEST_P(ShootOwnership, AnotherStoresRuntimeOfTheSameShootNameNeverTouchesTheShoo
 
 TEST_P(ShootOwnership, ConcurrentIdenticalProvisioningsMakeOneRuntime) {
     const auto [file, name] = runtime_file("aws");
-    std::vector<std::string> env = testing::environment_without_settings();
+    std::vector<std::string> env = kprov::testing::environment_without_settings();
     env.insert(env.end(),
                {"KPROV_TENANT=ga-1", std::string("APP_DATABASE_SECRET_KEY=") + k_secret_key,
                 "HOME=" + m_dir.path(), "XDG_STATE_HOME=" + m_dir.file("state"),
                 "XDG_CONFIG_HOME=" + m_dir.file("config")});
     constexpr int k_callers = 8;
-    std::vector<std::unique_ptr<testing::ChildProcess>> callers;
+    std::vector<std::unique_ptr<kprov::testing::ChildProcess>> callers;
     for (int i = 0; i < k_callers; ++i)
-        callers.push_back(std::make_unique<testing::ChildProcess>(
+        callers.push_back(std::make_unique<kprov::testing::ChildProcess>(
             std::vector<std::string>{KPROV_BINARY, "provision", "-f", file, "-o", "json", "--store",
                                      m_store_url, "--gardener-kubeconfig",
                                      m_sim->kubeconfig.string(), "--gardener-project", k_project},

@@ -78,7 +78,7 @@ protected:
     }
 
     testing::TempDir m_dir;
-    std::unique_ptr<testing::SimProcess> m_sim;
+    std::unique_ptr<kprov::testing::SimProcess> m_sim;
 };
 
 TEST_F(CliRegistrationTest, ProvisionAndDeprovisionRegisterAndUnregister) {

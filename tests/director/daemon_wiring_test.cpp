@@ -70,12 +70,12 @@ TEST(DaemonWiring, TheWatchAddsTheAuditLogExtensionToOurShoots) {
     for (const auto& [key, value] : settings)
         env.push_back(key + "=" + value);
 
-    testing::ChildProcess started({KPROV_BINARY, "provision", "-f", runtime}, env,
-                                  dir.file("provision.out"), dir.file("provision.err"));
+    kprov::testing::ChildProcess started({KPROV_BINARY, "provision", "-f", runtime}, env,
+                                         dir.file("provision.out"), dir.file("provision.err"));
     ASSERT_EQ(started.wait(), 0) << "kprov provision failed; see " << dir.file("provision.err");
 
-    testing::ChildProcess watch({KPROV_BINARY, "watch", "--workers", "2"}, env,
-                                dir.file("watch.out"), dir.file("watch.err"));
+    kprov::testing::ChildProcess watch({KPROV_BINARY, "watch", "--workers", "2"}, env,
+                                       dir.file("watch.out"), dir.file("watch.err"));
     gardener::GardenerClient garden(gardener::load_kubeconfig(sim->kubeconfig), "kprov");
     json extension;
     for (int i = 0; i < 600 && extension.is_null(); ++i) {

@@ -98,14 +98,14 @@ inline OAuthCredentials sim_credentials(const std::string& sim_url) {
 }
 
 /// Starts kprov-sim with `flags` for a suite; skips (fails in CI) when it is not built.
-inline std::unique_ptr<testing::SimProcess> start_sim(std::vector<std::string> flags,
-                                                      std::string& why_not) {
-    const std::string binary = testing::find_sim_binary();
+inline std::unique_ptr<kprov::testing::SimProcess> start_sim(std::vector<std::string> flags,
+                                                             std::string& why_not) {
+    const std::string binary = kprov::testing::find_sim_binary();
     if (binary.empty()) {
         why_not = "kprov-sim is not built (target kprov-sim)";
         return nullptr;
     }
-    return std::make_unique<testing::SimProcess>(binary, std::move(flags));
+    return std::make_unique<kprov::testing::SimProcess>(binary, std::move(flags));
 }
 
 /// A suite sharing one kprov-sim, started with `Suite::sim_flags()`; every test starts with
@@ -126,7 +126,7 @@ protected:
         control->del("/sim/faults");
     }
 
-    static inline testing::SimProcess* s_sim = nullptr;
+    static inline kprov::testing::SimProcess* s_sim = nullptr;
     static inline std::string s_why;
     std::unique_ptr<SimControl> control;
 };

@@ -6,6 +6,7 @@
 
 #include "engine/error.hpp"
 #include "engine/shoot_builder.hpp"
+#include "golden.hpp"
 #include "support/json_diff.hpp"
 
 #include <gmock/gmock.h>
@@ -16,14 +17,10 @@ namespace kprov::engine {
 namespace {
 
 using nlohmann::json;
-using testing::HasSubstr;
+using ::testing::HasSubstr;
 
 constexpr const char* k_runtime_id = "0c8b8a52-6f1e-4c1b-9a43-2b1d4e5f6a70";
 constexpr const char* k_operation_id = "5a7d7c2e-1c3b-4d5e-8f60-7a8b9c0d1e2f";
-
-std::string golden_path(const std::string& name) {
-    return KPROV_SOURCE_DIR "/tests/engine/golden/" + name;
-}
 
 Runtime base_runtime() {
     Runtime r;
@@ -257,7 +254,7 @@ TEST_P(ShootGolden, MatchesTheReference) {
     const ShootPlan plan = build_shoot(v.runtime(), k_operation_id, v.options(legacy));
 
     const json expected =
-        test_support::load_json_file(golden_path(v.golden + (legacy ? ".legacy.json" : ".json")));
+        test_support::load_json_file(golden::path(v.golden + (legacy ? ".legacy.json" : ".json")));
     const auto difference = test_support::first_difference(expected, json::parse(plan.shoot));
     EXPECT_FALSE(difference) << *difference;
 
@@ -294,7 +291,7 @@ TEST(ShootOidc, CurrentApiReturnsTheStructuredAuthenticationConfigMap) {
     config_map["data"]["config.yaml"] =
         json::parse(config_map["data"]["config.yaml"].get<std::string>());
     const json expected = test_support::load_json_file(
-        golden_path("shoot-oidc-dns-ha-euaccess-production.configmap.json"));
+        golden::path("shoot-oidc-dns-ha-euaccess-production.configmap.json"));
     const auto difference = test_support::first_difference(expected, config_map);
     EXPECT_FALSE(difference) << *difference;
 }

@@ -5,6 +5,7 @@
 #include "engine/error.hpp"
 #include "engine/provider_config.hpp"
 #include "engine/shoot_upgrade.hpp"
+#include "golden.hpp"
 #include "support/json_diff.hpp"
 
 #include <fstream>
@@ -18,14 +19,10 @@ namespace kprov::engine {
 namespace {
 
 using nlohmann::json;
-using testing::HasSubstr;
-
-std::string golden_path(const std::string& name) {
-    return KPROV_SOURCE_DIR "/tests/engine/golden/" + name;
-}
+using ::testing::HasSubstr;
 
 std::string read_golden(const std::string& name) {
-    std::ifstream in(golden_path(name));
+    std::ifstream in(golden::path(name));
     std::stringstream text;
     text << in.rdbuf();
     return text.str();
@@ -33,7 +30,7 @@ std::string read_golden(const std::string& name) {
 
 void expect_json(const std::string& golden, const json& actual) {
     const auto difference =
-        test_support::first_difference(test_support::load_json_file(golden_path(golden)), actual);
+        test_support::first_difference(test_support::load_json_file(golden::path(golden)), actual);
     EXPECT_FALSE(difference) << golden << ": " << *difference;
 }
 

@@ -18,7 +18,7 @@ std::vector<std::string> keys(const Json& object) {
 }
 
 TEST(StatusJson, OperationStatusHasTheGraphQLFieldsInOrder) {
-    auto op = testing::new_operation("rt-1");
+    auto op = kprov::testing::new_operation("rt-1");
     op.id = "op-1";
     op.message = "Provisioning started";
     EXPECT_EQ(operation_status_json(op).dump(),
@@ -37,7 +37,7 @@ TEST(StatusJson, OperationStatusHasTheGraphQLFieldsInOrder) {
 }
 
 TEST(StatusJson, GardenerConfigHasEveryContractFieldWithNullsForUnsetOptionals) {
-    const auto runtime = testing::small_runtime("rt-1");
+    const auto runtime = kprov::testing::small_runtime("rt-1");
     const auto config = gardener_config_json(runtime.gardener);
     EXPECT_EQ(keys(config), (std::vector<std::string>{"name",
                                                       "kubernetesVersion",
@@ -84,7 +84,7 @@ TEST(StatusJson, GardenerConfigHasEveryContractFieldWithNullsForUnsetOptionals) 
 }
 
 TEST(StatusJson, GardenerConfigCarriesSetOptionalsDnsAndOidc) {
-    auto g = testing::small_runtime("rt-1").gardener;
+    auto g = kprov::testing::small_runtime("rt-1").gardener;
     g.seed = "gcp-eu1";
     g.volume_size_gb = 50;
     g.machine_image = "gardenlinux";
@@ -150,9 +150,9 @@ TEST(StatusJson, KymaConfigShowsTheActiveConfigAsTheOriginalDid) {
 }
 
 TEST(StatusJson, RuntimeStatusHasTheGraphQLShape) {
-    auto runtime = testing::small_runtime("rt-1");
+    auto runtime = kprov::testing::small_runtime("rt-1");
     runtime.kubeconfig = "cached-secret"; // never shown unless asked for
-    auto op = testing::new_operation("rt-1");
+    auto op = kprov::testing::new_operation("rt-1");
     op.id = "op-1";
     const auto status = runtime_status_json(runtime, op);
     EXPECT_EQ(keys(status),
@@ -171,7 +171,7 @@ TEST(StatusJson, RuntimeStatusHasTheGraphQLShape) {
 }
 
 TEST(StatusJson, RuntimeStatusTakesWhatOnlyTheCallerKnows) {
-    const auto runtime = testing::small_runtime("rt-1");
+    const auto runtime = kprov::testing::small_runtime("rt-1");
     RuntimeStatusExtras extras;
     extras.compass_runtime_id = "rt-1";
     extras.kubeconfig = "apiVersion: v1";
@@ -181,7 +181,7 @@ TEST(StatusJson, RuntimeStatusTakesWhatOnlyTheCallerKnows) {
     EXPECT_EQ(status["runtimeConfiguration"]["kubeconfig"], "apiVersion: v1");
     EXPECT_EQ(status["hibernationStatus"].dump(),
               R"({"hibernated":true,"hibernationPossible":null})");
-    auto op = testing::new_operation("rt-1");
+    auto op = kprov::testing::new_operation("rt-1");
     EXPECT_EQ(runtime_status_json(runtime, op, extras)["lastOperationStatus"]["compassRuntimeID"],
               "rt-1");
 }

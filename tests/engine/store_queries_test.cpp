@@ -30,9 +30,10 @@ TEST(StoreDefaults, QueryAndPrefixLookupsWorkOnAnyStore) {
     fakes::FakeStore store;
     std::vector<std::string> ids;
     for (int i = 0; i < 3; ++i) {
-        auto r = testing::small_runtime(new_uuid(), testing::k_t0 + std::chrono::hours(i));
+        auto r =
+            kprov::testing::small_runtime(new_uuid(), kprov::testing::k_t0 + std::chrono::hours(i));
         r.labels_json = i == 1 ? R"({"team":"x"})" : "{}";
-        const auto op = testing::new_operation(r.id);
+        const auto op = kprov::testing::new_operation(r.id);
         store.insert_runtime(r, op);
         ids.push_back(r.id);
     }

@@ -70,7 +70,9 @@ public:
         Guard g(*this, name);
         return m_fake.admin_kubeconfig(name, exp);
     }
-    void put_config_map(const std::string& json) override { m_fake.put_config_map(json); }
+    void put_config_map(const std::string& config_map) override {
+        m_fake.put_config_map(config_map);
+    }
     void delete_config_map(const std::string& name) override { m_fake.delete_config_map(name); }
 
     void close_gate() {

@@ -77,7 +77,7 @@ TEST(AuditLogApply, AddsExtensionAndResourceOnceAndCorrectsThem) {
 }
 
 json shoot(const std::string& name, const std::string& runtime_id, const std::string& region) {
-    json s = testing::minimal_aws_shoot(name);
+    json s = kprov::testing::minimal_aws_shoot(name);
     s["metadata"]["annotations"] = {{"kcp.provisioner.kyma-project.io/runtime-id", runtime_id}};
     s["spec"]["region"] = region;
     return s;
@@ -86,11 +86,11 @@ json shoot(const std::string& name, const std::string& runtime_id, const std::st
 class AuditLogSimTest : public ::testing::Test {
 protected:
     static void SetUpTestSuite() {
-        const std::string binary = testing::find_sim_binary();
+        const std::string binary = kprov::testing::find_sim_binary();
         if (binary.empty())
             return;
-        s_sim = new testing::SimProcess(binary, {"--project", "audit", "--seed-provider", "aws",
-                                                 "--seed-region", "eu-central-1"});
+        s_sim = new kprov::testing::SimProcess(binary, {"--project", "audit", "--seed-provider",
+                                                        "aws", "--seed-region", "eu-central-1"});
     }
     static void TearDownTestSuite() {
         delete s_sim;
@@ -111,7 +111,7 @@ protected:
         return client->get_shoot(name).value()["metadata"]["resourceVersion"];
     }
 
-    static inline testing::SimProcess* s_sim = nullptr;
+    static inline kprov::testing::SimProcess* s_sim = nullptr;
     std::unique_ptr<GardenerClient> client;
 };
 

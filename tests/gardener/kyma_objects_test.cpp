@@ -15,7 +15,7 @@ using nlohmann::json;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-std::string error_of(const std::string& yaml) {
+std::string installer_yaml_error(const std::string& yaml) {
     try {
         parse_installer_yaml(yaml);
     } catch (const Error& e) {
@@ -100,13 +100,13 @@ TEST(KymaManifest, KindTableCoversTheInstallerKinds) {
 }
 
 TEST(KymaManifest, NamesTheDocumentOfAnUnknownKindOrABadObject) {
-    EXPECT_EQ(error_of("apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\n"
-                       "apiVersion: apps/v2\nkind: Deployment\nmetadata: {name: d}\n"),
+    EXPECT_EQ(installer_yaml_error("apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\n"
+                                   "apiVersion: apps/v2\nkind: Deployment\nmetadata: {name: d}\n"),
               "unknown kind apps/v2 Deployment in document 2");
-    EXPECT_EQ(error_of("- a\n- b\n"), "not a mapping in document 1");
-    EXPECT_EQ(error_of("kind: Namespace\n"), "no apiVersion in document 1");
-    EXPECT_EQ(error_of("apiVersion: v1\n"), "no kind in document 1");
-    EXPECT_THAT(error_of("apiVersion: v1\nkind: Namespace\nmetadata: {name: ../x}\n"),
+    EXPECT_EQ(installer_yaml_error("- a\n- b\n"), "not a mapping in document 1");
+    EXPECT_EQ(installer_yaml_error("kind: Namespace\n"), "no apiVersion in document 1");
+    EXPECT_EQ(installer_yaml_error("apiVersion: v1\n"), "no kind in document 1");
+    EXPECT_THAT(installer_yaml_error("apiVersion: v1\nkind: Namespace\nmetadata: {name: ../x}\n"),
                 HasSubstr("metadata.name"));
 }
 

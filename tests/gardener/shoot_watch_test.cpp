@@ -147,7 +147,7 @@ TEST(ShootEventFilter, EventsNotCommittedComeAgainWithTheNextResync) {
 // --- against kprov-sim --------------------------------------------------------------------
 
 json sim_shoot(const std::string& name, const std::string& runtime_id) {
-    json s = testing::minimal_aws_shoot(name);
+    json s = kprov::testing::minimal_aws_shoot(name);
     s["metadata"]["annotations"] = {{k_annotation, runtime_id},
                                     {"confirmation.gardener.cloud/deletion", "true"}};
     return s;
@@ -156,10 +156,10 @@ json sim_shoot(const std::string& name, const std::string& runtime_id) {
 class ShootWatchSimTest : public ::testing::Test {
 protected:
     void SetUp() override {
-        const std::string binary = testing::find_sim_binary();
+        const std::string binary = kprov::testing::find_sim_binary();
         if (binary.empty())
             KPROV_SKIP_UNLESS_CI("kprov-sim is not built (target kprov-sim)");
-        sim = std::make_unique<testing::SimProcess>(
+        sim = std::make_unique<kprov::testing::SimProcess>(
             binary, std::vector<std::string>{"--create-seconds", "0.5", "--delete-seconds", "0.3",
                                              "--bookmark-seconds", "1", "--project", "kw"});
         ClientOptions options;
@@ -204,7 +204,7 @@ protected:
         client->kube().create(path, body);
     }
 
-    std::unique_ptr<testing::SimProcess> sim;
+    std::unique_ptr<kprov::testing::SimProcess> sim;
     std::shared_ptr<GardenerClient> client;
     std::unique_ptr<ShootWatch> watch;
     std::mutex mutex;

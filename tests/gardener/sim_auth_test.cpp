@@ -35,7 +35,7 @@ ClientOptions quick() {
 class SimAuth : public ::testing::Test {
 protected:
     void SetUp() override {
-        m_binary = testing::find_sim_binary();
+        m_binary = kprov::testing::find_sim_binary();
         if (m_binary.empty())
             KPROV_SKIP_UNLESS_CI("kprov-sim is not built (target kprov-sim)");
     }
@@ -44,7 +44,7 @@ protected:
 };
 
 TEST_F(SimAuth, PlainHttpWithAndWithoutToken) {
-    testing::SimProcess sim(m_binary, {"--token", "s3cret", "--project", "p"});
+    kprov::testing::SimProcess sim(m_binary, {"--token", "s3cret", "--project", "p"});
     Kubeconfig k = load_kubeconfig(sim.kubeconfig);
     EXPECT_EQ(k.server.rfind("http://", 0), 0u);
     EXPECT_EQ(k.token, "s3cret");
@@ -66,8 +66,9 @@ TEST_F(SimAuth, PlainHttpWithAndWithoutToken) {
 }
 
 TEST_F(SimAuth, HttpsWithTokenAndWithClientCertificate) {
-    testing::SimProcess sim(m_binary, {"--tls", "--project", "p", "--client-cert-out",
-                                       (std::filesystem::path(m_dir.path()) / "admin").string()});
+    kprov::testing::SimProcess sim(m_binary,
+                                   {"--tls", "--project", "p", "--client-cert-out",
+                                    (std::filesystem::path(m_dir.path()) / "admin").string()});
     Kubeconfig k = load_kubeconfig(sim.kubeconfig);
     ASSERT_EQ(k.server.rfind("https://", 0), 0u);
     ASSERT_FALSE(k.ca_pem.empty());
@@ -91,8 +92,8 @@ TEST_F(SimAuth, HttpsWithTokenAndWithClientCertificate) {
 }
 
 TEST_F(SimAuth, HttpsWithAWrongCaIsRefused) {
-    testing::SimProcess sim(m_binary, {"--tls", "--project", "p"});
-    testing::SimProcess other(m_binary, {"--tls", "--project", "p"});
+    kprov::testing::SimProcess sim(m_binary, {"--tls", "--project", "p"});
+    kprov::testing::SimProcess other(m_binary, {"--tls", "--project", "p"});
     Kubeconfig k = load_kubeconfig(sim.kubeconfig);
     k.ca_pem = load_kubeconfig(other.kubeconfig).ca_pem; // another sim's CA
     try {

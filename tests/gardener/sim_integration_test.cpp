@@ -18,13 +18,13 @@
 namespace kprov::gardener {
 namespace {
 
+using kprov::testing::SimProcess;
 using nlohmann::json;
 using ::testing::HasSubstr;
-using testing::SimProcess;
 using namespace std::chrono_literals;
 
 json shoot(const std::string& name) {
-    json s = testing::minimal_aws_shoot(name);
+    json s = kprov::testing::minimal_aws_shoot(name);
     s["metadata"]["labels"] = {{"account", "ga-1"}};
     return s;
 }
@@ -32,7 +32,7 @@ json shoot(const std::string& name) {
 class SimIntegrationTest : public ::testing::Test {
 protected:
     static void SetUpTestSuite() {
-        const std::string binary = testing::find_sim_binary();
+        const std::string binary = kprov::testing::find_sim_binary();
         if (binary.empty()) {
             s_why = "kprov-sim is not built (target kprov-sim)";
             return;

@@ -9,12 +9,7 @@
 using namespace kprov::sim;
 using namespace kprov::sim::testing;
 
-namespace {
-
-const char* k_installations =
-    "/apis/installer.kyma-project.io/v1alpha1/namespaces/default/installations";
-
-} // namespace
+namespace {} // namespace
 
 TEST(KymaApi, InstallationsAre404UntilTheirCrdExists) {
     KymaCluster kc;

@@ -10,9 +10,6 @@ using namespace kprov::sim::testing;
 
 namespace {
 
-const char* k_installations =
-    "/apis/installer.kyma-project.io/v1alpha1/namespaces/default/installations";
-
 // Every distinct (state, description) the CR went through, in order, from a watch; the empty
 // state of a new CR is left out (the watch may connect after it was created).
 std::vector<std::string> transitions(WatchCollector& w) {

@@ -9,6 +9,10 @@
 
 namespace kprov::sim::testing {
 
+/// The collection of the Kyma installer's Installation resources.
+inline constexpr const char* k_installations =
+    "/apis/installer.kyma-project.io/v1alpha1/namespaces/default/installations";
+
 class KymaCluster {
 public:
     /// Starts a simulator (component seconds `component_seconds`) and waits for c1's cluster.

@@ -1,5 +1,6 @@
 #include "engine/error.hpp"
 #include "stores/cipher.hpp"
+#include "stores_testing.hpp"
 #include "support/test_databases.hpp"
 
 #include <cctype>
@@ -28,17 +29,6 @@ const std::string k_key16 = "0123456789abcdef";
 const std::string k_key24 = "0123456789abcdef01234567";
 const std::string k_key32 = "0123456789abcdef0123456789abcdef";
 const std::string k_context = "cluster.kubeconfig:c-1";
-
-// Runs `action`, which must throw E, and returns the message.
-template <class E, class F> std::string message_of(F&& action) {
-    try {
-        action();
-    } catch (const E& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "no exception was thrown";
-    return {};
-}
 
 std::string random_string(std::size_t size) {
     std::string out(size, '\0');
@@ -313,19 +303,6 @@ void write_file(const std::string& path, const std::string& content, mode_t mode
     ASSERT_EQ(::chmod(path.c_str(), mode), 0);
 }
 
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-mode_t mode_of(const std::string& path) {
-    struct stat st {};
-    EXPECT_EQ(::stat(path.c_str(), &st), 0);
-    return st.st_mode & 07777;
-}
-
 TEST(KeyFileTest, CreatesAPrivateFileAndReusesIt) {
     const kprov::testing::TempDir dir;
     const auto path = dir.file("secret.key");
@@ -333,7 +310,7 @@ TEST(KeyFileTest, CreatesAPrivateFileAndReusesIt) {
     EXPECT_EQ(key.size(), 32u);
     for (const char c : key)
         EXPECT_TRUE(std::isgraph(static_cast<unsigned char>(c))) << key;
-    EXPECT_EQ(mode_of(path), 0600u);
+    EXPECT_EQ(kprov::testing::file_mode(path), 0600u);
     EXPECT_EQ(read_file(path), key + "\n");
     EXPECT_NO_THROW(SecretCipher cipher(key));
 
@@ -351,8 +328,8 @@ TEST(KeyFileTest, CreatesAPrivateFileWhateverTheUmask) {
     ::umask(0277);
     const auto key2 = load_or_create_key_file(dir.file("other.key"));
     ::umask(previous);
-    EXPECT_EQ(mode_of(dir.file("secret.key")), 0600u);
-    EXPECT_EQ(mode_of(dir.file("other.key")), 0600u);
+    EXPECT_EQ(kprov::testing::file_mode(dir.file("secret.key")), 0600u);
+    EXPECT_EQ(kprov::testing::file_mode(dir.file("other.key")), 0600u);
     EXPECT_NE(key, key2);
 }
 

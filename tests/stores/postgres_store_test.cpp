@@ -8,6 +8,7 @@
 #include "stores/migration_names.hpp"
 #include "stores/open_store.hpp"
 #include "stores/store_common.hpp"
+#include "stores_testing.hpp"
 #include "support/store_fixtures.hpp"
 #include "support/test_databases.hpp"
 
@@ -43,21 +44,16 @@ using engine::Operation;
 using engine::OperationState;
 using engine::OperationType;
 using engine::Runtime;
+using kprov::testing::k_t0;
+using kprov::testing::migration_names;
+using kprov::testing::recorded_names;
+using kprov::testing::small_runtime;
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
-using testing::k_t0;
-using testing::migration_names;
-using testing::recorded_names;
-using testing::small_runtime;
 
-Operation provisioning(const std::string& runtime_id) {
-    return testing::new_operation(runtime_id);
-}
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
-
-const std::string k_key = "0123456789abcdef0123456789abcdef";
 
 OpenOptions options(SchemaCheck schema, std::string key = k_key) {
     OpenOptions o;
@@ -68,13 +64,6 @@ OpenOptions options(SchemaCheck schema, std::string key = k_key) {
 }
 
 // Direct SQL on the test database, beside the store.
-pqxx::result sql(const std::string& url, const std::string& statement) {
-    pqxx::connection c{url};
-    pqxx::work tx{c};
-    auto r = tx.exec(statement);
-    tx.commit();
-    return r;
-}
 
 std::vector<std::string> recorded_migrations(const std::string& url) {
     std::vector<std::string> out;

@@ -6,6 +6,7 @@
 #include "engine/provider_config.hpp"
 #include "stores/migration_names.hpp"
 #include "stores/open_store.hpp"
+#include "stores_testing.hpp"
 #include "support/store_fixtures.hpp"
 #include "support/test_databases.hpp"
 
@@ -28,11 +29,11 @@ using engine::Operation;
 using engine::OperationState;
 using engine::OperationType;
 using engine::Runtime;
+using kprov::testing::migration_names;
+using kprov::testing::recorded_names;
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
-using testing::migration_names;
-using testing::recorded_names;
 
 // The key the fixture's legacy ciphertexts were made with (see the fixture's header).
 const std::string k_original_key = "kprov-takeover-test-key-32-bytes";
@@ -58,14 +59,6 @@ std::string read_fixture(const std::string& name) {
     std::stringstream s;
     s << in.rdbuf();
     return s.str();
-}
-
-pqxx::result sql(const std::string& url, const std::string& statement) {
-    pqxx::connection c{url};
-    pqxx::work tx{c};
-    auto r = tx.exec(statement);
-    tx.commit();
-    return r;
 }
 
 Operation original_operation(const std::string& id, const std::string& cluster, OperationType type,
@@ -332,7 +325,7 @@ void expect_same_runtime(const Runtime& got, const Runtime& want) {
     EXPECT_EQ(got.name, "");
     EXPECT_EQ(got.description, "");
     EXPECT_EQ(got.labels_json, "{}");
-    testing::expect_same_runtime(got, want);
+    kprov::testing::expect_same_runtime(got, want);
 }
 
 // Migration 2 gave the original's rows kprov's scheduling columns: due at once, unleased, never
@@ -385,7 +378,7 @@ protected:
         return store;
     }
 
-    std::unique_ptr<testing::PostgresDatabase> m_db;
+    std::unique_ptr<kprov::testing::PostgresDatabase> m_db;
     Timestamp m_migrated_after;
 };
 
@@ -460,7 +453,7 @@ TEST_F(PostgresTakeover, ReadsTheOriginalsKymaRows) {
     // The active config with its whole release, the secret value as the original stored it.
     const auto gcp = store->find_runtime(k_gcp);
     ASSERT_TRUE(gcp);
-    testing::expect_same_kyma(gcp->kyma, expected_gcp_kyma_after_upgrade());
+    kprov::testing::expect_same_kyma(gcp->kyma, expected_gcp_kyma_after_upgrade());
     ASSERT_TRUE(gcp->kyma);
     EXPECT_EQ(gcp->kyma->release.tiller_yaml, "");
     EXPECT_EQ(gcp->kyma->global.entries.at(1).value, "original-plain-secret");
@@ -471,7 +464,7 @@ TEST_F(PostgresTakeover, ReadsTheOriginalsKymaRows) {
     engine::KymaConfig without_yaml = expected_gcp_kyma_after_upgrade();
     without_yaml.release.tiller_yaml.clear();
     without_yaml.release.installer_yaml.clear();
-    testing::expect_same_kyma(status->runtime.kyma, without_yaml);
+    kprov::testing::expect_same_kyma(status->runtime.kyma, without_yaml);
     EXPECT_EQ(status->last->id, "0e000000-1111-4000-8000-000000000002");
 
     // Runtimes the original ran without Kyma (or before the column) have none.
@@ -489,7 +482,8 @@ TEST_F(PostgresTakeover, ReadsTheOriginalsKymaRows) {
     // Rolling the original's upgrade back activates its pre-upgrade config: NULL orders, the
     // early '[]' and NULL configurations.
     store->roll_back_upgrade(k_gcp, k_kyma_upgrade);
-    testing::expect_same_kyma(store->find_runtime(k_gcp)->kyma, expected_gcp_kyma_before_upgrade());
+    kprov::testing::expect_same_kyma(store->find_runtime(k_gcp)->kyma,
+                                     expected_gcp_kyma_before_upgrade());
     EXPECT_EQ(store->find_runtime_upgrade(k_kyma_upgrade)->state, engine::UpgradeState::RolledBack);
 }
 
@@ -520,7 +514,7 @@ TEST_F(PostgresTakeover, AKymaUpgradeOfTheOriginalsRuntimeFitsItsTables) {
 
     // The release was stored once: the original's 2.0.0 row is the one that exists.
     EXPECT_EQ(store->insert_kyma_release({"", "2.0.0", "x", "y"}), release_2_0());
-    testing::expect_same_kyma(store->find_runtime(k_gcp)->kyma, next);
+    kprov::testing::expect_same_kyma(store->find_runtime(k_gcp)->kyma, next);
     EXPECT_EQ(store->find_runtime_upgrade(op.id)->pre_upgrade_kyma_config_id, k_config_after);
     // kprov's rows encrypt what the original's kept in plaintext.
     const auto stored = sql(m_db->url(), "SELECT global_configuration::text FROM kyma_config "

@@ -8,6 +8,7 @@
 #include "stores/re_encrypt_rows.hpp"
 #include "stores/store_common.hpp"
 #include "stores/store_contract.hpp"
+#include "stores_testing.hpp"
 
 #include <gmock/gmock.h>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,9 @@
 namespace kprov::engine {
 namespace {
 
+using stores::k_key;
+
+using kprov::testing::new_operation;
 using store_contract::full_kyma;
 using store_contract::full_runtime;
 using store_contract::minimal_runtime;
@@ -27,11 +31,8 @@ using stores::SchemaCheck;
 using stores::SecretCipher;
 using stores::StoreBackend;
 using ::testing::HasSubstr;
-using testing::new_operation;
 using ::testing::Not;
 using ::testing::StartsWith;
-
-const std::string k_key = "0123456789abcdef0123456789abcdef";
 
 // The original's secret Kyma override: plaintext in the JSON, marked secret only.
 const std::string k_plaintext_global =
@@ -65,10 +66,12 @@ protected:
     void seed_old_rows() {
         Runtime a = full_runtime(new_uuid());
         a.kyma = full_kyma(a.id, stored_release());
-        m_store->insert_runtime(a, new_operation(a.id, OperationType::Provision, testing::k_t0));
+        m_store->insert_runtime(
+            a, new_operation(a.id, OperationType::Provision, kprov::testing::k_t0));
         m_a = a.id;
         Runtime b = minimal_runtime(new_uuid());
-        m_store->insert_runtime(b, new_operation(b.id, OperationType::Provision, testing::k_t0));
+        m_store->insert_runtime(
+            b, new_operation(b.id, OperationType::Provision, kprov::testing::k_t0));
         m_b = b.id;
 
         raw("UPDATE cluster SET kubeconfig = '" + m_cipher.encrypt_legacy("kubeconfig: a") +

@@ -17,12 +17,6 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-unsigned mode_of(const std::string& path) {
-    struct stat st {};
-    EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
-    return st.st_mode & 07777;
-}
-
 // Sets the umask for the test's lifetime (each test runs in a process of its own under ctest).
 class Umask {
 public:
@@ -55,13 +49,13 @@ TEST_F(SqlitePermissions, EveryFileAndDirectoryItCreatesIsPrivateUnderUmask022) 
     const Umask umask(022);
     const std::string db = m_dir.file("a/b/kprov.db");
     auto store = open(db);
-    const auto r = testing::small_runtime();
-    store->insert_runtime(r, testing::new_operation(r.id, engine::OperationType::Provision));
-    EXPECT_EQ(mode_of(m_dir.file("a")), 0700u);
-    EXPECT_EQ(mode_of(m_dir.file("a/b")), 0700u);
+    const auto r = kprov::testing::small_runtime();
+    store->insert_runtime(r, kprov::testing::new_operation(r.id, engine::OperationType::Provision));
+    EXPECT_EQ(kprov::testing::file_mode(m_dir.file("a")), 0700u);
+    EXPECT_EQ(kprov::testing::file_mode(m_dir.file("a/b")), 0700u);
     for (const std::string& file : {db, db + "-wal", db + "-shm", db + ".key"}) {
         ASSERT_TRUE(std::filesystem::exists(file)) << file;
-        EXPECT_EQ(mode_of(file), 0600u) << file;
+        EXPECT_EQ(kprov::testing::file_mode(file), 0600u) << file;
     }
     EXPECT_TRUE(m_warnings.empty()) << m_warnings.front();
 }
@@ -70,8 +64,8 @@ TEST_F(SqlitePermissions, AUmaskThatWouldLockTheOwnerOutStillGivesTheOwnerAccess
     const Umask umask(0277);
     const std::string db = m_dir.file("locked/kprov.db");
     auto store = open(db);
-    EXPECT_EQ(mode_of(m_dir.file("locked")), 0700u);
-    EXPECT_EQ(mode_of(db), 0600u);
+    EXPECT_EQ(kprov::testing::file_mode(m_dir.file("locked")), 0700u);
+    EXPECT_EQ(kprov::testing::file_mode(db), 0600u);
     EXPECT_TRUE(store->list_runtimes({}).empty());
 }
 
@@ -84,7 +78,7 @@ TEST_F(SqlitePermissions, ASharedDatabaseIsReportedWithItsModeAndNotChanged) {
     EXPECT_THAT(m_warnings,
                 ElementsAre(HasSubstr("the SQLite store " + db +
                                       " is accessible by group or others (mode 0640)")));
-    EXPECT_EQ(mode_of(db), 0640u);
+    EXPECT_EQ(kprov::testing::file_mode(db), 0640u);
 }
 
 // A reader (OpenOptions::create false) opens only a store that is there, and creates nothing.

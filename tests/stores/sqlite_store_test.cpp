@@ -6,6 +6,7 @@
 #include "stores/migration_names.hpp"
 #include "stores/open_store.hpp"
 #include "stores/store_common.hpp"
+#include "stores_testing.hpp"
 #include "support/store_fixtures.hpp"
 #include "support/test_databases.hpp"
 
@@ -31,41 +32,19 @@ using engine::Operation;
 using engine::OperationState;
 using engine::OperationType;
 using engine::Runtime;
+using kprov::testing::k_t0;
+using kprov::testing::migration_names;
+using kprov::testing::migration_versions;
+using kprov::testing::recorded_names;
+using kprov::testing::small_runtime;
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
-using testing::k_t0;
-using testing::migration_names;
-using testing::migration_versions;
-using testing::recorded_names;
-using testing::small_runtime;
 
-Operation provisioning(const std::string& runtime_id, Timestamp start = k_t0) {
-    return testing::new_operation(runtime_id, OperationType::Provision, start);
-}
 using ::testing::HasSubstr;
-
-const std::string k_key = "0123456789abcdef0123456789abcdef";
-
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 // The main file and its write-ahead log: everything SQLite has put on disk.
 std::string bytes_on_disk(const std::string& db) {
     return read_file(db) + read_file(db + "-wal");
-}
-
-template <class E, class F> std::string message_of(F&& action) {
-    try {
-        action();
-    } catch (const E& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "no exception was thrown";
-    return {};
 }
 
 class SqliteStoreTest : public ::testing::Test {
@@ -186,7 +165,7 @@ TEST_F(SqliteStoreTest, TheLastOperationIsReadFromTheIndexBackwardsWithTiesToThe
     first.state = OperationState::Succeeded;
     store->insert_runtime(r, first);
     // Started in the same instant as the first: the row inserted later is the last operation.
-    Operation second = testing::new_operation(r.id, OperationType::UpgradeShoot, k_t0);
+    Operation second = kprov::testing::new_operation(r.id, OperationType::UpgradeShoot, k_t0);
     store->insert_operation(second);
     EXPECT_EQ(store->last_operation(r.id)->id, second.id);
     EXPECT_EQ(store->find_runtime_status(r.id)->last->id, second.id);

@@ -21,11 +21,11 @@
 namespace kprov::engine::store_contract {
 
 using namespace std::chrono_literals;
+using kprov::testing::k_t0;
+using kprov::testing::new_operation;
 using stores::OpenOptions;
 using stores::SchemaCheck;
 using stores::StoreBackend;
-using testing::k_t0;
-using testing::new_operation;
 
 inline GardenerConfig azure_config(const std::string& id, const std::string& name) {
     GardenerConfig g;
@@ -175,7 +175,7 @@ protected:
     }
 
     testing::TempDir m_dir;
-    std::unique_ptr<testing::PostgresDatabase> m_pg;
+    std::unique_ptr<kprov::testing::PostgresDatabase> m_pg;
     std::string m_url;
     std::unique_ptr<StoreBackend> m_store;
 };

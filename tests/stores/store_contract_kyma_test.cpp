@@ -14,12 +14,12 @@ namespace kprov::engine {
 namespace {
 
 using namespace std::chrono_literals;
+using kprov::testing::expect_same_kyma;
+using kprov::testing::k_t0;
+using kprov::testing::new_operation;
 using store_contract::full_kyma;
 using store_contract::minimal_runtime;
 using store_contract::StoreContract;
-using testing::expect_same_kyma;
-using testing::k_t0;
-using testing::new_operation;
 
 using store_contract::RawRows;
 

@@ -11,8 +11,8 @@ namespace kprov::engine {
 namespace {
 
 using namespace std::chrono_literals;
+using kprov::testing::k_t0;
 using store_contract::StoreContract;
-using testing::k_t0;
 
 RuntimeEvent event(const std::string& kind, Timestamp at) {
     return {at, kind, kind + " by tester@host"};
@@ -42,16 +42,17 @@ TEST_P(StoreContract, AProtectedRuntimesDeprovisioningIsRefusedInTheInsertItself
     const Runtime r = idle_runtime();
     m_store->set_protected(r.id, true, event("Protect", k_t0 + 1s));
     for (const auto type : {OperationType::Deprovision, OperationType::DeprovisionNoInstall})
-        EXPECT_THROW(m_store->insert_operation(testing::new_operation(r.id, type, k_t0 + 2s)),
-                     RuntimeProtected);
+        EXPECT_THROW(
+            m_store->insert_operation(kprov::testing::new_operation(r.id, type, k_t0 + 2s)),
+            RuntimeProtected);
     EXPECT_EQ(m_store->operations_of(r.id).size(), 1U) << "nothing was written";
     // Other operations go on; unprotected, so does deprovisioning.
-    Operation hibernate = testing::new_operation(r.id, OperationType::Hibernate, k_t0 + 3s);
+    Operation hibernate = kprov::testing::new_operation(r.id, OperationType::Hibernate, k_t0 + 3s);
     hibernate.state = OperationState::Succeeded;
     EXPECT_NO_THROW(m_store->insert_operation(hibernate));
     m_store->set_protected(r.id, false, event("Unprotect", k_t0 + 4s));
     EXPECT_NO_THROW(m_store->insert_operation(
-        testing::new_operation(r.id, OperationType::Deprovision, k_t0 + 5s)));
+        kprov::testing::new_operation(r.id, OperationType::Deprovision, k_t0 + 5s)));
 }
 
 TEST_P(StoreContract, LifecycleChangesOfAnUnknownRuntimeAreNotFoundAndWriteNothing) {

@@ -16,6 +16,10 @@ namespace kprov::engine {
 namespace {
 
 using namespace std::chrono_literals;
+using kprov::testing::expect_same_runtime;
+using kprov::testing::k_t0;
+using kprov::testing::new_operation;
+using kprov::testing::small_runtime;
 using store_contract::azure_config;
 using store_contract::full_kyma;
 using store_contract::full_runtime;
@@ -24,10 +28,6 @@ using store_contract::StoreContract;
 using stores::OpenOptions;
 using stores::SchemaCheck;
 using stores::StoreBackend;
-using testing::expect_same_runtime;
-using testing::k_t0;
-using testing::new_operation;
-using testing::small_runtime;
 
 TEST_P(StoreContract, FullRuntimeReadsBackFieldByField) {
     Runtime r = full_runtime(new_uuid());

@@ -6,9 +6,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <iterator>
 #include <pqxx/pqxx>
 #include <stdexcept>
+#include <sys/stat.h>
 
 namespace kprov::testing {
 
@@ -23,6 +25,12 @@ TempDir::TempDir() {
 TempDir::~TempDir() {
     std::error_code ec;
     std::filesystem::remove_all(m_path, ec);
+}
+
+unsigned file_mode(const std::string& path) {
+    struct stat st {};
+    EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+    return st.st_mode & 07777;
 }
 
 std::map<std::string, std::string> TempDir::contents() const {

@@ -27,6 +27,10 @@ private:
     std::string m_path;
 };
 
+/// The permission bits (07777) of the file at `path`, following symlinks; a failure if there is
+/// no such file.
+unsigned file_mode(const std::string& path);
+
 /// The server URI from KPROV_TEST_PG_URI, or nullopt.
 std::optional<std::string> postgres_server_uri();
 
