@@ -7,13 +7,6 @@
 
 namespace kprov::config::testing {
 
-std::string TempDir::write(const std::string& relative, const std::string& text) const {
-    const auto file = m_path / relative;
-    std::filesystem::create_directories(file.parent_path());
-    std::ofstream(file) << text;
-    return file.string();
-}
-
 std::string load_error(const Sources& sources) {
     try {
         load(sources);

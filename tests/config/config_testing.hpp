@@ -3,6 +3,7 @@
 // expects a ConfigError.
 
 #include "config/settings.hpp"
+#include "support/test_databases.hpp"
 
 #include <cstdlib>
 #include <filesystem>
@@ -28,30 +29,7 @@ inline Sources sources_with(Env env, std::map<std::string, std::string> flags = 
     return sources;
 }
 
-/// A directory removed with everything in it when the object goes.
-class TempDir {
-public:
-    TempDir() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "kprov-config-XXXXXX");
-        if (!::mkdtemp(pattern.data()))
-            throw std::runtime_error("mkdtemp failed");
-        m_path = pattern;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(m_path, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-
-    const std::filesystem::path& path() const { return m_path; }
-
-    /// Writes `text` to `relative` under the directory (creating parents); returns the full path.
-    std::string write(const std::string& relative, const std::string& text) const;
-
-private:
-    std::filesystem::path m_path;
-};
+using kprov::testing::TempDir;
 
 /// load(sources), which must throw ConfigError; returns its message ("" and a test failure if it
 /// did not throw).

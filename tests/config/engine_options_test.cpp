@@ -51,7 +51,7 @@ TEST(EngineOptions, ReadTheMaintenanceWindowFileAndRefuseABrokenOne) {
 
     s.maintenance_window_config_path = dir.write("broken.json", "{not json");
     EXPECT_THROW(shoot_options(s), ConfigError);
-    s.maintenance_window_config_path = (dir.path() / "missing.json").string();
+    s.maintenance_window_config_path = dir.file("missing.json");
     EXPECT_THROW(shoot_options(s), ConfigError);
 }
 

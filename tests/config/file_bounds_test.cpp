@@ -20,7 +20,7 @@ using testing::TempDir;
 
 class ConfigFileBounds : public ::testing::Test {
 protected:
-    Env env() const { return {{"HOME", m_dir.path().string() + "/home"}}; }
+    Env env() const { return {{"HOME", m_dir.file("home")}}; }
     std::string config(const std::string& text) const { return m_dir.write("config.yaml", text); }
     std::string load_error_of(const std::string& path) const {
         return testing::load_error(sources_with(env(), {}, path));

@@ -20,7 +20,7 @@ class Load : public ::testing::Test {
 protected:
     // Every test gets a HOME of its own, so the default store and config file are under it.
     Env env() const { return {{"HOME", home()}}; }
-    std::string home() const { return m_dir.path().string() + "/home"; }
+    std::string home() const { return m_dir.file("home"); }
     std::string config(const std::string& text) const { return m_dir.write("config.yaml", text); }
 
     TempDir m_dir;
@@ -114,7 +114,7 @@ TEST_F(Load, FileScalarsAreReadAsTextLikeEnvironmentValues) {
 TEST_F(Load, ReadsTheDefaultConfigFileUnderXdgConfigHome) {
     const auto file = m_dir.write("xdg/kprov/config.yaml", "tenant: acme\n");
     auto e = env();
-    e["XDG_CONFIG_HOME"] = m_dir.path().string() + "/xdg";
+    e["XDG_CONFIG_HOME"] = m_dir.file("xdg");
     const auto effective = load(sources_with(e));
     EXPECT_EQ(effective.settings.tenant, "acme");
     EXPECT_EQ(effective.config_file, file);

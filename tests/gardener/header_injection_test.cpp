@@ -5,7 +5,7 @@
 #include "engine/error.hpp"
 #include "gardener/runtime_cluster_client.hpp"
 #include "net/curl_transport.hpp"
-#include "temp_dir.hpp"
+#include "support/test_databases.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -24,9 +24,9 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 TEST(RuntimeClusterKubeconfig, ATokenFileIsRefusedAndNeverRead) {
-    testing::TempDir dir;
+    kprov::testing::TempDir dir;
     const std::string secret = "local-secret-never-to-be-sent";
-    const auto file = dir.write("token", secret + "\n").string();
+    const auto file = dir.write("token", secret + "\n");
     try {
         RuntimeClusterClient::from_kubeconfig(
             "current-context: c\n"

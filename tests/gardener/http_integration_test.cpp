@@ -17,10 +17,10 @@
 namespace kprov::gardener {
 namespace {
 
+using kprov::testing::TempDir;
 using nlohmann::json;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using testing::TempDir;
 using testing::TestCerts;
 using namespace std::chrono_literals;
 

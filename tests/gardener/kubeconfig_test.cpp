@@ -3,7 +3,7 @@
 #include "engine/error.hpp"
 #include "gardener/kubeconfig.hpp"
 #include "net/base64.hpp"
-#include "temp_dir.hpp"
+#include "support/test_databases.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -13,10 +13,10 @@
 namespace kprov::gardener {
 namespace {
 
+using kprov::testing::TempDir;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using testing::TempDir;
 
 const std::string k_ca = "-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n";
 const std::string k_cert = "-----BEGIN CERTIFICATE-----\nCLIENT\n-----END CERTIFICATE-----\n";
@@ -107,12 +107,12 @@ contexts: [{name: c, context: {cluster: k, user: u}}]
     std::filesystem::current_path("/");
     const Kubeconfig config = load_kubeconfig(path);
     std::filesystem::current_path(cwd);
-    EXPECT_EQ(config.source, path.string());
+    EXPECT_EQ(config.source, path);
     EXPECT_EQ(config.ca_pem, k_ca);
     EXPECT_EQ(config.client_certificate_pem, k_cert);
     EXPECT_EQ(config.client_key_pem, k_key);
     EXPECT_EQ(config.token, "file-token");
-    EXPECT_EQ(config.token_file, (dir.path() / "conf/token").string());
+    EXPECT_EQ(config.token_file, dir.file("conf/token"));
 }
 
 TEST(Kubeconfig, TheOnlyContextIsUsedWithoutCurrentContext) {
@@ -233,7 +233,7 @@ std::string with_user_field(const std::string& field, const std::string& value) 
 TEST(KubeconfigRemote, FileReferencesAndPluginsAreRefusedNamingTheField) {
     TempDir dir;
     const std::string secret = "local-secret-never-to-be-sent";
-    const auto file = dir.write("secret", secret + "\n").string();
+    const auto file = dir.write("secret", secret + "\n");
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"tokenFile", "users[\"u\"].user.tokenFile"},
         {"client-certificate", "users[\"u\"].user.client-certificate"},
@@ -339,7 +339,7 @@ contexts: [{name: c, context: {cluster: k, user: u}}]
 
     // From a token file: surrounding whitespace is trimmed, a line break inside is refused.
     TempDir dir;
-    const auto file = dir.write("token", "secret-part\r\nX-Injected: 1\n").string();
+    const auto file = dir.write("token", "secret-part\r\nX-Injected: 1\n");
     EXPECT_THAT(error_of("current-context: c\n"
                          "clusters: [{name: k, cluster: {server: \"https://h\"}}]\n"
                          "users: [{name: u, user: {tokenFile: " +

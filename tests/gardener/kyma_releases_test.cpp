@@ -4,7 +4,7 @@
 #include "engine/error.hpp"
 #include "fakes.hpp"
 #include "gardener/kyma_releases.hpp"
-#include "temp_dir.hpp"
+#include "support/test_databases.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -17,6 +17,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 using namespace testing;
+using kprov::testing::TempDir;
 
 std::pair<std::string, int> fetch_error(HttpReleaseSource& source, const std::string& version) {
     try {
@@ -29,8 +30,8 @@ std::pair<std::string, int> fetch_error(HttpReleaseSource& source, const std::st
 
 ReleaseSourceOptions file_options(const TempDir& dir) {
     ReleaseSourceOptions options;
-    options.releases_url = "file://" + (dir.path() / "releases").string() + "/";
-    options.on_demand_url = "file://" + (dir.path() / "dev").string();
+    options.releases_url = "file://" + dir.file("releases") + "/";
+    options.on_demand_url = "file://" + dir.file("dev");
     return options;
 }
 
@@ -53,7 +54,7 @@ TEST(KymaReleases, ReadsFileDirectoriesAndPicksThePrefixByVersion) {
 
     const auto [message, status] = fetch_error(source, "1.0.0");
     EXPECT_EQ(message, "Failed to download installer YAML release for version 1.0.0: cannot read " +
-                           (dir.path() / "releases/1.0.0/kyma-installer-cluster.yaml").string() +
+                           dir.file("releases/1.0.0/kyma-installer-cluster.yaml") +
                            ": no such file");
     EXPECT_EQ(status, 0);
 }

@@ -3,7 +3,7 @@
 #include "fakes.hpp"
 #include "gardener/kube_client.hpp"
 #include "gardener/kube_error.hpp"
-#include "temp_dir.hpp"
+#include "support/test_databases.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -15,6 +15,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using namespace testing;
+using kprov::testing::TempDir;
 using nlohmann::json;
 using std::chrono::milliseconds;
 using Kind = net::TransportError::Kind;
@@ -175,7 +176,7 @@ TEST_F(RetryTest, RotatedTokenFileIsReadAgainAfter401) {
     const auto token_file = dir.write("token", "old-token\n");
     Kubeconfig config = test_kubeconfig();
     config.token = "old-token";
-    config.token_file = token_file.string();
+    config.token_file = token_file;
     options.transport = transport;
     options.clock = clock;
     KubeClient with_file(config, options);

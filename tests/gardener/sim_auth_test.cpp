@@ -40,7 +40,7 @@ protected:
             KPROV_SKIP_UNLESS_CI("kprov-sim is not built (target kprov-sim)");
     }
     std::string m_binary;
-    testing::TempDir m_dir;
+    kprov::testing::TempDir m_dir;
 };
 
 TEST_F(SimAuth, PlainHttpWithAndWithoutToken) {

@@ -2,7 +2,7 @@
 // Throwaway PKI for TLS tests, made with the openssl command line tool: a CA, a server
 // certificate for 127.0.0.1/localhost, a client certificate, and an unrelated CA.
 
-#include "temp_dir.hpp"
+#include "support/test_databases.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -13,7 +13,7 @@
 namespace kprov::gardener::testing {
 
 struct TestCerts {
-    TempDir dir;
+    kprov::testing::TempDir dir;
     std::filesystem::path ca, server_cert, server_key, client_cert, client_key, other_ca;
 
     std::string read(const std::filesystem::path& file) const {
@@ -26,14 +26,14 @@ struct TestCerts {
     /// Null (with `why` set) when openssl is missing or fails.
     static std::unique_ptr<TestCerts> make(std::string& why) {
         auto certs = std::make_unique<TestCerts>();
-        const auto& d = certs->dir.path();
+        const std::filesystem::path d = certs->dir.path();
         certs->dir.write("server.ext", "subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kube.test\n"
                                        "extendedKeyUsage=serverAuth\n");
         certs->dir.write("client.ext", "extendedKeyUsage=clientAuth\n");
         const std::string key = " -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
         const std::string ca_ext = " -addext basicConstraints=critical,CA:TRUE"
                                    " -addext keyUsage=critical,keyCertSign,cRLSign";
-        const std::string log = " >>" + (d / "openssl.log").string() + " 2>&1";
+        const std::string log = " >>" + certs->dir.file("openssl.log") + " 2>&1";
         const std::string in = "cd " + d.string() + " && ";
         const std::string commands[] = {
             "openssl req -x509" + key + " -days 2 -subj /CN=kprov-test-ca" + ca_ext +

@@ -19,6 +19,9 @@ public:
     TempDir& operator=(const TempDir&) = delete;
     const std::string& path() const { return m_path; }
     std::string file(const std::string& name) const { return m_path + "/" + name; }
+    /// Writes `text` to `relative` under the directory (creating parents, binary); returns the
+    /// file's path.
+    std::string write(const std::string& relative, const std::string& text) const;
     /// Every file directly in the directory, by name, with its bytes: what a test compares to
     /// show that nothing was created, removed or written.
     std::map<std::string, std::string> contents() const;
