@@ -5,7 +5,8 @@
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 
 as_pg() {
-  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+  # From /, which the postgres user can read (a clone under /tmp/x.XXXX may be 0700).
+  if [ "$(id -u)" = 0 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi
 }
 
 pg_start() {
