@@ -333,7 +333,7 @@ TEST_P(HttpsPolicy, BindRefusesMissingOrMismatchedFiles) {
     };
     const std::string cert = s_certs->server_cert.string();
     const std::string key = s_certs->server_key.string();
-    const std::string other_key = (s_certs->dir.path() / "ca.key").string();
+    const std::string other_key = s_certs->dir.file("ca.key");
     EXPECT_NE(refused(cert, std::nullopt).find(cert), std::string::npos);
     EXPECT_NE(refused("/nonexistent.pem", key).find("/nonexistent.pem"), std::string::npos);
     const std::string mismatch = refused(cert, other_key);
