@@ -248,7 +248,9 @@ TEST_F(WorkerPoolTest, AnEventThatCannotMoveTheWaitingStageMakesNothingDue) {
     auto workers = pool(*executor, 1, "pool", 10s);
     const auto ops = provision_many(1);
     workers->start();
-    ASSERT_TRUE(eventually([&] { return at_stage(ops, "WaitingForClusterCreation"); }));
+    // The stage is saved before its pass ends and is counted: wait for both.
+    ASSERT_TRUE(eventually(
+        [&] { return at_stage(ops, "WaitingForClusterCreation") && workers->stats().passes > 0; }));
     const auto passes = workers->stats().passes;
 
     // Gardener started the creation: the operation would only wait again.
