@@ -2,6 +2,7 @@
 
 #include "engine/error.hpp"
 #include "engine/hibernation_schedule.hpp"
+#include "engine/shoot_annotations.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -305,7 +306,7 @@ void update_oidc(ordered& shoot, ordered& kubernetes, const OidcConfig& oidc,
             "garden-" + (merged.project_name.empty() ? options.project : merged.project_name);
     const ordered* annotations = find(meta, "annotations");
     const std::string runtime_id =
-        annotations ? string_at(*annotations, "kcp.provisioner.kyma-project.io/runtime-id") : "";
+        annotations ? string_at(*annotations, k_runtime_id_annotation.data()) : "";
     out.oidc_config_map = build_oidc_config_map(oidc, name, namespace_name, runtime_id);
 }
 
