@@ -170,7 +170,7 @@ TEST_P(Operations, ASecondOperationWhileOneIsInProgressIsRefused) {
                                      m_sim->kubeconfig.string(),
                                      "--gardener-project",
                                      k_project};
-    std::vector<std::string> env = {"APP_DATABASE_SECRET_KEY=" + std::string(k_secret_key)};
+    std::vector<std::string> env = {"APP_DATABASE_SECRET_KEY=" + k_secret_key};
     for (auto& entry : kprov::testing::environment_without_settings())
         env.push_back(std::move(entry));
     const auto binary = kprov::testing::run_process(args, env, m_dir.path());

@@ -558,15 +558,15 @@ TEST_P(ReadCommands, ColoursOnlyOnATerminalAndNeverWithNoColor) {
         KPROV_SKIP_UNLESS_CI("script(1) is not installed (bsdutils)");
     const std::string command =
         std::string(KPROV_BINARY) + " list --store " + m_url + " --state Failed";
-    auto r = kprov::testing::run_process({"/usr/bin/script", "-qec", command, "/dev/null"},
-                                         {"TERM=xterm", "HOME=" + m_dir.path(),
-                                          "APP_DATABASE_SECRET_KEY=" + std::string(k_secret_key)},
-                                         m_dir.path());
+    auto r = kprov::testing::run_process(
+        {"/usr/bin/script", "-qec", command, "/dev/null"},
+        {"TERM=xterm", "HOME=" + m_dir.path(), "APP_DATABASE_SECRET_KEY=" + k_secret_key},
+        m_dir.path());
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     EXPECT_THAT(r.out, HasSubstr("\033[31mFailed\033[0m"));
     r = kprov::testing::run_process({"/usr/bin/script", "-qec", command, "/dev/null"},
                                     {"TERM=xterm", "NO_COLOR=1", "HOME=" + m_dir.path(),
-                                     "APP_DATABASE_SECRET_KEY=" + std::string(k_secret_key)},
+                                     "APP_DATABASE_SECRET_KEY=" + k_secret_key},
                                     m_dir.path());
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     EXPECT_THAT(r.out, HasSubstr("Failed"));
