@@ -107,10 +107,10 @@ Json shoot_body(const std::string& name, const std::string& ns) {
                    "annotations": {"kcp.provisioner.kyma-project.io/runtime-id": "rt-1"}},
       "spec": {
         "cloudProfile": {"kind": "CloudProfile", "name": "aws"},
-        "credentialsBindingName": "aws-binding",
+        "credentialsBindingName": "aws-kyma-dev",
         "region": "eu-central-1",
         "purpose": "production",
-        "kubernetes": {"version": "1.31.4"},
+        "kubernetes": {"version": "1.34.6"},
         "networking": {"type": "calico", "nodes": "10.250.0.0/16", "pods": "100.64.0.0/12",
                        "services": "100.104.0.0/13"},
         "maintenance": {"autoUpdate": {"kubernetesVersion": true, "machineImageVersion": false},
@@ -133,15 +133,17 @@ Json legacy_shoot_body(const std::string& name, const std::string& ns) {
     s["spec"].erase("cloudProfile");
     s["spec"].erase("credentialsBindingName");
     s["spec"]["cloudProfileName"] = "aws";
-    s["spec"]["secretBindingName"] = "aws-binding";
-    s["spec"]["kubernetes"]["kubeAPIServer"] = {{"oidcConfig",
-                                                 {{"clientID", "kprov"},
-                                                  {"groupsClaim", "groups"},
-                                                  {"issuerURL", "https://issuer.example"},
-                                                  {"signingAlgs", {"RS256"}},
-                                                  {"usernameClaim", "sub"},
-                                                  {"usernamePrefix", "-"}}}};
+    s["spec"]["secretBindingName"] = "legacy-aws";
+    s["spec"]["kubernetes"]["version"] = "1.33.9"; // Gardener refuses both names from 1.34 on
     return s;
+}
+
+Json legacy_secret_binding(const std::string& ns) {
+    return {{"apiVersion", "core.gardener.cloud/v1beta1"},
+            {"kind", "SecretBinding"},
+            {"metadata", {{"name", "legacy-aws"}, {"namespace", ns}}},
+            {"provider", {{"type", "aws"}}},
+            {"secretRef", {{"name", "aws-kyma-dev"}, {"namespace", ns}}}};
 }
 
 bool eventually(const std::function<bool()>& pred, double seconds) {
