@@ -296,7 +296,7 @@ TEST_P(Kyma, ARestartAfterTheTriggerDoesNotTriggerAgain) {
     std::vector<std::string> env = kprov::testing::environment_without_settings();
     for (const char* name :
          {"HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "APP_DATABASE_SECRET_KEY", "KPROV_TENANT",
-          "KPROV_KYMA_RELEASES_URL", "KPROV_KYMA_DEV_RELEASES_URL"})
+          "KPROV_KYMA_RELEASES_URL", "KPROV_KYMA_DEV_RELEASES_URL", "KPROV_KYMA_INSTALLER"})
         if (const char* value = getenv(name))
             env.push_back(std::string(name) + "=" + value);
     kprov::testing::ChildProcess child({KPROV_BINARY, "wait", op_id, "--store", m_store_url,
