@@ -184,6 +184,8 @@ int run(const Options& o) {
     if (klm) {
         env.push_back("KPROV_KYMA_INSTALLER=lifecycle-manager");
         env.push_back("KPROV_KCP_KUBECONFIG_PATH=" + sim.kcp_kubeconfig.string());
+    } else if (kyma) {
+        env.push_back("KPROV_KYMA_INSTALLER=installation-cr"); // Kyma 1.x: not the default
     }
 
     {

@@ -4,6 +4,7 @@
 #include "kyma_cr.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <utility>
 
@@ -147,6 +148,38 @@ std::vector<std::string> string_list(const Json& knobs, const char* key) {
     return out;
 }
 
+bool valid_catalog_entry(const Json& entry) {
+    if (!entry.is_object() || !entry.contains("name") || !entry["name"].is_string() ||
+        entry["name"].get<std::string>().empty() ||
+        entry["name"].get<std::string>().size() > k_max_name)
+        return false;
+    for (const auto& [key, value] : entry.items()) {
+        if (key == "name")
+            continue;
+        if (key == "version") {
+            if (!value.is_string() || value.get<std::string>().empty() ||
+                value.get<std::string>().size() > 128)
+                return false;
+        } else if (key != "internal" && key != "beta") {
+            return false;
+        } else if (!value.is_boolean()) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// KLM's rule for a Kyma's label (api/shared/operator_labels.go): "true" in any case.
+bool label_true(const Json& kyma, const char* key) {
+    const Json& labels = kyma["metadata"].value("labels", Json::object());
+    if (!labels.is_object() || !labels.contains(key) || !labels[key].is_string())
+        return false;
+    std::string value = labels[key].get<std::string>();
+    std::transform(value.begin(), value.end(), value.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return value == "true";
+}
+
 } // namespace
 
 Klm::Klm(KlmSettings settings)
@@ -179,17 +212,13 @@ void Klm::configure(const Json& knobs) {
         catalog.clear();
         for (const auto& m : c) {
             Json entry = m.is_string() ? Json{{"name", m}} : m;
-            if (!entry.is_object() || !entry.contains("name") || !entry["name"].is_string() ||
-                entry["name"].get<std::string>().empty() ||
-                entry["name"].get<std::string>().size() > k_max_name ||
-                (entry.contains("version") &&
-                 (!entry["version"].is_string() || entry["version"].get<std::string>().empty() ||
-                  entry["version"].get<std::string>().size() > 128)) ||
-                entry.size() > (entry.contains("version") ? 2u : 1u))
+            if (!valid_catalog_entry(entry))
                 throw bad_request("klm: a \"catalog\" entry must be a module name or "
-                                  "{\"name\": \"...\", \"version\": \"...\"}");
+                                  "{\"name\": \"...\", \"version\": \"...\", \"internal\": "
+                                  "true|false, \"beta\": true|false} (all but name optional)");
             catalog[entry["name"].get<std::string>()] = {
-                entry.value("version", std::string(k_default_version))};
+                entry.value("version", std::string(k_default_version)),
+                entry.value("internal", false), entry.value("beta", false)};
         }
     }
     std::vector<std::string> stuck, unreachable;
@@ -208,7 +237,8 @@ void Klm::configure(const Json& knobs) {
 Json Klm::knobs() const {
     Json catalog = Json::array();
     for (const auto& [name, m] : m_catalog)
-        catalog.push_back({{"name", name}, {"version", m.version}});
+        catalog.push_back(
+            {{"name", name}, {"version", m.version}, {"internal", m.internal}, {"beta", m.beta}});
     return {{"moduleSeconds", m_settings.module_seconds},
             {"catalog", catalog},
             {"stuckModules", m_stuck},
@@ -489,6 +519,11 @@ Json Klm::reachable_status(const Json& kyma, Memo& memo, TimePoint now) {
                                "\" in namespace \"" + k_namespace + "\"";
             if (now < module_due)
                 due(module_due);
+        } else if (const char* refused = not_allowed(catalog->second, kyma)) {
+            // kyma-lifecycle-manager.md §5 (KLM pkg/templatelookup/regular.go): the template
+            // lookup fails, and a Manifest the module had is deleted; state derived as Error.
+            entry["state"] = "Error";
+            entry["message"] = std::string("module template not allowed: ") + refused;
         } else {
             const std::string& version = catalog->second.version;
             entry["fqdn"] = "kyma-project.io/module/" + module;
@@ -533,6 +568,14 @@ Json Klm::reachable_status(const Json& kyma, Memo& memo, TimePoint now) {
     return with_operation(status, state,
                           state == "Ready" ? "kyma is ready"
                                            : "waiting for all modules to become ready");
+}
+
+const char* Klm::not_allowed(const Module& module, const Json& kyma) {
+    if (module.internal && !label_true(kyma, k_internal_label))
+        return "internal module";
+    if (module.beta && !label_true(kyma, k_beta_label))
+        return "beta module";
+    return nullptr;
 }
 
 void Klm::reconcile_deletion(ObjectStore& kcp, const Json& kyma_in, Memo& memo, TimePoint now) {

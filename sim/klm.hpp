@@ -26,6 +26,8 @@ public:
     static constexpr const char* k_namespace = "kcp-system";
     static constexpr const char* k_finalizer = "operator.kyma-project.io/Kyma";
     static constexpr const char* k_kyma_name_label = "operator.kyma-project.io/kyma-name";
+    static constexpr const char* k_internal_label = "operator.kyma-project.io/internal";
+    static constexpr const char* k_beta_label = "operator.kyma-project.io/beta";
 
     explicit Klm(KlmSettings settings);
 
@@ -73,9 +75,15 @@ private:
         std::string seen_secrets;
         std::optional<TimePoint> due;
     };
+    /// A module of the catalog; `internal` and `beta` are its ModuleTemplate's labels, which
+    /// only a Kyma with the same label "true" may use (kyma-lifecycle-manager.md §5).
     struct Module {
         std::string version;
+        bool internal = false;
+        bool beta = false;
     };
+    /// "internal module" or "beta module" when `kyma` may not use `module`; nullptr when it may.
+    static const char* not_allowed(const Module& module, const Json& kyma);
 
     Access find_access(const std::vector<Json>& secrets, const ClusterRegistry& clusters,
                        const std::string& runtime_base, const Json& kyma) const;

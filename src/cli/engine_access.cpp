@@ -285,7 +285,10 @@ EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int stor
         m_options.kyma.installer = m_installer.get();
         m_options.kyma.releases = m_releases.get();
         m_options.kyma.watches = m_watches.get();
-    } else if (settings.kyma_installer == "lifecycle-manager") {
+    } else if (settings.kyma_installer == "lifecycle-manager" &&
+               !settings.kcp_kubeconfig_path.empty()) {
+        // Without a KCP (the default setting, nothing configured) kprov still provisions
+        // runtimes without Kyma; a kymaConfig is refused (KymaOptions::kcp_missing).
         m_kcp = open_kcp(settings);
         m_watches = std::make_unique<engine::InstallationWatches>(
             [kcp = m_kcp.get()](const std::string& name, const std::string& resource_version,

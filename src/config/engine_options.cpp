@@ -16,6 +16,7 @@ engine::ConversionOptions conversion_options(const Settings& settings) {
     options.default_enable_machine_image_version_auto_update =
         settings.default_enable_machine_image_version_auto_update;
     options.kyma_requires_runtime_agent = settings.kyma_installer != "lifecycle-manager";
+    options.legacy_api = settings.gardener_legacy_api;
     return options;
 }
 
@@ -103,6 +104,8 @@ engine::EngineOptions engine_options(const Settings& settings) {
     options.timeouts.cluster_cleanup = t.cluster_cleanup;
     // The installer itself is the caller's to build (it needs gardener/): cli/engine_access.
     options.kyma.installer_setting = settings.kyma_installer;
+    options.kyma.kcp_missing =
+        settings.kyma_installer == "lifecycle-manager" && settings.kcp_kubeconfig_path.empty();
     options.kyma.cleanup_selector = settings.cluster_cleanup_resource_selector;
     options.kyma.klm = klm_options(settings);
     options.operator_bindings.l2_subject_name = settings.operator_l2_subject_name;

@@ -116,7 +116,7 @@ struct Settings {
     bool download_pre_releases = true;
     bool enqueue_in_progress_operations = true;
     // Installing Kyma (kyma-installation.md)
-    std::string kyma_installer = "installation-cr";
+    std::string kyma_installer = "lifecycle-manager";
     std::string kyma_releases_url = "https://storage.googleapis.com/kyma-prow-artifacts";
     std::string kyma_dev_releases_url = "https://storage.googleapis.com/kyma-development-artifacts";
     // Kyma Lifecycle Manager (kyma-lifecycle-manager.md)

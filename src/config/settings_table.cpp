@@ -593,10 +593,11 @@ const std::vector<SettingSpec>& setting_specs() {
         {.key = "kyma.installer",
          .env = "KPROV_KYMA_INSTALLER",
          .kind = Kind::KymaInstaller,
-         .default_value = "installation-cr",
-         .description = "how kymaConfig is installed: installation-cr (the Kyma installer's "
-                        "Installation CR), lifecycle-manager (Kyma Lifecycle Manager in a KCP) "
-                        "or none (requests with a kymaConfig are refused)",
+         .default_value = "lifecycle-manager",
+         .description = "how kymaConfig is installed: lifecycle-manager (Kyma Lifecycle Manager "
+                        "in the KCP of KPROV_KCP_KUBECONFIG_PATH; without one, kymaConfig is "
+                        "refused), installation-cr (Kyma 1.x's Installation CR, for old "
+                        "landscapes only) or none (requests with a kymaConfig are refused)",
          .field =
              [](Settings& s) {
                  return Field{&s.kyma_installer};

@@ -109,10 +109,15 @@ struct KymaOptions {
     /// The value of KPROV_KYMA_INSTALLER ("installation-cr", "lifecycle-manager" or "none"), for
     /// messages; with neither backend built, "none" refuses kymaConfig.
     std::string installer_setting = "none";
+    /// lifecycle-manager without KPROV_KCP_KUBECONFIG_PATH: there is no KCP to write to, so a
+    /// kymaConfig is refused (kyma_installer_refusal says what to configure).
+    bool kcp_missing = false;
 
     /// Whether requests with a kymaConfig are accepted: an installer is configured (plans,
     /// which contact nothing, go by the setting alone).
     bool installs() const {
+        if (kcp_missing)
+            return false;
         return installer != nullptr || lifecycle_manager != nullptr || installer_setting != "none";
     }
     /// Whether kymaConfig goes to Kyma Lifecycle Manager (plans go by the setting alone).

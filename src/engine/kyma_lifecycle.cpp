@@ -61,7 +61,20 @@ std::string kyma_name_of(std::string_view runtime_id) {
 }
 
 std::string kyma_secret_name_of(std::string_view runtime_id) {
-    return "kubeconfig-" + std::string(runtime_id);
+    // A Secret's name is a lower-case DNS subdomain: an id with capitals (Director's, an
+    // adopted shoot's) would be refused with 422 (KEB's KymaKubeconfigName lower-cases too).
+    return "kubeconfig-" + lowercase(runtime_id);
+}
+
+std::optional<std::string> kyma_module_label_value(const nlohmann::json& value) {
+    if (value.is_boolean())
+        return value.get<bool>() ? "true" : "false";
+    if (!value.is_string())
+        return std::nullopt;
+    const std::string text = lowercase(value.get<std::string>());
+    if (text == "true" || text == "false")
+        return text;
+    return std::nullopt;
 }
 
 bool is_kyma_channel(std::string_view text) {
@@ -145,12 +158,19 @@ KymaResource build_kyma_resource(const Runtime& runtime, const std::string& shoo
         kyma.labels["kyma-project.io/subaccount-id"] = runtime.sub_account_id;
     // Instance and plan labels have no source in kprov but the runtime's own labels (§6).
     const auto labels = nlohmann::json::parse(runtime.labels_json, nullptr, false);
-    if (labels.is_object())
+    if (labels.is_object()) {
         for (const char* key :
              {"kyma-project.io/instance-id", "kyma-project.io/broker-plan-id",
               "kyma-project.io/broker-plan-name", "kyma-project.io/platform-region"})
             if (const auto it = labels.find(key); it != labels.end() && it->is_string())
                 kyma.labels[key] = it->get<std::string>();
+        // §1.3: which internal and beta modules this Kyma may use (KEB takes them from the
+        // license type and its template; kprov from the runtime's labels, checked at request).
+        for (const std::string_view key : {k_kyma_internal_label, k_kyma_beta_label})
+            if (const auto it = labels.find(std::string(key)); it != labels.end())
+                if (const auto value = kyma_module_label_value(*it))
+                    kyma.labels[std::string(key)] = *value;
+    }
     if (!shoot_domain.empty())
         kyma.annotations["skr-domain"] = shoot_domain;
     if (runtime.kyma) {

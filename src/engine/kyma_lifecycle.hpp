@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -26,6 +27,10 @@ inline constexpr std::string_view k_kyma_managed_by_label = "operator.kyma-proje
 inline constexpr std::string_view k_kyma_runtime_id_label = "kyma-project.io/runtime-id";
 inline constexpr std::string_view k_kyma_last_sync_annotation =
     "operator.kyma-project.io/last-sync";
+/// Kyma labels that let it use ModuleTemplates labelled internal or beta (§1.3); kprov copies
+/// them from the runtime's labels (runtimeInput.labels).
+inline constexpr std::string_view k_kyma_internal_label = "operator.kyma-project.io/internal";
+inline constexpr std::string_view k_kyma_beta_label = "operator.kyma-project.io/beta";
 /// kprov's own label on the Secrets it writes, so that the refresher lists only those.
 inline constexpr std::string_view k_kyma_secret_owner_label = "kprov.kyma-project.io/managed-by";
 
@@ -147,8 +152,12 @@ inline constexpr std::string_view k_kyma_modules_namespace = "kyma-system";
 
 /// The Kyma's name for a runtime: its id, lower-cased (KEB's CreateKymaNameFromOperation).
 std::string kyma_name_of(std::string_view runtime_id);
-/// `kubeconfig-<runtime id>` (KIM's and KEB's name).
+/// `kubeconfig-<runtime id, lower-cased>` (KEB's name; a Secret's name must be lower-case).
 std::string kyma_secret_name_of(std::string_view runtime_id);
+/// The value an internal or beta label of runtimeInput.labels gives the Kyma: "true" or
+/// "false" for a boolean or for those strings in any case (KLM compares case-insensitively);
+/// nullopt for anything else, which the request's validation refuses.
+std::optional<std::string> kyma_module_label_value(const nlohmann::json& value);
 /// Whether `text` is a KLM channel name: ^[a-z]+$, 3 to 32 characters, not "none" (§1.2).
 bool is_kyma_channel(std::string_view text);
 

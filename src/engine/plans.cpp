@@ -52,6 +52,15 @@ UpgradePlan plan_upgrade(const Runtime& runtime, const ShootState& live,
     // Exactly the stage's call: UpgradingShoot has only the stored config to go by.
     plan.upgrade =
         build_shoot_upgrade(live.json, merged, stored_upgrade_input(merged), options.shoot);
+    // Legacy mode keeps the live shoot's cloudProfileName and secretBindingName and writes
+    // oidcConfig: refused here, before anything is stored, for the versions Gardener refuses.
+    if (options.shoot.legacy_api) {
+        auto problems =
+            legacy_api_problems(plan.upgrade.kubernetes_version, merged.oidc.has_value(),
+                                "gardenerConfig.kubernetesVersion", "gardenerConfig.oidcConfig");
+        if (!problems.empty())
+            throw ValidationError(std::move(problems));
+    }
     plan.live_shoot = live.json;
     return plan;
 }

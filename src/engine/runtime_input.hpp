@@ -188,7 +188,18 @@ struct ConversionOptions {
     /// The original's rule that a kymaConfig holds compass-runtime-agent (Kyma 1.x's component);
     /// off with Kyma Lifecycle Manager, whose catalog has no such module.
     bool kyma_requires_runtime_agent = true;
+    /// APP_GARDENER_LEGACY_API: the shoot gets the v1.74 fields, which no Gardener admits on
+    /// today's Kubernetes versions (legacy_api_problems).
+    bool legacy_api = false;
 };
+
+/// What APP_GARDENER_LEGACY_API cannot send for Kubernetes `version` (gardener-landscape.md §4):
+/// kubeAPIServer.oidcConfig from 1.32 when `has_oidc` (reported at `oidc_path`),
+/// cloudProfileName and secretBindingName from 1.34 (at `version_path`). Each problem names the
+/// field, the version and what to use instead. Empty for an unparsable version.
+std::vector<FieldProblem> legacy_api_problems(std::string_view version, bool has_oidc,
+                                              const std::string& version_path,
+                                              const std::string& oidc_path);
 
 /// The original's validator rules (original-provisioner.md §1.5: the Kyma ones when kymaConfig
 /// is given, the machine image and OpenStack ones) with its messages and in its order, then
@@ -198,13 +209,16 @@ struct ConversionOptions {
 /// podsCidr and servicesCidr too; autoscaler 0 <= min <= max; maxSurge and maxUnavailable >= 0
 /// and not both 0; volumeSizeGB > 0 when diskType is given; controlPlaneFailureTolerance node,
 /// zone or ""; the shoot name a DNS-1123 label without "--" and project + name at most 21
-/// characters. Throws ValidationError listing every problem.
+/// characters; an OIDC clientID not empty; a DNS provider type on Kubernetes 1.35 and later;
+/// in legacy mode (ConversionOptions::legacy_api) legacy_api_problems. Throws ValidationError
+/// listing every problem.
 void validate_provision(const ProvisionInput& input, const ConversionOptions& options);
 
 /// The upgradeShoot validator rules (§1.5: empty machine type, kubernetes version, disk type,
 /// purpose), then kprov's on the fields given (the same number and CIDR rules as provisioning;
 /// a providerSpecificConfig's content only when it has one member, else merge_upgrade checks
-/// the member it uses). Throws ValidationError listing every problem.
+/// the member it uses; an OIDC clientID not empty). Throws ValidationError listing every
+/// problem.
 void validate_upgrade(const UpgradeShootInput& input);
 
 /// parse_provision_input and validate_provision in one: throws one ValidationError with every

@@ -4,8 +4,11 @@
 
 #include "engine/error.hpp"
 #include "engine/input_limits.hpp"
+#include "engine/kyma_lifecycle.hpp"
 #include "engine/runtime_input.hpp"
 #include "engine/runtime_input_detail.hpp"
+#include "engine/shoot_builder.hpp"
+#include "engine/shoot_upgrade.hpp"
 #include "engine/text.hpp"
 
 #include <algorithm>
@@ -247,6 +250,30 @@ void check_shoot_name(const std::string& name, const std::string& project, Probl
                                " characters together (Gardener's limit)");
 }
 
+// Structured authentication (what kprov writes for oidcConfig) makes the clientID the JWT
+// audience, and Gardener refuses `audiences: [""]`.
+void check_oidc_client_id(const std::optional<OidcConfig>& oidc, const std::string& path,
+                          Problems& problems) {
+    if (oidc && oidc->client_id.empty())
+        problems.add(path + ".clientID",
+                     "must not be empty, got \"\": it is the audience of the cluster's OIDC "
+                     "tokens, and Gardener refuses an empty audience (give the OIDC client's id)");
+}
+
+// gardener-landscape.md §4: from 1.35 the shoot names the DNS Secret by credentialsRef, which
+// Gardener accepts only with a provider type.
+void check_dns_types(const GardenerConfigInput& g, Problems& problems) {
+    if (!g.dns || !dns_needs_credentials_ref(g.kubernetes_version))
+        return;
+    for (std::size_t i = 0; i < g.dns->providers.size(); ++i)
+        if (g.dns->providers[i].type.empty())
+            problems.add(k_gardener + ".dnsConfig.providers[" + std::to_string(i) + "].type",
+                         "must not be empty, got \"\": from Kubernetes 1.35 Gardener needs the "
+                         "type of a DNS provider (such as aws-route53), got kubernetesVersion " +
+                             in_quotes(g.kubernetes_version),
+                         {k_gardener + ".kubernetesVersion"});
+}
+
 // workerCidr reaches the shoot only where the provider block uses it (shoot_builder.cpp): GCP
 // and OpenStack (networking.nodes), Azure without azureZones (networks.workers). AWS and zoned
 // Azure take their networks from vpcCidr/vnetCidr and the zones, so the original accepted any
@@ -282,6 +309,28 @@ void check_runtime_texts(const RuntimeInput& runtime, Problems& problems) {
         at_most("runtimeInput.labels", runtime.labels_json->size(), k_max_labels_bytes);
 }
 
+// Kyma Lifecycle Manager's internal and beta labels go from the runtime's labels to its Kyma
+// (build_kyma_resource) only as true or false; anything else would be dropped silently.
+void check_kyma_module_labels(const RuntimeInput& runtime, Problems& problems) {
+    if (!runtime.labels_json)
+        return;
+    const json labels = json::parse(*runtime.labels_json, nullptr, false);
+    if (!labels.is_object())
+        return;
+    for (const std::string_view key : {k_kyma_internal_label, k_kyma_beta_label}) {
+        const auto it = labels.find(std::string(key));
+        if (it == labels.end() || kyma_module_label_value(*it))
+            continue;
+        std::string given = it->dump(-1, ' ', false, json::error_handler_t::replace);
+        if (given.size() > 64)
+            given = given.substr(0, 64) + "...";
+        problems.add("runtimeInput.labels." + std::string(key),
+                     "must be \"true\" or \"false\" (whether the runtime's Kyma may use "
+                     "Kyma Lifecycle Manager's modules labelled so), got " +
+                         given);
+    }
+}
+
 std::vector<FieldProblem> provision_rules(const ProvisionInput& input,
                                           const ConversionOptions& options,
                                           const std::vector<std::string>& unparsed) {
@@ -315,6 +364,7 @@ std::vector<FieldProblem> provision_rules(const ProvisionInput& input,
             detail::provider_content_problems(k_provider_config, g.provider_config, *type));
     check_shoot_name(g.name, options.gardener_project, problems);
     check_runtime_texts(input.runtime, problems);
+    check_kyma_module_labels(input.runtime, problems);
     // Gardener: 0 <= minimum <= maximum, maxSurge and maxUnavailable not negative, not both 0.
     check_auto_scaler(k_gardener, g.auto_scaler_min, g.auto_scaler_max, problems);
     check_rollout(k_gardener, g.max_surge, g.max_unavailable, problems);
@@ -333,6 +383,14 @@ std::vector<FieldProblem> provision_rules(const ProvisionInput& input,
         problems.add(k_gardener + ".controlPlaneFailureTolerance",
                      "must be \"node\" or \"zone\" (or empty for none), got " +
                          in_quotes(*g.control_plane_failure_tolerance));
+    check_oidc_client_id(g.oidc, k_gardener + ".oidcConfig", problems);
+    check_dns_types(g, problems);
+    if (options.legacy_api)
+        for (auto& problem :
+             legacy_api_problems(g.kubernetes_version, g.oidc.has_value(),
+                                 k_gardener + ".kubernetesVersion", k_gardener + ".oidcConfig"))
+            problems.add(std::move(problem.path), std::move(problem.message),
+                         {k_gardener + ".kubernetesVersion"});
     return problems.take();
 }
 
@@ -368,6 +426,7 @@ std::vector<FieldProblem> upgrade_rules(const UpgradeShootInput& input,
     else if (g.max_unavailable)
         check_not_negative(base + ".maxUnavailable", *g.max_unavailable, problems);
     check_volume_size(base + ".volumeSizeGB", g.volume_size_gb, problems);
+    check_oidc_client_id(g.oidc, base + ".oidcConfig", problems);
     // Which member is used depends on the stored runtime: with one, it is that one (or
     // merge_upgrade refuses the change of cloud); with several, merge_upgrade checks the one
     // it takes.
@@ -432,6 +491,32 @@ bool is_ipv4_cidr(std::string_view text) {
         address = dot == std::string_view::npos ? std::string_view() : address.substr(dot + 1);
     }
     return true;
+}
+
+std::vector<FieldProblem> legacy_api_problems(std::string_view version, bool has_oidc,
+                                              const std::string& version_path,
+                                              const std::string& oidc_path) {
+    std::vector<FieldProblem> out;
+    const std::string given = "kubernetesVersion " + in_quotes(version);
+    if (has_oidc && kubernetes_version_at_least(version, "1.32"))
+        out.push_back(
+            {oidc_path,
+             "legacy mode (APP_GARDENER_LEGACY_API=true) sends it as kubeAPIServer.oidcConfig, "
+             "which Gardener refuses (or, since v1.142, drops) for Kubernetes 1.32 and later, "
+             "got " +
+                 given +
+                 ": use structured authentication (set APP_GARDENER_LEGACY_API=false: kprov then "
+                 "writes a structured-authentication ConfigMap), or a version below 1.32"});
+    if (kubernetes_version_at_least(version, "1.34"))
+        out.push_back(
+            {version_path,
+             "legacy mode (APP_GARDENER_LEGACY_API=true) sends spec.cloudProfileName and "
+             "spec.secretBindingName, which Gardener refuses for Kubernetes 1.34 and later, "
+             "got " +
+                 in_quotes(version) +
+                 ": set APP_GARDENER_LEGACY_API=false (kprov then sends spec.cloudProfile and "
+                 "spec.credentialsBindingName), or use a version below 1.34"});
+    return out;
 }
 
 namespace detail {

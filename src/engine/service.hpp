@@ -150,7 +150,8 @@ public:
 };
 
 /// The ValidationError of a request with a kymaConfig while no installer is configured
-/// (KPROV_KYMA_INSTALLER=none): it names the setting (deliberate difference 5).
+/// (KPROV_KYMA_INSTALLER=none, or lifecycle-manager without KPROV_KCP_KUBECONFIG_PATH): it names
+/// the settings to change (deliberate difference 5).
 ValidationError kyma_installer_refusal(const KymaOptions& options);
 /// With the lifecycle-manager backend: refuses (ValidationError, every problem at once) module
 /// names the landscape does not offer, and what the Kyma resource cannot say unless

@@ -6,6 +6,15 @@
 namespace kprov::engine {
 
 ValidationError kyma_installer_refusal(const KymaOptions& options) {
+    if (options.kcp_missing)
+        return ValidationError(
+            "kymaConfig",
+            "kprov installs Kyma through Kyma Lifecycle Manager (KPROV_KYMA_INSTALLER=" +
+                options.installer_setting +
+                "), but no Kyma Control Plane is configured: set KPROV_KCP_KUBECONFIG_PATH (config "
+                "key kcp.kubeconfig_path) to the KCP's kubeconfig, or, on an old landscape whose "
+                "clusters still run Kyma 1.x, KPROV_KYMA_INSTALLER=installation-cr; or leave "
+                "kymaConfig out");
     return ValidationError(
         "kymaConfig",
         "kprov installs no Kyma: KPROV_KYMA_INSTALLER is " + options.installer_setting +

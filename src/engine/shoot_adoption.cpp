@@ -207,11 +207,19 @@ std::optional<ordered> dns_config(ShootReader& r, const Node& dns) {
         return std::nullopt; // the domain alone is what Gardener defaults
     const std::string domain = r.required_text(dns["domain"]);
     ordered list = ordered::array();
-    for (std::size_t i = 0; i < providers.size(); ++i)
+    for (std::size_t i = 0; i < providers.size(); ++i) {
+        // From Kubernetes 1.35 the Secret is named by credentialsRef (gardener-landscape.md §4).
+        const Node reference = providers[i]["credentialsRef"];
+        auto secret = r.text(providers[i]["secretName"]);
+        if (!secret && r.text(reference["kind"]) == std::optional<std::string>("Secret"))
+            secret = r.text(reference["name"]);
+        if (!secret)
+            secret = r.required_text(providers[i]["secretName"]);
         list.push_back({{"domainsInclude", ordered::array({domain})},
                         {"primary", r.boolean(providers[i]["primary"])},
-                        {"secretName", r.required_text(providers[i]["secretName"])},
+                        {"secretName", *secret},
                         {"type", r.required_text(providers[i]["type"])}});
+    }
     return ordered{{"domain", domain}, {"providers", std::move(list)}};
 }
 
@@ -230,6 +238,15 @@ std::optional<ordered> oidc_config(ShootReader& r, const Node& api_server) {
                    {"signingAlgs", r.strings(oidc["signingAlgs"])},
                    {"usernameClaim", r.text(oidc["usernameClaim"]).value_or("")},
                    {"usernamePrefix", r.text(oidc["usernamePrefix"]).value_or("")}};
+}
+
+// spec.accessRestrictions holds eu-access-only (what switches EU access on).
+bool has_eu_access_restriction(const Node& restrictions) {
+    for (std::size_t i = 0; i < restrictions.size(); ++i)
+        if (restrictions[i]["name"].present() && restrictions[i]["name"].value->is_string() &&
+            restrictions[i]["name"].value->get<std::string>() == "eu-access-only")
+            return true;
+    return false;
 }
 
 std::string annotation(const Node& metadata, std::string_view key) {
@@ -311,7 +328,8 @@ ordered gardener_config(ShootReader& r, const Node& shoot) {
     if (auto tolerance =
             r.text(spec["controlPlane"]["highAvailability"]["failureTolerance"]["type"]))
         g["controlPlaneFailureTolerance"] = *tolerance;
-    g["euAccess"] = annotation(metadata, k_eu_access_annotation) == "true";
+    g["euAccess"] = annotation(metadata, k_eu_access_annotation) == "true" ||
+                    has_eu_access_restriction(spec["accessRestrictions"]);
     return g;
 }
 

@@ -165,20 +165,35 @@ ordered worker(const GardenerConfig& g, const std::vector<std::string>& zones) {
     return w;
 }
 
-ordered dns(const DnsConfig& config) {
+ordered dns(const DnsConfig& config, std::string_view kubernetes_version) {
     ordered out{{"domain", config.domain}};
     ordered providers = ordered::array();
+    // gardener-landscape.md §4: from 1.35 Gardener refuses secretName (422); the same Secret of
+    // the project goes in credentialsRef, which needs the type beside it.
+    const bool by_reference = dns_needs_credentials_ref(kubernetes_version);
     for (const auto& p : config.providers) {
         // §4.1: the include list is always [domain], whatever the input said (a KEB workaround).
-        providers.push_back(
-            ordered{{"domains", ordered{{"include", ordered::array({config.domain})}}},
-                    {"primary", p.primary},
-                    {"secretName", p.secret_name},
-                    {"type", p.type}});
+        ordered provider{{"domains", ordered{{"include", ordered::array({config.domain})}}},
+                         {"primary", p.primary}};
+        if (by_reference)
+            provider["credentialsRef"] = ordered::parse(dns_credentials_ref(p.secret_name));
+        else
+            provider["secretName"] = p.secret_name;
+        provider["type"] = p.type;
+        providers.push_back(std::move(provider));
     }
     if (!providers.empty())
         out["providers"] = std::move(providers);
     return out;
+}
+
+// gardener-landscape.md §4: EU access is this restriction, with the two options KIM sends
+// (Gardener passes them on without interpreting them); the region must offer it.
+ordered eu_access_restrictions() {
+    return ordered::array({ordered{
+        {"name", "eu-access-only"},
+        {"options", ordered{{"support.gardener.cloud/eu-access-for-cluster-addons", "true"},
+                            {"support.gardener.cloud/eu-access-for-cluster-nodes", "true"}}}}});
 }
 
 ordered extensions(const GardenerConfig& g) {
@@ -195,14 +210,6 @@ ordered extensions(const GardenerConfig& g) {
                           {"kind", "CertConfig"}}}},
          ordered{{"type", "shoot-networking-filter"},
                  {"disabled", g.shoot_networking_filter_disabled.value_or(true)}}});
-}
-
-bool version_at_least(std::string_view version, std::string_view minimum) {
-    try {
-        return compare_kubernetes_versions(version, minimum) >= 0;
-    } catch (const ValidationError&) {
-        return false; // Gardener reports an unusable version itself
-    }
 }
 
 std::optional<ordered> maintenance_window(const GardenerConfig& g, const ShootOptions& options,
@@ -281,6 +288,9 @@ ordered metadata(const Runtime& runtime, const std::string& operation_id,
     };
     if (g.licence_type)
         annotations[std::string(k_licence_type_annotation)] = *g.licence_type;
+    // The annotation switches nothing on in Gardener (spec.accessRestrictions does, see
+    // eu_access_restrictions); it stays because shoots of the original provisioner carry it and
+    // adoption (shoot_adoption.cpp) reads euAccess from it on shoots without restrictions.
     if (g.eu_access)
         annotations[std::string(k_eu_access_annotation)] = "true";
     return ordered{
@@ -288,17 +298,6 @@ ordered metadata(const Runtime& runtime, const std::string& operation_id,
         {"namespace", namespace_name},
         {"labels", ordered{{"account", runtime.tenant}, {"subaccount", runtime.sub_account_id}}},
         {"annotations", annotations}};
-}
-
-void add_version_warnings(const GardenerConfig& g, const ShootOptions& options,
-                          std::vector<std::string>& warnings) {
-    if (options.legacy_api && version_at_least(g.kubernetes_version, "1.34"))
-        warnings.push_back("Gardener forbids cloudProfileName and secretBindingName for Kubernetes "
-                           "1.34 and later; turn APP_GARDENER_LEGACY_API off for this landscape");
-    if (!options.legacy_api && g.dns && !g.dns->providers.empty() &&
-        version_at_least(g.kubernetes_version, "1.35"))
-        warnings.push_back("Gardener forbids spec.dns.providers[].secretName for Kubernetes 1.35 "
-                           "and later");
 }
 
 } // namespace
@@ -343,6 +342,14 @@ std::map<std::string, MaintenanceWindow> parse_maintenance_windows(std::string_v
     return windows;
 }
 
+bool dns_needs_credentials_ref(std::string_view kubernetes_version) {
+    return kubernetes_version_at_least(kubernetes_version, "1.35");
+}
+
+std::string dns_credentials_ref(std::string_view secret_name) {
+    return ordered{{"apiVersion", "v1"}, {"kind", "Secret"}, {"name", secret_name}}.dump();
+}
+
 std::string structured_auth_config_map_name(std::string_view shoot_name) {
     return "structured-auth-config-" + std::string(shoot_name);
 }
@@ -381,7 +388,7 @@ ShootPlan build_shoot(const Runtime& runtime, const std::string& operation_id,
     if (options.legacy_api)
         spec["cloudProfileName"] = block.cloud_profile;
     if (g.dns)
-        spec["dns"] = dns(*g.dns);
+        spec["dns"] = dns(*g.dns, g.kubernetes_version);
     spec["extensions"] = extensions(g);
     if (const auto schedules = encode_hibernation_schedules(g.hibernation_schedules))
         spec["hibernation"] = ordered{{"schedules", ordered::parse(*schedules)}};
@@ -430,7 +437,9 @@ ShootPlan build_shoot(const Runtime& runtime, const std::string& operation_id,
         spec["cloudProfile"] = ordered{{"kind", "CloudProfile"}, {"name", block.cloud_profile}};
         spec["credentialsBindingName"] = g.target_secret;
     }
-    add_version_warnings(g, options, plan.warnings);
+    // Also in legacy mode: a Gardener from v1.107 honours it, an older one drops the field.
+    if (g.eu_access)
+        spec["accessRestrictions"] = eu_access_restrictions();
 
     plan.shoot = ordered{{"kind", "Shoot"},
                          {"apiVersion", "core.gardener.cloud/v1beta1"},

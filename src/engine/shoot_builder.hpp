@@ -59,7 +59,7 @@ struct ShootPlan {
     /// references), and be deleted after the shoot is gone.
     std::optional<std::string> oidc_config_map;
     /// Things an operator should know and that do not stop provisioning (a production runtime
-    /// in a region without a maintenance window, fields Gardener forbids for this version).
+    /// in a region without a maintenance window).
     std::vector<std::string> warnings;
 };
 
@@ -70,6 +70,15 @@ struct ShootPlan {
 /// converged-cloud-internet is the input conversion's job (§4.1).
 ShootPlan build_shoot(const Runtime& runtime, const std::string& operation_id,
                       const ShootOptions& options);
+
+/// Whether a shoot on Kubernetes `kubernetes_version` names its DNS providers' Secrets by
+/// credentialsRef instead of secretName, which Gardener refuses from 1.35 (since v1.139). False
+/// for a version that does not parse (Gardener reports it).
+bool dns_needs_credentials_ref(std::string_view kubernetes_version);
+
+/// The DNS provider's credentialsRef (compact JSON) for a Secret of the shoot's project:
+/// {"apiVersion":"v1","kind":"Secret","name":"<secret>"}.
+std::string dns_credentials_ref(std::string_view secret_name);
 
 /// "structured-auth-config-<shoot>": the name of the ConfigMap holding a shoot's
 /// AuthenticationConfiguration (the convention of Kyma's infrastructure-manager).

@@ -288,6 +288,26 @@ void update_azure_infrastructure(ordered& provider, const AzureConfig& azure,
     provider["infrastructureConfig"] = std::move(infrastructure);
 }
 
+// gardener-landscape.md §4: a shoot raised to 1.35 or later must drop its DNS providers'
+// secretName in the same update (Gardener refuses it there, and the GET of a 1.34 shoot returns
+// it beside credentialsRef). The same Secret stays referenced through credentialsRef.
+void move_dns_secrets_to_credentials_refs(ordered& spec) {
+    const auto dns = spec.find("dns");
+    if (dns == spec.end() || !dns->is_object())
+        return;
+    const auto providers = dns->find("providers");
+    if (providers == dns->end() || !providers->is_array())
+        return;
+    for (auto& provider : *providers) {
+        if (!provider.is_object())
+            continue;
+        const std::string secret = string_at(provider, "secretName");
+        provider.erase("secretName");
+        if (!secret.empty() && !find(provider, "credentialsRef"))
+            provider["credentialsRef"] = ordered::parse(dns_credentials_ref(secret));
+    }
+}
+
 void update_oidc(ordered& shoot, ordered& kubernetes, const OidcConfig& oidc,
                  const GardenerConfig& merged, const ShootOptions& options, ShootUpgrade& out) {
     ordered& server = object_at(kubernetes, "kubeAPIServer");
@@ -314,6 +334,14 @@ void update_oidc(ordered& shoot, ordered& kubernetes, const OidcConfig& oidc,
 
 int compare_kubernetes_versions(std::string_view a, std::string_view b) {
     return compare(parse_version(a), parse_version(b));
+}
+
+bool kubernetes_version_at_least(std::string_view version, std::string_view minimum) {
+    try {
+        return compare_kubernetes_versions(version, minimum) >= 0;
+    } catch (const ValidationError&) {
+        return false;
+    }
 }
 
 std::string effective_kubernetes_version(std::string_view live, std::string_view requested) {
@@ -372,6 +400,8 @@ ShootUpgrade build_shoot_upgrade(std::string_view live_shoot_json, const Gardene
             effective_kubernetes_version(live_version, merged.kubernetes_version);
     if (!out.kubernetes_version.empty())
         kubernetes["version"] = out.kubernetes_version;
+    if (dns_needs_credentials_ref(out.kubernetes_version))
+        move_dns_secrets_to_credentials_refs(spec); // changes only spec.dns's children
     if (!options.legacy_api)
         kubernetes.erase("enableStaticTokenKubeconfig"); // removed in Gardener v1.122
     else if (!out.kubernetes_version.empty() &&

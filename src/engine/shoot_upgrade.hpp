@@ -19,6 +19,10 @@ namespace kprov::engine {
 /// ValidationError "Failed to parse \"<v>\" as a version" for anything else.
 int compare_kubernetes_versions(std::string_view a, std::string_view b);
 
+/// Whether `version` is `minimum` or later (compare_kubernetes_versions); false when it does
+/// not parse (Gardener reports such a version itself).
+bool kubernetes_version_at_least(std::string_view version, std::string_view minimum);
+
 /// The Kubernetes version to send: the live shoot's when it is semver-greater than the
 /// requested one (Gardener may have auto-updated it, §2.5 step 5), otherwise the requested one;
 /// each returned verbatim. Throws ValidationError "Failed to parse \"<v>\" as a version" for

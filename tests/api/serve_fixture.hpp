@@ -254,6 +254,11 @@ public:
         // Kyma releases come from the simulator (tests/sim/README.md, release artifacts).
         env.push_back("KPROV_KYMA_RELEASES_URL=" + sim->url + "/sim/kyma-releases");
         env.push_back("KPROV_KYMA_DEV_RELEASES_URL=" + sim->url + "/sim/kyma-releases");
+        // The tests' kymaConfigs are Kyma 1.x's, which is no longer the default installer.
+        if (std::none_of(
+                m_options.extra_env.begin(), m_options.extra_env.end(),
+                [](const std::string& e) { return e.rfind("KPROV_KYMA_INSTALLER=", 0) == 0; }))
+            env.push_back("KPROV_KYMA_INSTALLER=installation-cr");
         if (!m_options.token.empty())
             env.push_back("KPROV_API_TOKEN=" + m_options.token);
         env.insert(env.end(), m_options.extra_env.begin(), m_options.extra_env.end());

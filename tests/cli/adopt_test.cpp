@@ -121,6 +121,32 @@ TEST_P(Adopt, AShootCreatedWithKubectlFromThePlanIsAdoptedAndDeprovisionedLikeAn
     EXPECT_FALSE(shoot(p.name).has_value()) << "deprovisioning deletes the adopted shoot";
 }
 
+// A shoot on Kubernetes 1.35 names its DNS Secret by credentialsRef, and EU access is an access
+// restriction without the old annotation: adoption reads both.
+TEST_P(Adopt, ReadsDnsCredentialsRefsAndTheEuAccessRestriction) {
+    const Planned p = create_planned("gcp", [](json& shoot) {
+        shoot["spec"]["kubernetes"]["version"] = "1.35.4";
+        shoot["spec"]["dns"] = json::parse(R"({"domain": "adopted.example.com", "providers": [
+            {"domains": {"include": ["adopted.example.com"]}, "primary": true,
+             "type": "aws-route53",
+             "credentialsRef": {"apiVersion": "v1", "kind": "Secret", "name": "route53"}}]})");
+        shoot["spec"]["accessRestrictions"] = json::parse(R"([{"name": "eu-access-only",
+            "options": {"support.gardener.cloud/eu-access-for-cluster-addons": "true",
+                        "support.gardener.cloud/eu-access-for-cluster-nodes": "true"}}])");
+        shoot["metadata"]["annotations"].erase(
+            "support.gardener.cloud/eu-access-for-cluster-nodes");
+    });
+    auto r = kprov({"adopt", p.name, "-o", "json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto runtime = m_store->find_runtime(json::parse(r.out)["runtimeID"]);
+    ASSERT_TRUE(runtime.has_value());
+    ASSERT_TRUE(runtime->gardener.dns.has_value());
+    ASSERT_EQ(runtime->gardener.dns->providers.size(), 1u);
+    EXPECT_EQ(runtime->gardener.dns->providers[0].secret_name, "route53");
+    EXPECT_EQ(runtime->gardener.dns->providers[0].type, "aws-route53");
+    EXPECT_TRUE(runtime->gardener.eu_access);
+}
+
 TEST_P(Adopt, AShootKprovCannotBuildIsRefusedNamingEachField) {
     json workers, extensions;
     const Planned p = create_planned("gcp", [&](json& shoot) {

@@ -20,8 +20,15 @@ using namespace optest;
 using ::testing::Not;
 
 constexpr const char* k_kcp_namespace = "kcp-system";
+// The sim's default catalog (tests/sim/README.md) is restored too: a test may replace it.
 const json k_klm_defaults = {
-    {"moduleSeconds", 0.1}, {"stuckModules", json::array()}, {"unreachable", json::array()}};
+    {"moduleSeconds", 0.1},
+    {"stuckModules", json::array()},
+    {"unreachable", json::array()},
+    {"catalog",
+     {"istio", "api-gateway", "btp-operator", "serverless", "keda", "telemetry", "eventing", "nats",
+      "application-connector", "cloud-manager", "docker-registry", "cap-operator", "cad-operator",
+      "registry-proxy", "template-operator"}}};
 
 std::string lowercase(std::string text) {
     std::transform(text.begin(), text.end(), text.begin(),
@@ -314,6 +321,52 @@ TEST_P(Klm, ProvisioningWritesTheSecretAndTheKymaAndSucceedsOnceReady) {
                                      "modules ready"));
     EXPECT_THAT(table.out, HasSubstr("istio Ready, api-gateway Ready, btp-operator Ready, "
                                      "serverless Ready, telemetry Ready"));
+}
+
+// The internal and beta labels go from the runtime's labels to its Kyma, and the sim's KLM
+// refuses internal and beta modules to a Kyma without them, as KLM does (§5). The Secret's name
+// is lower-case and its kyma-name label is the Kyma's name.
+TEST_P(Klm, InternalAndBetaModulesNeedTheLabelsFromTheRuntimesLabels) {
+    sim_post("/sim/kcp/klm", {{"catalog",
+                               {"istio",
+                                {{"name", "connectivity-proxy"}, {"internal", true}},
+                                {{"name", "preview"}, {"beta", true}}}}});
+    const json modules = modules_config({"istio", "connectivity-proxy", "preview"});
+    const auto [file, shoot] =
+        klm_runtime_file(modules, {{"operator.kyma-project.io/internal", "True"},
+                                   {"operator.kyma-project.io/beta", true}});
+    const std::string id = provision(file);
+    ASSERT_FALSE(id.empty());
+    expect_succeeded(id, OperationType::Provision, {"ApplyingKyma", "WaitingForKymaReady"});
+    const std::string name = lowercase(id);
+    const json labels = m_kcp->get(kyma_path(name))["metadata"]["labels"];
+    EXPECT_EQ(labels["operator.kyma-project.io/internal"], "true");
+    EXPECT_EQ(labels["operator.kyma-project.io/beta"], "true");
+    const json secret = m_kcp->get(secrets_path() + "/kubeconfig-" + name);
+    EXPECT_EQ(secret["metadata"]["labels"]["operator.kyma-project.io/kyma-name"], name);
+
+    // Without the labels: both modules are refused, and the operation fails naming them.
+    setenv("APP_PROVISIONING_TIMEOUT_INSTALLATION", "3s", 1);
+    const auto [plain, plain_shoot] = klm_runtime_file(modules);
+    const std::string refused = provision(plain, 3);
+    ASSERT_FALSE(refused.empty());
+    const auto op = *m_store->last_operation(refused);
+    EXPECT_EQ(op.state, OperationState::Failed);
+    EXPECT_THAT(op.message, HasSubstr("connectivity-proxy (Error: module template not allowed: "
+                                      "internal module)"));
+    EXPECT_THAT(op.message, HasSubstr("preview (Error: module template not allowed: beta module)"));
+    EXPECT_THAT(op.message, Not(HasSubstr("istio (")));
+    EXPECT_FALSE(m_kcp->get(kyma_path(lowercase(refused)))["metadata"]["labels"].contains(
+        "operator.kyma-project.io/internal"));
+
+    // A label value that is neither true nor false is refused at request time.
+    const auto [bad, bad_shoot] =
+        klm_runtime_file(modules, {{"operator.kyma-project.io/internal", "yes"}});
+    const auto r = kprov({"provision", "-f", bad});
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("runtimeInput.labels.operator.kyma-project.io/internal: must be "
+                                 "\"true\" or \"false\""));
+    EXPECT_THAT(r.err, HasSubstr("got \"yes\""));
 }
 
 // (b) A module that never gets Ready: the operation fails at the timeout, naming it.

@@ -37,7 +37,9 @@ protected:
         const std::string releases = m_sim->url + "/sim/kyma-releases";
         setenv("KPROV_KYMA_RELEASES_URL", releases.c_str(), 1);
         setenv("KPROV_KYMA_DEV_RELEASES_URL", releases.c_str(), 1);
-        unsetenv("KPROV_KYMA_INSTALLER");
+        // Kyma 1.x's installer is no longer the default (lifecycle-manager is): named here.
+        setenv("KPROV_KYMA_INSTALLER", "installation-cr", 1);
+        unsetenv("KPROV_KCP_KUBECONFIG_PATH");
         unsetenv("APP_PROVISIONING_TIMEOUT_INSTALLATION");
         sim_post("/sim/settings", {{"kymaComponentSeconds", 0.05}});
     }
@@ -294,7 +296,7 @@ TEST_P(Kyma, ARestartAfterTheTriggerDoesNotTriggerAgain) {
     std::vector<std::string> env = kprov::testing::environment_without_settings();
     for (const char* name :
          {"HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "APP_DATABASE_SECRET_KEY", "KPROV_TENANT",
-          "KPROV_KYMA_RELEASES_URL", "KPROV_KYMA_DEV_RELEASES_URL"})
+          "KPROV_KYMA_RELEASES_URL", "KPROV_KYMA_DEV_RELEASES_URL", "KPROV_KYMA_INSTALLER"})
         if (const char* value = getenv(name))
             env.push_back(std::string(name) + "=" + value);
     kprov::testing::ChildProcess child({KPROV_BINARY, "wait", op_id, "--store", m_store_url,
@@ -510,6 +512,27 @@ TEST_P(Kyma, WithoutAnInstallerAKymaConfigIsRefusedAndNothingStored) {
     EXPECT_THAT(r.err, HasSubstr("kymaConfig"));
     EXPECT_TRUE(all_runtimes().empty());
     EXPECT_FALSE(this->shoot(shoot).has_value());
+}
+
+// The default installer is Kyma Lifecycle Manager; without a KCP a kymaConfig is refused at
+// request time, naming what to configure, and a runtime without one still provisions.
+TEST_P(Kyma, ByDefaultWithoutAKcpAKymaConfigIsRefusedNamingTheSettings) {
+    unsetenv("KPROV_KYMA_INSTALLER");
+    const auto [file, shoot] = kyma_runtime_file();
+    for (const char* command : {"plan", "provision"}) {
+        const auto r = kprov({command, "-f", file});
+        EXPECT_EQ(r.code, 2) << command << ": " << r.err;
+        EXPECT_THAT(r.err, HasSubstr("kymaConfig"));
+        EXPECT_THAT(r.err, HasSubstr("KPROV_KYMA_INSTALLER=lifecycle-manager"));
+        EXPECT_THAT(r.err, HasSubstr("KPROV_KCP_KUBECONFIG_PATH"));
+        EXPECT_THAT(r.err, HasSubstr("KPROV_KYMA_INSTALLER=installation-cr"));
+    }
+    EXPECT_TRUE(all_runtimes().empty());
+    EXPECT_FALSE(this->shoot(shoot).has_value());
+    const auto [plain, plain_shoot] = runtime_file("gcp");
+    const auto r = kprov({"provision", "-f", plain});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(all_runtimes().size(), 1u);
 }
 
 TEST_P(Kyma, AnUnknownReleaseFailsTheRequestWithTheOriginalsMessage) {

@@ -7,6 +7,7 @@
 #include "support/test_databases.hpp"
 
 #include <fstream>
+#include <functional>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -46,6 +47,16 @@ protected:
         return nullptr;
     }
 
+    // examples/<example>.yaml with `edit` applied, as a file of this test.
+    std::string edited_example(const std::string& example,
+                               const std::function<void(json& gardener_config)>& edit) {
+        json document = read_runtime_file(k_examples + example + ".yaml");
+        edit(document["clusterConfig"]["gardenerConfig"]);
+        const std::string file = m_dir.file(example + "-edited.json");
+        std::ofstream(file) << document.dump();
+        return file;
+    }
+
     testing::TempDir m_dir;
 };
 
@@ -71,14 +82,69 @@ TEST_F(Plan, PrintsAShootForEveryExample) {
 
 TEST_F(Plan, LegacyApiModeSendsTheOriginalsFields) {
     setenv("APP_GARDENER_LEGACY_API", "true", 1);
-    const auto r = kprov(
-        {"plan", "-f", k_examples + "gcp.yaml", "-o", "json", "--gardener-project", "kyma-dev"});
+    // Below 1.34: no Gardener admits cloudProfileName and secretBindingName from there on.
+    const std::string file =
+        edited_example("gcp", [](json& g) { g["kubernetesVersion"] = "1.33.8"; });
+    const auto r = kprov({"plan", "-f", file, "-o", "json", "--gardener-project", "kyma-dev"});
     unsetenv("APP_GARDENER_LEGACY_API");
     ASSERT_EQ(r.code, 0) << r.err;
     const json shoot = shoot_of(json::parse(r.out));
     EXPECT_TRUE(shoot["spec"].contains("cloudProfileName"));
     EXPECT_TRUE(shoot["spec"].contains("secretBindingName"));
     EXPECT_FALSE(shoot["spec"].contains("cloudProfile"));
+}
+
+// Refused at request time (exit 2), each naming the field, the value and what to use instead.
+TEST_F(Plan, LegacyApiRefusesFieldsGardenerRefusesForTheVersion) {
+    setenv("APP_GARDENER_LEGACY_API", "true", 1);
+    auto r = kprov({"plan", "-f",
+                    edited_example("gcp", [](json& g) { g["kubernetesVersion"] = "1.34.6"; }),
+                    "--gardener-project", "kyma-dev"});
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("clusterConfig.gardenerConfig.kubernetesVersion: legacy mode "
+                                 "(APP_GARDENER_LEGACY_API=true) sends spec.cloudProfileName and "
+                                 "spec.secretBindingName"));
+    EXPECT_THAT(r.err, HasSubstr("got \"1.34.6\""));
+    EXPECT_THAT(r.err, HasSubstr("spec.cloudProfile and spec.credentialsBindingName"));
+    EXPECT_EQ(r.out, "");
+    // aws.yaml has OIDC, which legacy mode sends as oidcConfig.
+    r = kprov({"plan", "-f",
+               edited_example("aws", [](json& g) { g["kubernetesVersion"] = "1.32.5"; }),
+               "--gardener-project", "kyma-dev"});
+    unsetenv("APP_GARDENER_LEGACY_API");
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("clusterConfig.gardenerConfig.oidcConfig: legacy mode"));
+    EXPECT_THAT(r.err, HasSubstr("kubernetesVersion \"1.32.5\""));
+    EXPECT_THAT(r.err, HasSubstr("use structured authentication"));
+    EXPECT_THAT(r.err, Not(HasSubstr("cloudProfileName")));
+}
+
+TEST_F(Plan, AnEmptyOidcClientIdIsRefused) {
+    const auto r = kprov({"plan", "-f",
+                          edited_example("aws", [](json& g) { g["oidcConfig"]["clientID"] = ""; }),
+                          "--gardener-project", "kyma-dev"});
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("clusterConfig.gardenerConfig.oidcConfig.clientID: must not be "
+                                 "empty, got \"\""));
+}
+
+// gardener-landscape.md §4: on 1.35 the DNS Secret is a credentialsRef and EU access is an
+// access restriction, in what plan prints as in what provisioning sends.
+TEST_F(Plan, ShowsDnsCredentialsRefsAndEuAccessRestrictions) {
+    const std::string file = edited_example("gcp", [](json& g) {
+        g["kubernetesVersion"] = "1.35.4";
+        g["euAccess"] = true;
+        g["dnsConfig"] = json::parse(R"({"domain": "x.example.com", "providers": [{"domainsInclude":
+            ["x.example.com"], "primary": true, "secretName": "route53", "type": "aws-route53"}]})");
+    });
+    const auto r = kprov({"plan", "-f", file, "-o", "json", "--gardener-project", "kyma-dev"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_THAT(r.err, Not(HasSubstr("secretName")));
+    const json spec = shoot_of(json::parse(r.out))["spec"];
+    EXPECT_EQ(spec["dns"]["providers"][0]["credentialsRef"],
+              (json{{"apiVersion", "v1"}, {"kind", "Secret"}, {"name", "route53"}}));
+    EXPECT_FALSE(spec["dns"]["providers"][0].contains("secretName"));
+    EXPECT_EQ(spec["accessRestrictions"][0]["name"], "eu-access-only");
 }
 
 TEST_F(Plan, YamlOutputReadsBackAsTheSameDocument) {

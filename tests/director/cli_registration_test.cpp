@@ -121,6 +121,7 @@ TEST_F(CliRegistrationTest, ProvisionAndDeprovisionRegisterAndUnregister) {
 // runtime CONNECTED in Director (the engine's tests cover ConnectionFailed).
 TEST_F(CliRegistrationTest, ARuntimeWithKymaWaitsForItsAgentToConnect) {
     setenv("KPROV_KYMA_RELEASES_URL", (m_sim->url + "/sim/kyma-releases").c_str(), 1);
+    setenv("KPROV_KYMA_INSTALLER", "installation-cr", 1); // Kyma 1.x: not the default
     SimControl control(m_sim->url);
     control.post("/sim/settings", {{"kymaComponentSeconds", 0.05}});
     std::ifstream in(runtime_file());
@@ -135,6 +136,7 @@ TEST_F(CliRegistrationTest, ARuntimeWithKymaWaitsForItsAgentToConnect) {
     std::ofstream(file) << doc.dump();
     const auto provisioned = kprov({"provision", "-f", file, "--wait", "-o", "json"});
     unsetenv("KPROV_KYMA_RELEASES_URL");
+    unsetenv("KPROV_KYMA_INSTALLER");
     ASSERT_EQ(provisioned.code, 0) << provisioned.err;
     const json status = json::parse(provisioned.out);
     EXPECT_EQ(status["state"], "Succeeded");

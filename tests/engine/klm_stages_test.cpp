@@ -74,7 +74,7 @@ protected:
 
 TEST(KymaLifecycle, NamesChannelsAndModules) {
     EXPECT_EQ(kyma_name_of("AB12-Cd"), "ab12-cd");
-    EXPECT_EQ(kyma_secret_name_of("AB12-Cd"), "kubeconfig-AB12-Cd");
+    EXPECT_EQ(kyma_secret_name_of("AB12-Cd"), "kubeconfig-ab12-cd"); // a Secret name is lower-case
     EXPECT_TRUE(is_kyma_channel("regular"));
     EXPECT_TRUE(is_kyma_channel("fast"));
     EXPECT_FALSE(is_kyma_channel("none"));
@@ -93,6 +93,29 @@ TEST(KymaLifecycle, NamesChannelsAndModules) {
     EXPECT_EQ(kyma_channel_of(config, klm), "experimental");
     EXPECT_THAT(kyma_modules_of(config),
                 ElementsAre(KymaModule{"istio", ""}, KymaModule{"keda", ""}));
+}
+
+// §1.3: the internal and beta labels come from the runtime's labels; the Secret's kyma-name
+// label equals the Kyma's (lower-case) name, which is what KLM selects on.
+TEST(KymaLifecycle, ModuleLabelsComeFromTheRuntimesLabels) {
+    Runtime runtime;
+    runtime.id = "AB12-Cd";
+    runtime.gardener.provider = "gcp";
+    runtime.labels_json = R"({"operator.kyma-project.io/internal": "TRUE",
+                              "operator.kyma-project.io/beta": false, "team": "a"})";
+    const KymaResource kyma = build_kyma_resource(runtime, "", KlmOptions{});
+    EXPECT_EQ(kyma.name, "ab12-cd");
+    EXPECT_EQ(kyma.labels.at("operator.kyma-project.io/internal"), "true");
+    EXPECT_EQ(kyma.labels.at("operator.kyma-project.io/beta"), "false");
+    EXPECT_EQ(kyma.labels.count("team"), 0u);
+    runtime.labels_json = R"({"team": "a"})";
+    EXPECT_EQ(build_kyma_resource(runtime, "", KlmOptions{})
+                  .labels.count("operator.kyma-project.io/internal"),
+              0u);
+    const KymaAccessSecret secret = build_access_secret(runtime, "kubeconfig", Timestamp{});
+    EXPECT_EQ(secret.name, "kubeconfig-ab12-cd");
+    EXPECT_EQ(secret.labels.at("operator.kyma-project.io/kyma-name"), "ab12-cd");
+    EXPECT_EQ(secret.labels.at("kyma-project.io/runtime-id"), "AB12-Cd");
 }
 
 TEST(KymaLifecycle, EveryFieldAKymaCannotSayIsNamed) {

@@ -9,8 +9,10 @@ namespace kprov::engine {
 namespace {
 
 using namespace testing;
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
 
 std::vector<FieldProblem> provision_problems(const json& document,
                                              const ConversionOptions& options = k_options) {
@@ -262,6 +264,92 @@ TEST(RuntimeInputValidate, FailureToleranceAndVolumeSize) {
 }
 
 // ---------------------------------------------------------------------------------------------
+json with_oidc(json doc, const std::string& client_id) {
+    gardener(doc)["oidcConfig"] = {{"clientID", client_id},
+                                   {"groupsClaim", "groups"},
+                                   {"issuerURL", "https://issuer.example.com"},
+                                   {"signingAlgs", {"RS256"}},
+                                   {"usernameClaim", "sub"},
+                                   {"usernamePrefix", "-"}};
+    return doc;
+}
+
+// Structured authentication makes the clientID the audience; Gardener refuses audiences: [""].
+TEST(RuntimeInputValidate, OidcClientIdMustNotBeEmpty) {
+    EXPECT_NO_THROW(validate_provision(
+        parse_provision_input(with_oidc(provision_document(), "kyma")), k_options));
+    EXPECT_THAT(lines(provision_problems(with_oidc(provision_document(), ""))),
+                ElementsAre(AllOf(StartsWith("clusterConfig.gardenerConfig.oidcConfig.clientID: "
+                                             "must not be empty, got \"\""),
+                                  HasSubstr("audience"))));
+}
+
+// APP_GARDENER_LEGACY_API sends fields Gardener refuses from 1.32 (oidcConfig) and 1.34
+// (cloudProfileName, secretBindingName): refused at request time, naming what to use instead.
+TEST(RuntimeInputValidate, LegacyApiRefusesWhatNoGardenerAdmits) {
+    ConversionOptions legacy = k_options;
+    legacy.legacy_api = true;
+    json doc = with_oidc(provision_document(), "kyma");
+    gardener(doc)["kubernetesVersion"] = "1.31.9";
+    EXPECT_NO_THROW(validate_provision(parse_provision_input(doc), legacy));
+
+    gardener(doc)["kubernetesVersion"] = "1.32.5";
+    const auto oidc = provision_problems(doc, legacy);
+    ASSERT_EQ(oidc.size(), 1u);
+    EXPECT_EQ(oidc[0].path, "clusterConfig.gardenerConfig.oidcConfig");
+    EXPECT_THAT(oidc[0].message, AllOf(HasSubstr("APP_GARDENER_LEGACY_API=true"),
+                                       HasSubstr("kubeAPIServer.oidcConfig"),
+                                       HasSubstr("kubernetesVersion \"1.32.5\""),
+                                       HasSubstr("structured authentication")));
+    EXPECT_NO_THROW(validate_provision(parse_provision_input(doc), k_options)); // not legacy
+
+    gardener(doc)["kubernetesVersion"] = "1.34"; // a minor alone counts as 1.34.0
+    EXPECT_THAT(paths(provision_problems(doc, legacy)),
+                ElementsAre("clusterConfig.gardenerConfig.oidcConfig",
+                            "clusterConfig.gardenerConfig.kubernetesVersion"));
+    gardener(doc).erase("oidcConfig");
+    const auto profile = provision_problems(doc, legacy);
+    ASSERT_EQ(profile.size(), 1u);
+    EXPECT_EQ(profile[0].path, "clusterConfig.gardenerConfig.kubernetesVersion");
+    EXPECT_THAT(profile[0].message,
+                AllOf(HasSubstr("spec.cloudProfileName"), HasSubstr("spec.secretBindingName"),
+                      HasSubstr("\"1.34\""), HasSubstr("APP_GARDENER_LEGACY_API=false"),
+                      HasSubstr("spec.cloudProfile and spec.credentialsBindingName")));
+    gardener(doc)["kubernetesVersion"] = "1.33.8";
+    EXPECT_NO_THROW(validate_provision(parse_provision_input(doc), legacy));
+}
+
+// From 1.35 the DNS Secret is a credentialsRef, which Gardener accepts only with a type.
+TEST(RuntimeInputValidate, DnsProviderTypeIsNeededFrom135) {
+    json doc = provision_document();
+    gardener(doc)["dnsConfig"] = json::parse(R"({"domain": "a.example.com", "providers": [
+        {"domainsInclude": ["a.example.com"], "primary": true, "secretName": "s", "type": ""}]})");
+    gardener(doc)["kubernetesVersion"] = "1.34.6";
+    EXPECT_NO_THROW(validate_provision(parse_provision_input(doc), k_options));
+    gardener(doc)["kubernetesVersion"] = "1.35.4";
+    EXPECT_THAT(lines(provision_problems(doc)),
+                ElementsAre(AllOf(StartsWith("clusterConfig.gardenerConfig.dnsConfig.providers[0]."
+                                             "type: must not be empty"),
+                                  HasSubstr("\"1.35.4\""))));
+}
+
+// KLM's internal and beta labels come from the runtime's labels, as true or false only.
+TEST(RuntimeInputValidate, KymaModuleLabelsAreTrueOrFalse) {
+    json doc = provision_document();
+    doc["runtimeInput"]["labels"]["operator.kyma-project.io/internal"] = "True";
+    doc["runtimeInput"]["labels"]["operator.kyma-project.io/beta"] = false;
+    EXPECT_NO_THROW(validate_provision(parse_provision_input(doc), k_options));
+    doc["runtimeInput"]["labels"]["operator.kyma-project.io/internal"] = "yes";
+    doc["runtimeInput"]["labels"]["operator.kyma-project.io/beta"] = 1;
+    EXPECT_THAT(lines(provision_problems(doc)),
+                ElementsAre("runtimeInput.labels.operator.kyma-project.io/internal: must be "
+                            "\"true\" or \"false\" (whether the runtime's Kyma may use Kyma "
+                            "Lifecycle Manager's modules labelled so), got \"yes\"",
+                            "runtimeInput.labels.operator.kyma-project.io/beta: must be \"true\" "
+                            "or \"false\" (whether the runtime's Kyma may use Kyma Lifecycle "
+                            "Manager's modules labelled so), got 1"));
+}
+
 // Validation of upgrades
 
 std::vector<FieldProblem> upgrade_problems(const std::string& gardener_config) {
@@ -296,6 +384,13 @@ TEST(RuntimeInputValidateUpgrade, AutoScalerAndNumbers) {
     EXPECT_THAT(
         paths(upgrade_problems(R"({"providerSpecificConfig": {"gcpConfig": {"zones": []}}})")),
         ElementsAre("gardenerConfig.providerSpecificConfig.gcpConfig.zones"));
+}
+
+TEST(RuntimeInputValidateUpgrade, OidcClientIdMustNotBeEmpty) {
+    EXPECT_THAT(paths(upgrade_problems(R"({"oidcConfig": {"clientID": "", "groupsClaim": "g",
+        "issuerURL": "https://i.example.com", "signingAlgs": ["RS256"], "usernameClaim": "sub",
+        "usernamePrefix": "-"}})")),
+                ElementsAre("gardenerConfig.oidcConfig.clientID"));
 }
 
 } // namespace

@@ -86,13 +86,22 @@ TEST_F(Service, StrictTenantsRefuseAnotherTenant) {
 }
 
 TEST_F(Service, ProvisionHandsOnTheShootBuildersWarnings) {
-    options.shoot.legacy_api = true; // and Kubernetes 1.34: Gardener refuses the legacy fields
+    options.shoot.maintenance_windows.emplace(); // a production runtime in a region without one
     auto doc = provision_document();
-    doc["clusterConfig"]["gardenerConfig"]["kubernetesVersion"] = "1.34.1";
+    doc["clusterConfig"]["gardenerConfig"]["purpose"] = "production";
     const auto started = provision(doc);
     ASSERT_EQ(started.warnings.size(), 1u);
-    EXPECT_THAT(started.warnings[0], HasSubstr("APP_GARDENER_LEGACY_API"));
+    EXPECT_THAT(started.warnings[0], HasSubstr("no maintenance window"));
     EXPECT_EQ(started.runtime_id, started.operation.cluster_id);
+}
+
+TEST_F(Service, LegacyApiOnKubernetes134IsRefusedAndNothingStored) {
+    options.conversion.legacy_api = true; // Gardener refuses cloudProfileName from 1.34
+    auto doc = provision_document();
+    doc["clusterConfig"]["gardenerConfig"]["kubernetesVersion"] = "1.34.1";
+    EXPECT_THROW(provision(doc), ValidationError);
+    EXPECT_TRUE(store.list_runtimes({}).empty());
+    EXPECT_EQ(gardener.calls("create"), 0);
 }
 
 TEST_F(Service, TheSameProvisioningAgainAnswersWithTheFirstOneAndAnotherIsRefused) {

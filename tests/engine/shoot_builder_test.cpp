@@ -253,9 +253,8 @@ TEST_P(ShootGolden, MatchesTheReference) {
     const bool legacy = GetParam().legacy;
     const ShootPlan plan = build_shoot(v.runtime(), k_operation_id, v.options(legacy));
 
-    const json expected =
-        test_support::load_json_file(golden::path(v.golden + (legacy ? ".legacy.json" : ".json")));
-    const auto difference = test_support::first_difference(expected, json::parse(plan.shoot));
+    const auto difference = golden::check(v.golden + (legacy ? ".legacy.json" : ".json"),
+                                          nlohmann::ordered_json::parse(plan.shoot));
     EXPECT_FALSE(difference) << *difference;
 
     // The embedded provider configs keep the original's exact bytes (key order included).
@@ -286,13 +285,12 @@ INSTANTIATE_TEST_SUITE_P(Variants, ShootGolden, ::testing::ValuesIn(all_cases())
 TEST(ShootOidc, CurrentApiReturnsTheStructuredAuthenticationConfigMap) {
     const ShootPlan plan = build_shoot(full_featured(), k_operation_id, full_options(false));
     ASSERT_TRUE(plan.oidc_config_map);
-    json config_map = json::parse(*plan.oidc_config_map);
+    auto config_map = nlohmann::ordered_json::parse(*plan.oidc_config_map);
     ASSERT_TRUE(config_map["data"]["config.yaml"].is_string());
     config_map["data"]["config.yaml"] =
-        json::parse(config_map["data"]["config.yaml"].get<std::string>());
-    const json expected = test_support::load_json_file(
-        golden::path("shoot-oidc-dns-ha-euaccess-production.configmap.json"));
-    const auto difference = test_support::first_difference(expected, config_map);
+        nlohmann::ordered_json::parse(config_map["data"]["config.yaml"].get<std::string>());
+    const auto difference =
+        golden::check("shoot-oidc-dns-ha-euaccess-production.configmap.json", config_map);
     EXPECT_FALSE(difference) << *difference;
 }
 
@@ -422,15 +420,46 @@ TEST(ShootBuilder, ProjectFallsBackToTheOptions) {
               "garden-other");
 }
 
-TEST(ShootBuilder, WarnsAboutFieldsGardenerForbidsForTheVersion) {
+// gardener-landscape.md §4: from 1.35 Gardener refuses secretName; the same Secret goes in
+// credentialsRef beside the type. Nothing is merely warned about any more.
+TEST(ShootDns, FromKubernetes135TheSecretIsACredentialsRef) {
     Runtime r = full_featured();
-    r.gardener.kubernetes_version = "1.35.0";
-    const auto current = build_shoot(r, k_operation_id, full_options(false)).warnings;
-    ASSERT_EQ(current.size(), 1u);
-    EXPECT_THAT(current[0], HasSubstr("secretName"));
-    const auto legacy = build_shoot(r, k_operation_id, full_options(true)).warnings;
-    ASSERT_EQ(legacy.size(), 1u);
-    EXPECT_THAT(legacy[0], HasSubstr("secretBindingName"));
+    r.gardener.kubernetes_version = "1.35.4";
+    const ShootPlan plan = build_shoot(r, k_operation_id, full_options(false));
+    const auto difference =
+        golden::check("shoot-dns-1.35.json", nlohmann::ordered_json::parse(plan.shoot));
+    EXPECT_FALSE(difference) << *difference;
+    EXPECT_TRUE(plan.warnings.empty()) << plan.warnings.front();
+    for (const auto& provider : json::parse(plan.shoot)["spec"]["dns"]["providers"]) {
+        EXPECT_FALSE(provider.contains("secretName")) << provider;
+        EXPECT_EQ(provider["credentialsRef"]["kind"], "Secret");
+        EXPECT_FALSE(provider["type"].get<std::string>().empty());
+    }
+}
+
+TEST(ShootDns, BelowKubernetes135TheSecretIsNamed) {
+    Runtime r = full_featured();
+    for (const char* version : {"1.34.6", "1.34"}) {
+        r.gardener.kubernetes_version = version;
+        const json shoot = json::parse(build_shoot(r, k_operation_id, full_options(false)).shoot);
+        EXPECT_EQ(shoot["spec"]["dns"]["providers"][0]["secretName"], "aws-route53-secret")
+            << version;
+        EXPECT_FALSE(shoot["spec"]["dns"]["providers"][0].contains("credentialsRef")) << version;
+    }
+}
+
+// The annotation switches nothing on; spec.accessRestrictions does (gardener-landscape.md §4).
+TEST(ShootEuAccess, WritesTheAccessRestrictionWithKimsOptions) {
+    for (bool legacy : {false, true}) {
+        const json shoot =
+            json::parse(build_shoot(full_featured(), k_operation_id, full_options(legacy)).shoot);
+        EXPECT_EQ(shoot["spec"]["accessRestrictions"],
+                  json::parse(R"([{"name": "eu-access-only", "options": {
+                      "support.gardener.cloud/eu-access-for-cluster-addons": "true",
+                      "support.gardener.cloud/eu-access-for-cluster-nodes": "true"}}])"));
+    }
+    const json plain = json::parse(build_shoot(gcp(), k_operation_id, options_for(false)).shoot);
+    EXPECT_FALSE(plain["spec"].contains("accessRestrictions"));
 }
 
 TEST(ShootBuilder, IsDeterministic) {

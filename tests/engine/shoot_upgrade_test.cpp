@@ -28,9 +28,10 @@ std::string read_golden(const std::string& name) {
     return text.str();
 }
 
-void expect_json(const std::string& golden, const json& actual) {
-    const auto difference =
-        test_support::first_difference(test_support::load_json_file(golden::path(golden)), actual);
+using ordered = nlohmann::ordered_json;
+
+void expect_json(const std::string& golden, const ordered& actual) {
+    const auto difference = golden::check(golden, actual);
     EXPECT_FALSE(difference) << golden << ": " << *difference;
 }
 
@@ -109,7 +110,7 @@ TEST_P(AwsUpgrade, MatchesTheReference) {
     const bool legacy = GetParam();
     const ShootUpgrade up =
         build_shoot_upgrade(read_golden("upgrade-aws.live.json"), aws_merged(), {}, mode(legacy));
-    expect_json(legacy ? "upgrade-aws.legacy.json" : "upgrade-aws.json", json::parse(up.shoot));
+    expect_json(legacy ? "upgrade-aws.legacy.json" : "upgrade-aws.json", ordered::parse(up.shoot));
     EXPECT_EQ(up.kubernetes_version, "1.31.2");
     EXPECT_EQ(up.shoot_networking_filter_disabled, true); // inherited from the live shoot
     EXPECT_FALSE(up.oidc_config_map);
@@ -139,6 +140,43 @@ TEST(HibernationScheduleUpgrade, ReplacesKeepsOrRemovesTheSchedules) {
               json::parse(R"({"enabled": true})"));
     live["spec"]["hibernation"].erase("enabled");
     EXPECT_FALSE(upgraded(std::vector<HibernationSchedule>{}).contains("hibernation"));
+}
+
+// gardener-landscape.md §4: a GET of a 1.34 shoot has secretName and credentialsRef in step;
+// the update that raises it to 1.35 drops secretName (Gardener refuses it there) and keeps the
+// Secret through credentialsRef, adding one where the shoot had only secretName.
+TEST(DnsUpgrade, RaisingTo135MovesSecretNamesToCredentialsRefs) {
+    json live = json::parse(read_golden("upgrade-aws.live.json"));
+    live["spec"]["kubernetes"]["version"] = "1.34.6";
+    live["spec"]["dns"] = json::parse(R"({"domain": "c-1a2b3c4.kyma-dev.shoot.example.com",
+        "providers": [
+          {"primary": true, "secretName": "route53", "type": "aws-route53",
+           "credentialsRef": {"apiVersion": "v1", "kind": "Secret", "name": "route53"}},
+          {"primary": false, "secretName": "azure-dns", "type": "azure-dns"}]})");
+    GardenerConfig merged = aws_merged();
+    auto upgraded = [&](const std::string& version) {
+        merged.kubernetes_version = version;
+        return json::parse(build_shoot_upgrade(live.dump(), merged, {}, mode(false)).shoot);
+    };
+    const json raised = upgraded("1.35.4");
+    EXPECT_EQ(raised["spec"]["kubernetes"]["version"], "1.35.4");
+    EXPECT_EQ(raised["spec"]["dns"],
+              json::parse(R"({"domain": "c-1a2b3c4.kyma-dev.shoot.example.com",
+        "providers": [
+          {"primary": true, "type": "aws-route53",
+           "credentialsRef": {"apiVersion": "v1", "kind": "Secret", "name": "route53"}},
+          {"primary": false, "type": "azure-dns",
+           "credentialsRef": {"apiVersion": "v1", "kind": "Secret", "name": "azure-dns"}}]})"));
+    // Nothing else differs from the same upgrade without DNS.
+    json without = raised;
+    without["spec"].erase("dns");
+    live["spec"].erase("dns");
+    EXPECT_EQ(without, upgraded("1.35.4"));
+    // Below 1.35 the providers stay as they are.
+    live["spec"]["dns"] = raised["spec"]["dns"];
+    live["spec"]["dns"]["providers"][1] = {
+        {"primary", false}, {"secretName", "azure-dns"}, {"type", "azure-dns"}};
+    EXPECT_EQ(upgraded("1.34.7")["spec"]["dns"], live["spec"]["dns"]);
 }
 
 GardenerConfig azure_merged() {
@@ -181,7 +219,8 @@ TEST_P(AzureUpgrade, MatchesTheReference) {
     const bool legacy = GetParam();
     const ShootUpgrade up = build_shoot_upgrade(read_golden("upgrade-azure.live.json"),
                                                 azure_merged(), azure_input(), mode(legacy));
-    expect_json(legacy ? "upgrade-azure.legacy.json" : "upgrade-azure.json", json::parse(up.shoot));
+    expect_json(legacy ? "upgrade-azure.legacy.json" : "upgrade-azure.json",
+                ordered::parse(up.shoot));
     EXPECT_EQ(up.kubernetes_version, "1.31.3");
     EXPECT_EQ(up.shoot_networking_filter_disabled, false);
     if (legacy) {
@@ -189,9 +228,9 @@ TEST_P(AzureUpgrade, MatchesTheReference) {
         return;
     }
     ASSERT_TRUE(up.oidc_config_map);
-    json config_map = json::parse(*up.oidc_config_map);
+    ordered config_map = ordered::parse(*up.oidc_config_map);
     config_map["data"]["config.yaml"] =
-        json::parse(config_map["data"]["config.yaml"].get<std::string>());
+        ordered::parse(config_map["data"]["config.yaml"].get<std::string>());
     expect_json("upgrade-azure.configmap.json", config_map);
 }
 

@@ -157,6 +157,42 @@ TEST_F(UpgradeShoot, InvalidInputIsRefused) {
     EXPECT_EQ(store.operations_of(m_runtime).size(), 1u);
 }
 
+// Legacy mode keeps the shoot's cloudProfileName and secretBindingName and writes oidcConfig:
+// an upgrade to a version where Gardener refuses them is refused before anything is stored.
+TEST_F(UpgradeShoot, LegacyApiRefusesVersionsWhereGardenerRefusesItsFields) {
+    options.shoot.legacy_api = true;
+    EngineService legacy_service(store, gardener, clock, options); // the fixture's has no legacy
+    const auto upgrade = [&](const json& config) {
+        return legacy_service.upgrade_shoot(m_runtime, input(config), context);
+    };
+    try {
+        upgrade({{"kubernetesVersion", "1.34.2"}});
+        ADD_FAILURE() << "accepted";
+    } catch (const ValidationError& e) {
+        ASSERT_EQ(e.problems().size(), 1u);
+        EXPECT_EQ(e.problems()[0].path, "gardenerConfig.kubernetesVersion");
+        EXPECT_THAT(e.problems()[0].message, ::testing::HasSubstr("\"1.34.2\""));
+        EXPECT_THAT(e.problems()[0].message, ::testing::HasSubstr("spec.secretBindingName"));
+    }
+    json oidc = {{"clientID", "kyma"},
+                 {"groupsClaim", "groups"},
+                 {"issuerURL", "https://i.example.com"},
+                 {"signingAlgs", {"RS256"}},
+                 {"usernameClaim", "sub"},
+                 {"usernamePrefix", "-"}};
+    try {
+        upgrade({{"kubernetesVersion", "1.32.1"}, {"oidcConfig", oidc}});
+        ADD_FAILURE() << "accepted";
+    } catch (const ValidationError& e) {
+        ASSERT_EQ(e.problems().size(), 1u);
+        EXPECT_EQ(e.problems()[0].path, "gardenerConfig.oidcConfig");
+        EXPECT_THAT(e.problems()[0].message, ::testing::HasSubstr("structured authentication"));
+    }
+    EXPECT_EQ(store.operations_of(m_runtime).size(), 1u);
+    EXPECT_EQ(runtime(m_runtime).gardener.oidc, std::nullopt);
+    EXPECT_NO_THROW(upgrade({{"kubernetesVersion", "1.33.3"}}));
+}
+
 TEST_F(UpgradeShoot, WaitingForShootNewVersionWaitsFailsOrGoesOn) {
     const std::string id = applied();
     gardener.clear_last_operation("shoot1"); // no lastOperation at all: no crash, wait

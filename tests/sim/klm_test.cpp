@@ -149,6 +149,52 @@ TEST(Klm, UnknownModuleIsErrorThenWarningAndUnmanagedIsUnmanaged) {
     EXPECT_EQ(w.get("rt2")["status"]["activeChannel"], "fast");
 }
 
+// kyma-lifecycle-manager.md §5: a ModuleTemplate labelled internal or beta is usable only by a
+// Kyma with the same label "true" (any case); otherwise the lookup fails, also for a module
+// that was Ready (KLM deletes its Manifest).
+TEST(Klm, InternalAndBetaModulesNeedTheKymasLabel) {
+    KcpWorld w(0.2);
+    ASSERT_EQ(w.knobs({{"catalog",
+                        {"istio",
+                         {{"name", "connectivity-proxy"}, {"internal", true}},
+                         {{"name", "preview"}, {"beta", true}, {"version", "0.1.0"}}}}})
+                  .status,
+              200);
+    EXPECT_EQ(w.knobs({{"catalog", {{{"name", "x"}, {"internal", "yes"}}}}}).status, 400);
+    EXPECT_EQ(w.knobs({{"catalog", {{{"name", "x"}, {"alpha", true}}}}}).status, 400);
+    const Json knobs = w.f.http->get("/sim/kcp/klm").json;
+    EXPECT_EQ(knobs["catalog"][0], (Json{{"name", "connectivity-proxy"},
+                                         {"version", "1.0.0"},
+                                         {"internal", true},
+                                         {"beta", false}}));
+
+    ASSERT_EQ(w.secret("kc", "rt1", w.runtime("c1")).status, 201);
+    ASSERT_EQ(w.create("rt1", {"istio", "connectivity-proxy", "preview"}).status, 201);
+    ASSERT_TRUE(w.wait_state("rt1", "Error", 3));
+    EXPECT_NE(w.module("rt1", "istio")["state"], "Error");
+    EXPECT_EQ(w.module("rt1", "connectivity-proxy")["state"], "Error");
+    EXPECT_EQ(w.module("rt1", "connectivity-proxy")["message"],
+              "module template not allowed: internal module");
+    EXPECT_EQ(w.module("rt1", "preview")["message"], "module template not allowed: beta module");
+
+    // Labelled: every module becomes Ready.
+    Json labelled = w.get("rt1");
+    labelled["metadata"]["labels"]["operator.kyma-project.io/internal"] = "TRUE";
+    labelled["metadata"]["labels"]["operator.kyma-project.io/beta"] = "true";
+    ASSERT_EQ(w.kcp->put(w.kyma("rt1"), labelled.dump()).status, 200);
+    ASSERT_TRUE(w.wait_state("rt1", "Ready", 3));
+    EXPECT_EQ(w.module("rt1", "preview")["version"], "0.1.0");
+
+    // The label taken away again: the internal module is refused once more.
+    labelled = w.get("rt1");
+    labelled["metadata"]["labels"]["operator.kyma-project.io/internal"] = "false";
+    ASSERT_EQ(w.kcp->put(w.kyma("rt1"), labelled.dump()).status, 200);
+    ASSERT_TRUE(w.wait_state("rt1", "Error", 3));
+    EXPECT_EQ(w.module("rt1", "connectivity-proxy")["message"],
+              "module template not allowed: internal module");
+    EXPECT_EQ(w.module("rt1", "preview")["state"], "Ready");
+}
+
 TEST(Klm, SecretRulesZeroOneOrTwo) {
     KcpWorld w(0.1);
     std::string config = w.runtime("c1");
