@@ -258,30 +258,16 @@ TEST_F(HostileInput, TwoHundredThousandProblemsAreReportedAsAHundred) {
     EXPECT_THAT(r.err, HasSubstr("more problems follow, not shown"));
 }
 
-// A pipe has no size: kprov reads 4 MiB and one byte, then stops, and the writer learns it.
-TEST_F(HostileInput, AnEndlessPipeIsReadOnlyUpToTheLimit) {
+// A FIFO given to -f is refused at once, without waiting for a writer (issue 32, finding 8;
+// it used to be read up to the limit once a writer came, and hung for ever without one). A pipe
+// is read from stdin (-f -), up to the limit.
+TEST_F(HostileInput, AFifoIsRefusedWithoutWaitingForAWriter) {
     const auto fifo = m_dir.file("endless.yaml");
     ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-    std::signal(SIGPIPE, SIG_IGN);
-    std::atomic<std::size_t> written{0};
-    std::thread writer([&] {
-        const int fd = ::open(fifo.c_str(), O_WRONLY);
-        if (fd < 0)
-            return;
-        const std::string chunk(64 * 1024, '#');
-        while (written < (64u << 20)) {
-            const auto n = ::write(fd, chunk.data(), chunk.size());
-            if (n <= 0)
-                break; // EPIPE: the reader is gone
-            written += static_cast<std::size_t>(n);
-        }
-        ::close(fd);
-    });
     const auto r = kprov({"plan", "-f", fifo, "--gardener-project", "kyma-dev"});
-    writer.join();
-    EXPECT_EQ(r.exit_code, 2) << r.err;
-    EXPECT_THAT(r.err, HasSubstr("runtime file " + fifo + ": more than the 4 MiB limit"));
-    EXPECT_LT(written.load(), 64u << 20); // it stopped reading long before the writer was done
+    EXPECT_TRUE(r.exit_code == 1 || r.exit_code == 2) << r.exit_code << ": " << r.err;
+    EXPECT_THAT(r.err,
+                HasSubstr("cannot read " + fifo + ": it is a FIFO (expected a regular file)"));
 }
 
 // Control characters in a stored name and message: tables escape them, JSON and YAML carry

@@ -29,5 +29,66 @@ TEST(YamlCheck, BytesLibyamlsReaderRefusesAreLeftToTheReaders) {
     EXPECT_TRUE(syntax_problem("a: \xff\nb: [\n"));
 }
 
+// Issue 32, finding 4: a 1 MB release with 600 aliases of a 1 MiB string cost 1.9 GB. The
+// bounds count what aliases expand to without expanding them.
+std::string laughs(std::size_t scalar_bytes, int aliases) {
+    std::string text = "a: &a " + std::string(scalar_bytes, 'x') + "\nb: [";
+    for (int i = 0; i < aliases; ++i)
+        text += i ? ", *a" : "*a";
+    return text + "]\n";
+}
+
+TEST(YamlBounds, AliasesAreCountedAtTheSizeTheyExpandTo) {
+    const Bounds bounds{0, 64, 1'000'000, 64u << 20};
+    EXPECT_FALSE(syntax_problem(laughs(1u << 20, 60), bounds)) << "61 MiB";
+    const auto over = syntax_problem(laughs(1u << 20, 600), bounds);
+    ASSERT_TRUE(over);
+    EXPECT_EQ(over->message, "expands to more than 64 MiB of text (aliases repeated too often)");
+    EXPECT_EQ(over->line, 2u);
+    // Nested: ten aliases of ten aliases ... of a list, 10^7 nodes from a few hundred bytes.
+    std::string text = "l0: &l0 [1, 2]\n";
+    for (int level = 1; level < 8; ++level) {
+        const std::string name = "l" + std::to_string(level);
+        const std::string previous = "*l" + std::to_string(level - 1);
+        text += name + ": &" + name + " [" + previous;
+        for (int i = 1; i < 10; ++i)
+            text += ", " + previous;
+        text += "]\n";
+    }
+    const auto nodes = syntax_problem(text, bounds);
+    ASSERT_TRUE(nodes);
+    EXPECT_EQ(nodes->message, "expands to more than 1000000 nodes (aliases repeated too often)");
+    EXPECT_FALSE(syntax_problem(text)) << "no bounds given, none applied";
+}
+
+TEST(YamlBounds, DepthCountsWhatAnAliasBringsAlong) {
+    const Bounds bounds{0, 4, 0, 0};
+    EXPECT_FALSE(syntax_problem("a: [[[1]]]\n", bounds)) << "4 levels";
+    EXPECT_EQ(syntax_problem("a: [[[[1]]]]\n", bounds)->message,
+              "nests deeper than 4 levels of mappings and sequences");
+    EXPECT_FALSE(syntax_problem("a: &x [[1]]\nb: *x\n", bounds));
+    EXPECT_TRUE(syntax_problem("a: &x [[1]]\nb: [[*x]]\n", bounds)) << "2 + 3 levels";
+    const std::string deep = "a: " + std::string(100'000, '[') + std::string(100'000, ']');
+    EXPECT_TRUE(syntax_problem(deep, bounds));
+}
+
+TEST(YamlBounds, AnAliasInsideTheNodeItNamesIsRefused) {
+    const Bounds bounds{0, 64, 0, 0};
+    EXPECT_EQ(syntax_problem("a: &x [*x]\n", bounds)->message,
+              "the alias *x is inside the node it names");
+    EXPECT_TRUE(syntax_problem("a: &x {b: [c, *x]}\n", bounds));
+    EXPECT_FALSE(syntax_problem("a: &x [&x 1, *x]\n", bounds)) << "*x is the scalar";
+    EXPECT_FALSE(syntax_problem("a: &x [1]\nb: *x\n", bounds));
+    EXPECT_FALSE(syntax_problem("a: &x [*x]\n")) << "no bounds given, none applied";
+}
+
+TEST(YamlBounds, TheTextItselfAndEveryDocumentOfAStreamCount) {
+    EXPECT_EQ(syntax_problem(std::string(2000, 'x'), Bounds{1024, 0, 0, 0})->message,
+              "is 2000 bytes, more than the 1024 bytes limit");
+    const Bounds bounds{0, 0, 5, 0};
+    EXPECT_FALSE(syntax_problem("[1, 2]\n--- [3]\n", bounds));
+    EXPECT_TRUE(syntax_problem("[1, 2]\n--- [3, 4]\n", bounds)) << "6 nodes in the stream";
+}
+
 } // namespace
 } // namespace kprov::yaml
