@@ -43,7 +43,8 @@ public:
         m_server.set_keep_alive_max_count(1);
         port = m_server.bind_to_any_port("127.0.0.1");
         m_thread = std::thread([this] { m_server.listen_after_bind(); });
-        m_server.wait_until_ready();
+        while (!m_server.is_running())
+            std::this_thread::yield();
         url = "http://127.0.0.1:" + std::to_string(port);
     }
     ~HostileServer() {
