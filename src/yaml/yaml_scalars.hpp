@@ -1,6 +1,6 @@
 #pragma once
 // How YAML 1.2's core schema types a plain scalar, by hand-written scanners: each is one pass
-// over the text with no recursion and no backtracking (libstdc++'s std::regex matcher recursed
+// over the text with no recursion and no backtracking (libstdc++'s regex matcher recursed
 // once per character, so a 300,000-digit number overflowed the stack).
 
 #include <string_view>
