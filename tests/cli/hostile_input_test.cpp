@@ -184,6 +184,16 @@ TEST_F(HostileInput, WhatLibyamlCannotReadNeverReachesYamlCpp) {
     EXPECT_THAT(r.err, HasSubstr(":8: not valid YAML: did not find expected <document start>"));
 }
 
+// yaml_bounds_fuzz's finding (issue 32): libyaml's check saw these 51 bytes with their NUL
+// bytes replaced and let them through, and yaml-cpp then took 5.8 GB and more than a minute. A
+// NUL byte is refused first, with its line.
+TEST_F(HostileInput, ANulByteNeverReachesYamlCpp) {
+    const std::string file = KPROV_SOURCE_DIR "/tests/fuzz/known/yaml-cpp-memory-nul-51-bytes.yaml";
+    const auto r = kprov({"plan", "-f", file, "--gardener-project", "kyma-dev"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_THAT(r.err, HasSubstr(":1: not valid YAML: a NUL byte, which YAML does not allow"));
+}
+
 TEST_F(HostileInput, AFileOneByteAboveTheDefaultLimitIsRefused) {
     const auto at_limit = write(
         "at.yaml", example_runtime() + std::string((4u << 20) - example_runtime().size(), '\n'));

@@ -82,6 +82,13 @@ TEST(YamlBounds, AnAliasInsideTheNodeItNamesIsRefused) {
     EXPECT_FALSE(syntax_problem("a: &x [*x]\n")) << "no bounds given, none applied";
 }
 
+TEST(YamlCheck, ANulByteIsRefusedWithItsLine) {
+    const auto found = syntax_problem(std::string("a: 1\nb: \"x\0y\"\n", 13));
+    ASSERT_TRUE(found);
+    EXPECT_EQ(found->line, 2u);
+    EXPECT_EQ(found->message, "a NUL byte, which YAML does not allow");
+}
+
 TEST(YamlBounds, TheTextItselfAndEveryDocumentOfAStreamCount) {
     EXPECT_EQ(syntax_problem(std::string(2000, 'x'), Bounds{1024, 0, 0, 0})->message,
               "is 2000 bytes, more than the 1024 bytes limit");
