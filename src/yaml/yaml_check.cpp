@@ -181,6 +181,17 @@ std::optional<Problem> syntax_problem(std::string_view original, const Bounds& b
             static_cast<std::size_t>(std::count(original.begin(), original.begin() + nul, '\n')) +
                 1,
             "a NUL byte, which YAML does not allow"};
+    // Nor may yaml-cpp see bytes that are not UTF-8, which libyaml below never reads (they are
+    // replaced for it): on some, yaml-cpp grows without bound too (yaml_bounds_fuzz, 217 bytes).
+    if (const auto bad = invalid_utf8_at(original)) {
+        const auto line_start = original.rfind('\n', *bad);
+        const std::size_t column =
+            line_start == std::string_view::npos ? *bad + 1 : *bad - line_start;
+        return Problem{
+            static_cast<std::size_t>(std::count(original.begin(), original.begin() + *bad, '\n')) +
+                1,
+            "a byte that is not UTF-8 at column " + std::to_string(column)};
+    }
     if (const auto comma = yaml_comma_problem(original))
         return Problem{comma->line, std::string(comma->message)};
     const std::string text = readable(original);
