@@ -35,6 +35,14 @@ if(KPROV_FUZZ)
     src/gardener/json_projection.cpp)
   kprov_single_source_fuzz(kprov_label_selector_fuzz tests/fuzz/label_selector_fuzz.cpp
     src/cli/label_selector.cpp)
+  kprov_single_source_fuzz(kprov_yaml_scalars_fuzz tests/fuzz/yaml_scalars_fuzz.cpp
+    src/yaml/yaml_scalars.cpp)
+  # The bounded YAML check (src/yaml/yaml_check.cpp, with the comma rule of input_limits.cpp)
+  # against yaml-cpp's built tree.
+  kprov_single_source_fuzz(kprov_yaml_bounds_fuzz tests/fuzz/yaml_bounds_fuzz.cpp
+    src/yaml/yaml_check.cpp)
+  target_sources(kprov_yaml_bounds_fuzz PRIVATE src/engine/input_limits.cpp src/engine/error.cpp)
+  target_link_libraries(kprov_yaml_bounds_fuzz PRIVATE PkgConfig::LIBYAML yaml-cpp)
 endif()
 
 # The installation-cr backend's readers of remote input (tests/fuzz/kyma_manifest_fuzz.cpp):

@@ -80,6 +80,8 @@ public:
     void start(int threads);
     /// Queues `task`; once stopped, runs it on the calling thread.
     void post(std::function<void()> task);
+    /// As post(), but false (and `task` dropped) when `max_queued` tasks already wait.
+    bool try_post(std::function<void()>& task, std::size_t max_queued);
     /// Runs what is queued, then ends the threads. Idempotent.
     void stop();
 

@@ -70,6 +70,7 @@ struct State {
     ServerOptions options;
     std::optional<asio::ssl::context> tls; // before loops: streams refer to it
     detail::WorkerPool workers;
+    detail::WorkerPool probes; // one thread: probes never queue behind workers' requests
     detail::Budget budget{0};
     std::vector<std::unique_ptr<Loop>> loops;
     std::optional<tcp::acceptor> acceptor;
@@ -288,20 +289,27 @@ private:
         }
         if (handled == Handled::Answered)
             return answer();
+        m_probe = handled == Handled::Probe;
         m_out.empty() ? to_worker() : flush_then(&Session::to_worker);
     }
 
     void to_worker() {
         deadline = Clock::time_point::max(); // a worker answers it
         reset_response();
-        m_server.workers.post([self = this->shared_from_this()] {
+        std::function<void()> task = [self = this->shared_from_this()] {
             try {
                 self->m_server.handler(self->m_request, self->m_response, false);
             } catch (...) {
                 self->m_response = plain(500, "internal server error");
             }
             asio::post(self->m_loop.context, [self] { self->answer(); });
-        });
+        };
+        auto& pool = m_probe ? m_server.probes : m_server.workers;
+        if (pool.try_post(task, m_server.options.max_queued_requests))
+            return;
+        m_response = plain(503, "every worker is busy and the queue is full: try again later");
+        m_response.headers.emplace_back("Retry-After", "1");
+        answer();
     }
 
     void reset_response() {
@@ -384,7 +392,8 @@ private:
     std::size_t m_body_have = 0;     // body bytes already in m_body
     Clock::time_point m_header_deadline;
     int m_requests = 0;
-    int m_batch = 0; // answers queued since the last read
+    int m_batch = 0;      // answers queued since the last read
+    bool m_probe = false; // the request in progress goes to the probe thread
     bool m_started = false;
     bool m_keep_alive = true;
     bool m_http10 = false;
@@ -566,6 +575,7 @@ void Server::start() {
     for (auto& loop : impl.loops)
         impl.sweep(*loop);
     impl.workers.start(impl.options.workers);
+    impl.probes.start(1);
     for (auto& loop : impl.loops)
         loop->thread = std::thread([&context = loop->context] { context.run(); });
 }
@@ -588,6 +598,7 @@ void Server::stop() {
             loop->thread.join();
     // Answers that come back now are dropped with the loops.
     impl.workers.stop();
+    impl.probes.stop();
     impl.accept_pause.reset();
     impl.acceptor.reset();
     impl.loops.clear();

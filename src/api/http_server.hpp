@@ -10,7 +10,7 @@
 // any Transfer-Encoding) request body, 413 for a body over the limit (from Content-Length, before
 // reading it), 431 for a header block over the limit, 505 for an HTTP version other than 1.0 and
 // 1.1, 503 (Retry-After) when the buffered-bytes budget cannot hold a request's body; each closes
-// the connection.
+// the connection. And 503 (Retry-After) when every worker is busy and the queue is full.
 
 #include <chrono>
 #include <cstddef>
@@ -52,6 +52,9 @@ struct Response {
 enum class Handled {
     Answered, ///< the response is filled in
     Blocking, ///< the request may block: call the handler again on a worker thread
+    /// A probe that may block briefly (a store check): call the handler again on the probe
+    /// thread, which never waits behind Blocking requests (Gardener calls, mutations).
+    Probe,
 };
 
 /// Answers requests. Called on an event-loop thread with `on_loop` true, where it must not
@@ -66,8 +69,10 @@ using Handler = std::function<Handled(const Request&, Response&, bool on_loop)>;
 using Authorizer = std::function<std::optional<Response>(const Request& head)>;
 
 struct ServerOptions {
-    int loops = 0;                            ///< event-loop threads; 0: one per core
-    int workers = 8;                          ///< threads for Blocking requests and post()
+    int loops = 0;   ///< event-loop threads; 0: one per core
+    int workers = 8; ///< threads for Blocking requests and post()
+    /// Blocking requests waiting for a worker; one more is answered 503 with Retry-After.
+    std::size_t max_queued_requests = 256;
     std::size_t max_header_bytes = 64 * 1024; ///< request line and headers
     std::size_t max_body_bytes = 1024 * 1024;
     /// A keep-alive connection with no request in progress is closed after this long.

@@ -122,6 +122,21 @@ void WorkerPool::post(std::function<void()> task) {
     run_task(task);
 }
 
+bool WorkerPool::try_post(std::function<void()>& task, std::size_t max_queued) {
+    {
+        const std::lock_guard lock(m_mutex);
+        if (!m_stopped) {
+            if (m_tasks.size() >= max_queued)
+                return false;
+            m_tasks.push_back(std::move(task));
+            m_ready.notify_one();
+            return true;
+        }
+    }
+    run_task(task);
+    return true;
+}
+
 void WorkerPool::stop() {
     std::vector<std::thread> threads;
     {

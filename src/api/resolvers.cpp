@@ -116,6 +116,7 @@ public:
 
         engine::RuntimeStatusExtras extras;
         extras.compass_runtime_id = engine::compass_runtime_id(*m_deps.options, id);
+        extras.mask_secret_overrides = true; // never in plain text over the API
         Value status = engine::status_tree::runtime_status<Value>(*runtime, last, extras);
         const bool live = !engine::EngineService::shoot_unavailable(*runtime, last);
         for (auto* object : {status.member("runtimeConfiguration"), &status}) {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <openssl/crypto.h>
+#include <optional>
 #include <system_error>
 #include <thread>
 
@@ -16,20 +17,62 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Whether `host` (a Host header: name or address, then ":port" when given) names a loopback
-// listener on `listen_host`.
-bool names_this_listener(std::string_view host, const std::string& listen_host) {
-    if (!host.empty() && host.front() == '[') { // [v6]:port
-        const auto close = host.find(']');
-        host = close == std::string_view::npos ? host : host.substr(1, close - 1);
-    } else if (const auto colon = host.rfind(':'); colon != std::string_view::npos) {
-        host = host.substr(0, colon);
+// Whether `text` is an IPv4 literal in dotted-quad form (four decimal numbers 0-255) whose
+// first number is 127: a loopback address, written in full.
+bool is_loopback_ipv4(std::string_view text) {
+    int parts = 0;
+    std::size_t i = 0;
+    while (i <= text.size()) {
+        std::size_t digits = 0;
+        int value = 0;
+        while (i < text.size() && text[i] >= '0' && text[i] <= '9' && digits < 4) {
+            value = value * 10 + (text[i] - '0');
+            ++i;
+            ++digits;
+        }
+        if (digits == 0 || digits > 3 || value > 255 || (parts == 0 && value != 127))
+            return false;
+        ++parts;
+        if (i == text.size())
+            return parts == 4;
+        if (text[i] != '.' || parts == 4)
+            return false;
+        ++i;
     }
-    std::string lower(host);
+    return false;
+}
+
+// Whether `host` (a Host header: a name or address, then ":port" when given) names a loopback
+// listener on `listen_host`. The whole name is compared: "localhost", a loopback IPv4 literal,
+// "[::1]" or the listen host itself, never a prefix (DNS rebinding uses names such as
+// "127.0.0.1.attacker.example").
+bool names_this_listener(std::string_view host, const std::string& listen_host) {
+    const bool bracketed = !host.empty() && host.front() == '[';
+    std::string_view name = host;
+    std::optional<std::string_view> port;
+    if (bracketed) { // [v6]:port
+        const auto close = host.find(']');
+        if (close == std::string_view::npos)
+            return false;
+        name = host.substr(1, close - 1);
+        const auto rest = host.substr(close + 1);
+        if (!rest.empty() && rest.front() != ':')
+            return false;
+        if (!rest.empty())
+            port = rest.substr(1);
+    } else if (const auto colon = host.find(':'); colon != std::string_view::npos) {
+        name = host.substr(0, colon);
+        port = host.substr(colon + 1);
+    }
+    if (port && (port->empty() || port->size() > 5 ||
+                 port->find_first_not_of("0123456789") != std::string_view::npos))
+        return false;
+    std::string lower(name);
     std::transform(lower.begin(), lower.end(), lower.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return lower == "localhost" || lower == "::1" || lower.rfind("127.", 0) == 0 ||
-           lower == listen_host;
+    if (bracketed)
+        return lower == "::1" || lower == listen_host;
+    return lower == "localhost" || is_loopback_ipv4(lower) || lower == listen_host;
 }
 
 // Compares in time independent of where the texts differ.
@@ -112,7 +155,7 @@ struct ApiServer::Impl {
             res.body = "ok";
         } else if (req.path == "/readyz" && req.method == "GET") {
             if (on_loop)
-                return http::Handled::Blocking;
+                return http::Handled::Probe; // never behind Gardener calls
             route = "/readyz";
             const std::string why = readiness ? readiness() : std::string();
             res.status = why.empty() ? 200 : 503;
@@ -130,9 +173,19 @@ struct ApiServer::Impl {
     // The metrics listener's routes.
     http::Handled handle_metrics(const http::Request& req, http::Response& res,
                                  bool on_loop) const {
+        // On loopback the metrics listener has no token either: a rebinding page must not
+        // read it.
+        if (metrics_on_loopback) {
+            const auto given = req.header("Host");
+            if (given && !names_this_listener(*given, metrics_host)) {
+                res.status = 421;
+                res.body = "the Host header does not name this server";
+                return http::Handled::Answered;
+            }
+        }
         if (req.path == "/metrics" && req.method == "GET") {
             if (on_loop)
-                return http::Handled::Blocking; // reads the store
+                return http::Handled::Probe; // reads the store, never behind other requests
             res.content_type = "text/plain; version=0.0.4; charset=utf-8";
             res.body = metrics.scrape();
         } else if (req.path == "/healthz" && req.method == "GET") {
@@ -179,6 +232,8 @@ struct ApiServer::Impl {
     int metrics_port = 0;
     std::string scheme = "http";
     std::string host;
+    std::string metrics_host;
+    bool metrics_on_loopback = false;
     bool started = false;
 };
 
@@ -237,6 +292,9 @@ void ApiServer::bind() {
             },
             impl.http_options(1, 1));
         impl.metrics_port = bind_http(*impl.metrics_server, options.metrics_address);
+        impl.metrics_host = split_address(options.metrics_address).first;
+        impl.metrics_on_loopback = impl.metrics_host == "::1" || impl.metrics_host == "localhost" ||
+                                   is_loopback_ipv4(impl.metrics_host);
     }
 }
 

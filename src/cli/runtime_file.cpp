@@ -10,11 +10,11 @@
 #include "engine/error.hpp"
 #include "engine/input_limits.hpp"
 #include "yaml/yaml_check.hpp"
+#include "yaml/yaml_scalars.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <map>
-#include <regex>
 #include <unordered_set>
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
@@ -69,9 +69,6 @@ bool yaml_null(const std::string& s) {
 
 // YAML 1.2 core schema integers: decimal, 0o octal, 0x hexadecimal.
 std::optional<json> yaml_int(const std::string& s) {
-    static const std::regex decimal("[-+]?[0-9]+");
-    static const std::regex octal("0o[0-7]+");
-    static const std::regex hex("0x[0-9a-fA-F]+");
     auto convert = [&](std::size_t skip, int base) -> std::optional<json> {
         const char* begin = s.data() + skip;
         const char* end = s.data() + s.size();
@@ -85,18 +82,17 @@ std::optional<json> yaml_int(const std::string& s) {
             return json(std::strtod(s.c_str(), nullptr));
         return std::nullopt;
     };
-    if (std::regex_match(s, decimal))
+    if (yaml::is_decimal_integer(s))
         return convert(0, 10);
-    if (std::regex_match(s, octal))
+    if (yaml::is_octal_integer(s))
         return convert(2, 8);
-    if (std::regex_match(s, hex))
+    if (yaml::is_hex_integer(s))
         return convert(2, 16);
     return std::nullopt;
 }
 
 std::optional<json> yaml_float(const std::string& s) {
-    static const std::regex number(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
-    if (!std::regex_match(s, number))
+    if (!yaml::is_decimal_number(s))
         return std::nullopt;
     return json(std::strtod(s.c_str(), nullptr));
 }
@@ -328,6 +324,34 @@ std::string json_path(const std::vector<JsonLevel>& levels) {
     return input_path("", segments);
 }
 
+// A mapping none of whose fields a runtime or upgrade file has is some other file (a symlink
+// in an -f directory may point anywhere): it is named, and none of its text is shown, since
+// its field names would be its lines.
+void refuse_foreign(const json& document, const std::string& source) {
+    static const std::unordered_set<std::string> k_top_level = {"runtimeInput",   "clusterConfig",
+                                                                "kymaConfig",     "gardenerConfig",
+                                                                "administrators", "lifecycle"};
+    if (document.empty())
+        return;
+    for (const auto& item : document.items())
+        if (k_top_level.count(item.key()) > 0)
+            return;
+    fail(source + " is not a runtime or upgrade file: none of its " +
+         std::to_string(document.size()) +
+         " top-level fields is runtimeInput, clusterConfig, kymaConfig, gardenerConfig, "
+         "administrators or lifecycle (its content is not shown)");
+}
+
+// nlohmann's message quotes what it last read ("last read: '...'"): text of a file that may not
+// be a runtime file at all. The message keeps only what was expected.
+std::string without_quoted_input(std::string message) {
+    const auto from = message.find("; last read: '");
+    if (from == std::string::npos)
+        return message;
+    const auto to = message.find("'; ", from + 14);
+    return message.substr(0, from) + (to == std::string::npos ? "" : message.substr(to + 1));
+}
+
 bool looks_like_json(const std::string& text) {
     const auto first = text.find_first_not_of(" \t\r\n");
     return first != std::string::npos && text[first] == '{';
@@ -380,7 +404,8 @@ json read_runtime_text(const std::string& text, const std::string& source) {
         throw ValidationError(e.path, too_deep());
     } catch (const json::parse_error& e) {
         json_error = source + ":" + json_position(text, e.byte) + ": not valid JSON: " +
-                     std::string(e.what()).substr(std::string(e.what()).find(": ") + 2);
+                     without_quoted_input(
+                         std::string(e.what()).substr(std::string(e.what()).find(": ") + 2));
     }
     // YAML reads JSON too, and with positions, so a repeated JSON key is reported from there.
     json document;
@@ -399,7 +424,10 @@ json read_runtime_text(const std::string& text, const std::string& source) {
 
 json read_runtime_file(const std::string& path) {
     const std::string text = read_bounded_file(path, k_max_runtime_file_bytes, "runtime file");
-    return read_runtime_text(text, path == "-" ? "<stdin>" : path);
+    const std::string source = path == "-" ? "<stdin>" : path;
+    json document = read_runtime_text(text, source);
+    refuse_foreign(document, source);
+    return document;
 }
 
 } // namespace kprov::cli

@@ -1,9 +1,9 @@
 #include "cli/yaml_output.hpp"
 
 #include "engine/error.hpp"
+#include "yaml/yaml_scalars.hpp"
 
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <yaml-cpp/yaml.h>
 
 namespace kprov::cli {
@@ -13,9 +13,7 @@ using Json = nlohmann::ordered_json;
 
 // Plain scalars YAML 1.2's core schema (and YAML 1.1 readers) would not read back as this string.
 bool needs_quotes(const std::string& s) {
-    static const std::regex k_special(
-        R"(^(true|True|TRUE|false|False|FALSE|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|y|Y|n|N|null|Null|NULL|~|[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|0x[0-9a-fA-F]+|0o[0-7]+|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN))$)");
-    return s.empty() || std::regex_match(s, k_special);
+    return yaml::plain_reads_as_other_type(s);
 }
 
 void emit(YAML::Emitter& out, const Json& value) {

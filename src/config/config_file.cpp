@@ -115,7 +115,7 @@ std::string read_text(const std::string& path) {
 
 ConfigFileValues read_config_file(const std::string& path) {
     const auto text = read_text(path);
-    if (const auto problem = yaml::syntax_problem(text))
+    if (const auto problem = yaml::syntax_problem(text, yaml::k_foreign_bounds))
         throw ConfigError("config file " + path +
                           " is not valid YAML: " + std::string(problem->message) + " (line " +
                           std::to_string(problem->line) + ")");

@@ -46,7 +46,7 @@ std::string answer_summary(const std::string& body) {
 } // namespace
 
 OAuthCredentials parse_oauth_credentials(const std::string& yaml_text, const std::string& source) {
-    if (const auto problem = yaml::syntax_problem(yaml_text))
+    if (const auto problem = yaml::syntax_problem(yaml_text, yaml::k_foreign_bounds))
         throw ConfigError("director OAuth file " + source + " is not YAML (line " +
                           std::to_string(problem->line) + "): " + std::string(problem->message));
     YAML::Node root;

@@ -3,12 +3,14 @@
 #include "engine/error.hpp"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
+#include <fcntl.h>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <vector>
 
 namespace kprov {
@@ -104,41 +106,85 @@ std::string describe_size(std::size_t bytes) {
     return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
 }
 
+namespace {
+
+// What a file that is not a regular file is, for a message.
+const char* kind_of_file(mode_t mode) {
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    return "not a regular file";
+}
+
+// Closes the descriptor it holds.
+struct Descriptor {
+    int fd = -1;
+    ~Descriptor() {
+        if (fd >= 0)
+            ::close(fd);
+    }
+};
+
+} // namespace
+
 std::string read_bounded_file(const std::string& path, std::size_t limit, std::string_view what) {
     const std::string shown = path == "-" ? "<stdin>" : path;
     const auto too_large = [&](const std::string& size) {
         return ValidationError("", std::string(what) + " " + shown + ": " + size +
                                        "more than the " + describe_size(limit) + " limit");
     };
-    std::ifstream file;
-    std::istream* in = &std::cin;
-    if (path != "-") {
-        std::error_code ec;
-        const auto status = std::filesystem::status(path, ec);
-        if (std::filesystem::is_directory(status))
-            throw Error("cannot read " + shown + ": it is a directory (expected a file)");
-        if (std::filesystem::is_regular_file(status)) {
-            const auto size = std::filesystem::file_size(path, ec);
-            if (!ec && size > limit)
-                throw too_large(describe_size(size) + " is ");
+    if (path == "-") { // a pipe has no size: stop at limit + 1
+        std::string text;
+        char buffer[64 * 1024];
+        while (text.size() <= limit) {
+            std::cin.read(buffer, static_cast<std::streamsize>(
+                                      std::min(sizeof buffer, limit + 1 - text.size())));
+            text.append(buffer, static_cast<std::size_t>(std::cin.gcount()));
+            if (std::cin.gcount() == 0 || !std::cin)
+                break;
         }
-        file.open(path, std::ios::binary);
-        if (!file)
+        if (std::cin.bad())
             throw Error("cannot read " + shown + ": " + std::strerror(errno));
-        in = &file;
+        if (text.size() > limit)
+            throw too_large("");
+        return text;
     }
-    // A pipe or a device has no size, and a file may grow after the check: stop at limit + 1.
+    // Opened without blocking (a FIFO's open waits for a writer; a device may do anything),
+    // then only a regular file is read: the kind is taken from the open descriptor, so a file
+    // swapped after a check cannot slip through.
+    Descriptor file;
+    file.fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (file.fd < 0)
+        throw Error("cannot read " + shown + ": " + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(file.fd, &st) != 0)
+        throw Error("cannot read " + shown + ": " + std::strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        throw Error("cannot read " + shown + ": it is " + kind_of_file(st.st_mode) +
+                    " (expected a regular file)");
+    if (static_cast<std::uintmax_t>(st.st_size) > limit)
+        throw too_large(describe_size(static_cast<std::size_t>(st.st_size)) + " is ");
+    ::fcntl(file.fd, F_SETFL, ::fcntl(file.fd, F_GETFL) & ~O_NONBLOCK);
+    // A file may grow after the check: stop at limit + 1.
     std::string text;
     char buffer[64 * 1024];
     while (text.size() <= limit) {
-        in->read(buffer,
-                 static_cast<std::streamsize>(std::min(sizeof buffer, limit + 1 - text.size())));
-        text.append(buffer, static_cast<std::size_t>(in->gcount()));
-        if (in->gcount() == 0 || !*in)
+        const ssize_t n = ::read(file.fd, buffer, std::min(sizeof buffer, limit + 1 - text.size()));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            throw Error("cannot read " + shown + ": " + std::strerror(errno));
+        if (n == 0)
             break;
+        text.append(buffer, static_cast<std::size_t>(n));
     }
-    if (in->bad())
-        throw Error("cannot read " + shown + ": " + std::strerror(errno));
     if (text.size() > limit)
         throw too_large("");
     return text;

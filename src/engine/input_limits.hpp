@@ -29,10 +29,11 @@ inline constexpr std::size_t k_max_config_file_bytes = 1u << 20;
 std::string describe_size(std::size_t bytes);
 
 /// The content of the file `path` ("-": stdin), read without ever holding more than `limit`
-/// bytes: a regular file larger than that is refused before it is read (its size from the
-/// file system), anything else (a pipe, a device) once `limit` + 1 bytes have come. `what`
-/// names the file in the size message. Throws ValidationError "<what> <path>: 210 MB is more than
-/// the 4 MiB limit", and Error "cannot read <path>: ..." for a directory or an unreadable file.
+/// bytes. Only a regular file is read: it is opened without blocking and its kind taken from
+/// the open descriptor, so a FIFO, device, socket or directory is refused at once, naming what
+/// it is; one larger than `limit` is refused before it is read. Stdin is read until `limit` + 1
+/// bytes have come. `what` names the file in the size message. Throws ValidationError "<what>
+/// <path>: 210 MB is more than the 4 MiB limit", and Error "cannot read <path>: ...".
 std::string read_bounded_file(const std::string& path, std::size_t limit, std::string_view what);
 
 /// The length (1 to 4) of the well-formed UTF-8 sequence at `text[at]`; 0 when the bytes there

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace kprov::engine {
 
@@ -57,7 +58,13 @@ struct RuntimeStatusExtras {
     std::optional<std::string> compass_runtime_id; ///< set when Director registration is on
     std::optional<std::string> kubeconfig;         ///< the admin kubeconfig, when requested
     std::optional<HibernationStatus> hibernation;  ///< null when the shoot was not asked
+    /// The value of every secret Kyma override (ConfigEntry.secret) shown as k_secret_mask, as
+    /// kubectl shows a Secret: set by the API, which never returns them in plain text.
+    bool mask_secret_overrides = false;
 };
+
+/// What a secret Kyma override's value reads as where it is masked.
+inline constexpr std::string_view k_secret_mask = "********";
 
 /// GraphQL RuntimeConfig {clusterConfig, kymaConfig, kubeconfig} of a runtime; kubeconfig is
 /// null unless given.

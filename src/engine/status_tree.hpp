@@ -118,10 +118,12 @@ template <typename Json> Json dns_json(const std::optional<DnsConfig>& dns) {
 }
 
 // ConfigEntry [{key, value, secret}].
-template <typename Json> Json config_entries(const KymaOverrides& overrides) {
+template <typename Json> Json config_entries(const KymaOverrides& overrides, bool mask_secrets) {
     Json out = Json::array();
     for (const auto& e : overrides.entries)
-        out.push_back(object<Json>("key", e.key, "value", e.value, "secret", e.secret));
+        out.push_back(object<Json>("key", e.key, "value",
+                                   mask_secrets && e.secret ? std::string(k_secret_mask) : e.value,
+                                   "secret", e.secret));
     return out;
 }
 
@@ -158,24 +160,28 @@ template <typename Json> Json gardener_config(const GardenerConfig& c) {
         or_null<Json>(c.control_plane_failure_tolerance), "euAccess", c.eu_access);
 }
 
-template <typename Json> Json kyma_config(const std::optional<KymaConfig>& config) {
+template <typename Json>
+Json kyma_config(const std::optional<KymaConfig>& config, bool mask_secrets = false) {
     if (!config)
         return nullptr;
     Json components = Json::array();
     for (const auto& c : config->components)
         components.push_back(object<Json>("component", c.name, "namespace", c.namespace_,
-                                          "configuration", config_entries<Json>(c.configuration),
+                                          "configuration",
+                                          config_entries<Json>(c.configuration, mask_secrets),
                                           "sourceURL", or_null<Json>(c.source_url)));
     return object<Json>(
         "version", config->release.version, "profile",
         config->profile ? Json(std::string(to_api(*config->profile))) : Json(nullptr), "components",
-        std::move(components), "configuration", config_entries<Json>(config->global));
+        std::move(components), "configuration", config_entries<Json>(config->global, mask_secrets));
 }
 
 template <typename Json>
-Json runtime_config(const Runtime& runtime, const std::optional<std::string>& kubeconfig) {
+Json runtime_config(const Runtime& runtime, const std::optional<std::string>& kubeconfig,
+                    bool mask_secrets = false) {
     return object<Json>("clusterConfig", gardener_config<Json>(runtime.gardener), "kymaConfig",
-                        kyma_config<Json>(runtime.kyma), "kubeconfig", or_null<Json>(kubeconfig));
+                        kyma_config<Json>(runtime.kyma, mask_secrets), "kubeconfig",
+                        or_null<Json>(kubeconfig));
 }
 
 template <typename Json>
@@ -190,7 +196,8 @@ Json runtime_status(const Runtime& runtime, const std::optional<Operation>& last
         "lastOperationStatus",
         last ? operation_status<Json>(*last, extras.compass_runtime_id) : Json(nullptr),
         "runtimeConnectionStatus", object<Json>("status", "Pending", "errors", nullptr),
-        "runtimeConfiguration", runtime_config<Json>(runtime, extras.kubeconfig),
+        "runtimeConfiguration",
+        runtime_config<Json>(runtime, extras.kubeconfig, extras.mask_secret_overrides),
         "hibernationStatus", std::move(hibernation));
 }
 

@@ -51,6 +51,14 @@ std::shared_ptr<net::HttpTransport> make_transport(const Kubeconfig& config,
 json parse_answer(KubeClient::Impl& impl, const ApiCall& call, const net::HttpResponse& response) {
     if (response.body.empty())
         return json::object();
+    if (!net::json_nesting_within(response.body)) {
+        const auto context = impl.error_context(call, 1);
+        throw KubeError(context.label + ": " + context.request + ": " +
+                            std::to_string(response.status) + " answer nests deeper than " +
+                            std::to_string(net::k_max_remote_json_depth) +
+                            " levels of arrays and objects",
+                        response.status, false, "", {}, context.request, context.component);
+    }
     json parsed = json::parse(response.body, nullptr, false);
     if (parsed.is_discarded()) {
         const auto context = impl.error_context(call, 1);

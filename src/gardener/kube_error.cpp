@@ -75,7 +75,7 @@ bool retryable_status(int status, const std::string& reason) {
 }
 
 KubeError status_error(const ErrorContext& context, int status, const std::string& body) {
-    const json parsed = json::parse(body, nullptr, false);
+    const json parsed = net::json_nesting_within(body) ? json::parse(body, nullptr, false) : json();
     const bool is_status = parsed.is_object() && string_at(parsed, "kind") == "Status";
     constexpr std::size_t k_max_reason = 128;
     std::string reason = is_status ? string_at(parsed, "reason", k_max_reason) : std::string{};
@@ -119,7 +119,7 @@ std::optional<std::chrono::seconds> retry_after(const std::string& header_value,
     if (auto seconds = net::parse_retry_after(header_value))
         return seconds;
     // An HTTP-date Retry-After is not used by Kubernetes; fall back to the Status field.
-    const json parsed = json::parse(body, nullptr, false);
+    const json parsed = net::json_nesting_within(body) ? json::parse(body, nullptr, false) : json();
     if (parsed.is_object()) {
         const auto details = parsed.find("details");
         if (details != parsed.end() && details->is_object()) {

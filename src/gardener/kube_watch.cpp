@@ -85,7 +85,9 @@ private:
 
     bool handle(std::string_view line) {
         json event;
-        if (m_projection)
+        if (!net::json_nesting_within(line))
+            event = json(json::value_t::discarded); // refused before it is built
+        else if (m_projection)
             event = m_projection->parse(line).value_or(json(json::value_t::discarded));
         else
             event = json::parse(line, nullptr, false);

@@ -23,6 +23,22 @@ public:
         , m_base_dir(std::move(base_dir))
         , m_origin(origin) {}
 
+    // For a remote kubeconfig, fails when `node` sets `key` to anything but `harmless` (""
+    // when any value is refused): a setting that changes where or how kprov connects, so that
+    // a kubeconfig from Gardener cannot send kprov's requests and credentials through a third
+    // host or turn off the server's certificate check.
+    void refuse_connection_setting_if_remote(const YAML::Node& node, const char* key,
+                                             const std::string& field,
+                                             std::string_view harmless = "") const {
+        if (m_origin != KubeconfigOrigin::Remote || !node[key] || node[key].IsNull())
+            return;
+        if (!harmless.empty() && node[key].IsScalar() && node[key].Scalar() == harmless)
+            return;
+        fail(field + "." + key,
+             "a kubeconfig from Gardener may not change where or how kprov connects (proxy, "
+             "certificate check, TLS server name); refused");
+    }
+
     // For a remote kubeconfig, fails when `node` has `key` at all (whatever its value): a file
     // reference or a plugin that would run or read something local.
     void refuse_if_remote(const YAML::Node& node, const char* key, const std::string& field) const {
@@ -139,6 +155,9 @@ std::string trim(std::string s) {
 
 void read_cluster(const Reader& r, const YAML::Node& cluster, const std::string& field,
                   Kubeconfig& config) {
+    r.refuse_connection_setting_if_remote(cluster, "proxy-url", field);
+    r.refuse_connection_setting_if_remote(cluster, "insecure-skip-tls-verify", field, "false");
+    r.refuse_connection_setting_if_remote(cluster, "tls-server-name", field);
     config.server = r.text(cluster, "server", field);
     if (config.server.empty())
         r.fail(field + ".server", "missing");
@@ -204,7 +223,7 @@ Kubeconfig parse_kubeconfig(std::string_view text, const std::string& source,
                             const std::filesystem::path& base_dir, const std::string& context,
                             KubeconfigOrigin origin) {
     const Reader r(source, base_dir, origin);
-    if (const auto problem = yaml::syntax_problem(text))
+    if (const auto problem = yaml::syntax_problem(text, yaml::k_foreign_bounds))
         r.fail("", "not valid YAML at line " + std::to_string(problem->line) + ": " +
                        std::string(problem->message));
     YAML::Node root;

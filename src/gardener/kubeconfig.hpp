@@ -33,7 +33,9 @@ enum class KubeconfigOrigin {
     /// Fetched from a server (Gardener's adminkubeconfig answer): credentials must be inline
     /// (*-data, token). Any file reference, exec plugin or auth-provider is a ConfigError
     /// naming the field, thrown before any file is touched, so such a kubeconfig can never make
-    /// kprov read a local file and send it to the server it names.
+    /// kprov read a local file and send it to the server it names. So is a setting that
+    /// changes where or how kprov connects (proxy-url, insecure-skip-tls-verify: true,
+    /// tls-server-name).
     Remote,
 };
 

@@ -1,16 +1,16 @@
 // The installer YAML as objects to apply: document split, YAML to JSON, the static kind table
-#include "engine/input_limits.hpp"
 // (kyma-installation.md §2.4 step 2, §7.1 "K8s apply").
 
 #include "engine/error.hpp"
+#include "engine/input_limits.hpp"
 #include "gardener/kyma_objects.hpp"
 #include "yaml/yaml_check.hpp"
+#include "yaml/yaml_scalars.hpp"
 
 #include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <yaml-cpp/yaml.h>
 
 namespace kprov::gardener {
@@ -49,8 +49,9 @@ constexpr std::array k_kinds = {
     KindInfo{"release.kyma-project.io/v1alpha1", "Release", "releases", true},
 };
 
-constexpr int k_max_depth = 64;
-constexpr std::size_t k_max_nodes = 1'000'000;
+// The bounds of every foreign YAML (yaml/yaml_check.hpp), checked on the text before it is built.
+constexpr int k_max_depth = static_cast<int>(yaml::k_foreign_bounds.max_depth);
+constexpr std::size_t k_max_nodes = yaml::k_foreign_bounds.max_nodes;
 constexpr std::string_view k_separator = "\n---\n";
 
 bool blank_document(std::string_view document) {
@@ -74,16 +75,14 @@ std::optional<json> typed_plain_scalar(const std::string& s) {
         return json(true);
     if (s == "false" || s == "False" || s == "FALSE")
         return json(false);
-    static const std::regex integer("[-+]?[0-9]+");
-    static const std::regex decimal("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
-    if (std::regex_match(s, integer)) {
+    if (yaml::is_decimal_integer(s)) {
         errno = 0;
         const long long value = std::strtoll(s.c_str(), nullptr, 10);
         if (errno != ERANGE)
             return json(value);
         return json(std::strtod(s.c_str(), nullptr));
     }
-    if (std::regex_match(s, decimal))
+    if (yaml::is_decimal_number(s))
         return json(std::strtod(s.c_str(), nullptr));
     return std::nullopt;
 }
@@ -214,6 +213,11 @@ json yaml_document_to_json(const std::string& document) {
 }
 
 InstallerManifest parse_installer_yaml(std::string_view yaml) {
+    // The whole release within the bounds first (its size, depth, nodes and what its aliases
+    // expand to, across all its documents): a stored release is checked again at every use.
+    if (const auto problem = yaml::syntax_problem(yaml, yaml::k_foreign_bounds))
+        throw Error("the installer YAML at line " + std::to_string(problem->line) + ": " +
+                    problem->message);
     InstallerManifest manifest;
     const auto documents = split_yaml_documents(yaml);
     for (std::size_t i = 0; i < documents.size(); ++i) {

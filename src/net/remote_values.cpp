@@ -126,4 +126,26 @@ std::string clean_remote_text(std::string_view text, std::size_t max_bytes) {
     return out;
 }
 
+bool json_nesting_within(std::string_view text, std::size_t max_depth) {
+    std::size_t depth = 0;
+    bool in_string = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (c == '\\')
+                ++i; // the escaped character, a quote included
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > max_depth)
+                return false;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return true;
+}
+
 } // namespace kprov::net

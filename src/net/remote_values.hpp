@@ -37,4 +37,13 @@ inline constexpr std::size_t k_remote_text_max_bytes = 1024;
 std::string clean_remote_text(std::string_view text,
                               std::size_t max_bytes = k_remote_text_max_bytes);
 
+/// How deep a JSON document from a server may nest arrays and objects. Kubernetes objects
+/// (CRD schemas included) stay far below it; nlohmann/json parses without recursion but dumps,
+/// copies and compares recursively, so a deeper document is refused before it is built.
+inline constexpr std::size_t k_max_remote_json_depth = 256;
+
+/// Whether `text` nests arrays and objects at most `max_depth` deep. One pass, brackets inside
+/// strings skipped; says nothing else about whether `text` is JSON.
+bool json_nesting_within(std::string_view text, std::size_t max_depth = k_max_remote_json_depth);
+
 } // namespace kprov::net

@@ -141,6 +141,25 @@ void warn_of_shared_files(const std::string& path, const std::filesystem::path& 
     }
 }
 
+// A symbolic link planted at the store's path (or at one of SQLite's files beside it) would
+// have the store created or written wherever it points, with whatever mode is there: refused,
+// as the key file's is. A linked directory is fine: the files are made in it with 0600.
+void refuse_symbolic_links(const std::string& path) {
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+        const std::string file = path + suffix;
+        struct stat st {};
+        if (::lstat(file.c_str(), &st) != 0 || !S_ISLNK(st.st_mode))
+            continue;
+        std::error_code ec;
+        const auto target = std::filesystem::read_symlink(file, ec);
+        throw ConfigError(std::string(*suffix ? "the SQLite store's file " : "SQLite store ") +
+                          file + " is a symbolic link" +
+                          (ec ? std::string() : " (to " + target.string() + ")") +
+                          ", expected a regular file: a link could place the store elsewhere "
+                          "with other permissions; name the file itself in the store URL");
+    }
+}
+
 } // namespace
 
 std::unique_ptr<StoreBackend> open_sqlite_store(const std::string& path,
@@ -149,6 +168,7 @@ std::unique_ptr<StoreBackend> open_sqlite_store(const std::string& path,
         throw ConfigError("SQLite database \"" + path +
                           "\" is not a file; kprov's state must survive the process, so name a "
                           "file (sqlite:///abs/path.db)");
+    refuse_symbolic_links(path);
     std::error_code ec;
     if (!options.create && !std::filesystem::exists(path, ec))
         throw StoreMissing("SQLite store \"" + path + "\" does not exist, " +

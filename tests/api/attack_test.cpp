@@ -236,5 +236,45 @@ TEST_F(Attacks, OldTlsAndCbcSuitesAreRefused) {
     EXPECT_TRUE(handshake(port, TLS1_3_VERSION, nullptr)) << "TLS 1.3";
 }
 
+// Issue 32, finding 1: DNS rebinding. Without a token, serve on loopback answers only a Host
+// that is one of its own names as a whole; names that merely begin like one are refused, on
+// the API and the metrics listener.
+TEST_F(Attacks, RebindingShapedHostNamesAreRefusedOnTheApiAndMetricsListeners) {
+    start();
+    const std::vector<std::string> foreign = {"127.attacker.example",
+                                              "127.0.0.1.evil.example",
+                                              "localhost.evil",
+                                              "127.0.0.1.evil.example:3000",
+                                              "localhost.evil:80",
+                                              "127.0.0.1:80.evil",
+                                              "[::1].evil",
+                                              "[::1]:x",
+                                              "127.0.0.256",
+                                              "127.0.0.1.",
+                                              "127.1",
+                                              "localhost:",
+                                              "evil.example",
+                                              "[::2]",
+                                              "0x7f.0.0.1"};
+    for (const auto& host : foreign) {
+        const Answer a =
+            process->graphql("{ __typename }", nullptr, {{"Tenant", "t"}, {"Host", host}});
+        EXPECT_EQ(a.status, 421) << "Host: " << host << " got " << a.body;
+        const Answer m = process->get(process->metrics_url, {{"Host", host}});
+        EXPECT_EQ(m.status, 421) << "metrics, Host: " << host << " got " << m.body;
+        EXPECT_EQ(m.body.find("kprov_"), std::string::npos) << host;
+    }
+    const std::vector<std::string> own = {"localhost",   "LOCALHOST:3000",  "127.0.0.1",
+                                          "127.0.0.1:1", "127.1.2.3:65535", "[::1]",
+                                          "[::1]:3000"};
+    for (const auto& host : own) {
+        const Answer a =
+            process->graphql("{ __typename }", nullptr, {{"Tenant", "t"}, {"Host", host}});
+        EXPECT_EQ(a.status, 200) << "Host: " << host << " got " << a.body;
+        const Answer m = process->get(process->metrics_url, {{"Host", host}});
+        EXPECT_EQ(m.status, 200) << "metrics, Host: " << host << " got " << m.body;
+    }
+}
+
 } // namespace
 } // namespace kprov::api::testing

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace kprov::api::http {
@@ -38,6 +39,8 @@ protected:
                     changed.notify_all();
                     changed.wait(lock, [this] { return released; });
                 }
+                if (req.path == "/probe" && on_loop)
+                    return Handled::Probe;
                 if (req.path == "/throw")
                     throw std::runtime_error("boom");
                 res.body = std::string(req.method) + " " + std::string(req.path) + " " +
@@ -200,6 +203,48 @@ TEST_F(HttpServerTest, ServesOtherConnectionsWhileAWorkerBlocks) {
     // The connection goes on after the worker's answer.
     blocking.send(get("/next"));
     EXPECT_EQ(blocking.next().body, "GET /next ");
+}
+
+// Issue 32, finding 10: /readyz answered after 57 s behind slow Gardener calls. Probes have a
+// thread of their own, and requests that wait for a worker are bounded (503, Retry-After).
+TEST_F(HttpServerTest, AProbeIsAnsweredWhileEveryWorkerIsBlocked) {
+    ServerOptions options;
+    options.workers = 1;
+    start(options);
+    Client blocking(port);
+    blocking.send(get("/block"));
+    wait_until_blocked();
+    Client queued(port);
+    queued.send(get("/block"));
+    Client probe(port);
+    probe.send(get("/probe"));
+    EXPECT_EQ(probe.next().body, "GET /probe ");
+    release();
+    EXPECT_EQ(blocking.next().body, "GET /block ");
+    EXPECT_EQ(queued.next().body, "GET /block ");
+}
+
+TEST_F(HttpServerTest, ARequestBeyondTheQueueIsAnswered503WithRetryAfter) {
+    ServerOptions options;
+    options.workers = 1;
+    options.max_queued_requests = 1;
+    start(options); // one loop: requests are dispatched in the order they arrive
+    Client running(port);
+    running.send(get("/block"));
+    wait_until_blocked();
+    const int before = calls;
+    Client queued(port);
+    queued.send(get("/block"));
+    while (calls == before) // the loop has seen it, and queued it, once its handler ran
+        std::this_thread::yield();
+    Client refused(port);
+    refused.send(get("/block"));
+    const Answer a = refused.next();
+    EXPECT_EQ(a.status, 503);
+    EXPECT_NE(a.head.find("Retry-After: 1"), std::string::npos) << a.head;
+    release();
+    EXPECT_EQ(running.next().body, "GET /block ");
+    EXPECT_EQ(queued.next().body, "GET /block ");
 }
 
 TEST_F(HttpServerTest, AnswersAHandlersExceptionWith500) {

@@ -98,6 +98,10 @@ struct ServeOptions {
     std::string token;     ///< KPROV_API_TOKEN
     std::string tls_cert, tls_key;
     std::vector<std::string> extra_env; ///< "NAME=value" for kprov serve
+    /// The Gardener kubeconfig serve uses; "" for kprov-sim's.
+    std::string gardener_kubeconfig;
+    /// Where serve downloads Kyma releases; "" for kprov-sim's.
+    std::string releases_url;
     std::vector<std::string> sim_flags = {
         "--kyma-component-seconds", "0.05", "--create-seconds", "0.3",
         "--reconcile-seconds",      "2",    "--delete-seconds", "0.3",
@@ -234,8 +238,11 @@ public:
 
     std::vector<std::string> argv(std::vector<std::string> args) const {
         args.insert(args.begin(), KPROV_BINARY);
-        args.insert(args.end(), {"--store", m_options.store_url, "--gardener-kubeconfig",
-                                 sim->kubeconfig.string(), "--gardener-project", k_project});
+        const std::string gardener = m_options.gardener_kubeconfig.empty()
+                                         ? sim->kubeconfig.string()
+                                         : m_options.gardener_kubeconfig;
+        args.insert(args.end(), {"--store", m_options.store_url, "--gardener-kubeconfig", gardener,
+                                 "--gardener-project", k_project});
         return args;
     }
 
@@ -252,8 +259,11 @@ public:
         env.push_back("APP_RUNTIME_DEREGISTRATION_ENABLED=false");
         env.push_back("KPROV_LEASE_DURATION=10s");
         // Kyma releases come from the simulator (tests/sim/README.md, release artifacts).
-        env.push_back("KPROV_KYMA_RELEASES_URL=" + sim->url + "/sim/kyma-releases");
-        env.push_back("KPROV_KYMA_DEV_RELEASES_URL=" + sim->url + "/sim/kyma-releases");
+        const std::string releases = m_options.releases_url.empty()
+                                         ? sim->url + "/sim/kyma-releases"
+                                         : m_options.releases_url;
+        env.push_back("KPROV_KYMA_RELEASES_URL=" + releases);
+        env.push_back("KPROV_KYMA_DEV_RELEASES_URL=" + releases);
         // The tests' kymaConfigs are Kyma 1.x's, which is no longer the default installer.
         if (std::none_of(
                 m_options.extra_env.begin(), m_options.extra_env.end(),

@@ -107,6 +107,41 @@ TEST_F(FilePermissions, AKeyFileThatIsASymbolicLinkIsRefused) {
     EXPECT_FALSE(std::filesystem::exists(db)) << "refused before the store was touched";
 }
 
+// Issue 32, finding 13: a symlink planted at the SQLite path was followed and the database
+// created at its target with mode 0644. It is refused, before anything is created; a linked
+// directory is fine, the database is made in it with 0600.
+TEST_F(FilePermissions, ADatabasePathThatIsASymbolicLinkIsRefused) {
+    const std::string db = m_dir.file("store/kprov.db");
+    std::filesystem::create_directories(m_dir.file("store"));
+    std::filesystem::create_symlink(m_dir.file("planted.db"), db);
+    const auto opened = kprov({"--store", "sqlite://" + db, "deprovision", "--yes", "x"});
+    EXPECT_EQ(opened.exit_code, 1) << opened.err;
+    EXPECT_THAT(opened.err,
+                HasSubstr("kprov: error: SQLite store " + db + " is a symbolic link (to " +
+                          m_dir.file("planted.db") + "), expected a regular file"));
+    EXPECT_FALSE(std::filesystem::exists(m_dir.file("planted.db"))) << "created at the target";
+    EXPECT_FALSE(std::filesystem::exists(db + ".key"));
+
+    std::filesystem::remove(db);
+    std::filesystem::create_symlink(m_dir.file("planted-wal"), db + "-wal");
+    const auto wal = kprov({"--store", "sqlite://" + db, "deprovision", "--yes", "x"});
+    EXPECT_EQ(wal.exit_code, 1) << wal.err;
+    EXPECT_THAT(wal.err, HasSubstr("the SQLite store's file " + db + "-wal is a symbolic link"));
+    EXPECT_FALSE(std::filesystem::exists(m_dir.file("planted-wal")));
+}
+
+TEST_F(FilePermissions, ADatabaseInALinkedDirectoryIsCreatedPrivate) {
+    std::filesystem::create_directories(m_dir.file("real"));
+    ASSERT_EQ(::chmod(m_dir.file("real").c_str(), 0700), 0);
+    std::filesystem::create_directory_symlink(m_dir.file("real"), m_dir.file("linked"));
+    const std::string db = m_dir.file("linked/kprov.db");
+    const auto opened = kprov({"--store", "sqlite://" + db, "deprovision", "--yes", "x"});
+    EXPECT_EQ(opened.exit_code, 1) << opened.err;
+    EXPECT_THAT(opened.err, HasSubstr("runtime \"x\" not found"));
+    EXPECT_EQ(lstat_mode(m_dir.file("real/kprov.db")), 0600u);
+    EXPECT_EQ(lstat_mode(m_dir.file("real/kprov.db.key")), 0600u);
+}
+
 TEST_F(FilePermissions, AKeyFileOwnedByAnotherUserIsRefused) {
     if (::geteuid() != 0)
         GTEST_SKIP() << "giving a file to another user needs root";

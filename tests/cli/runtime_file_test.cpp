@@ -173,14 +173,14 @@ TEST(RuntimeFile, OddYamlIsReportedNotCrashedOn) {
 TEST(RuntimeFile, ReadsFilesAndStdin) {
     kprov::testing::TempDir dir;
     const auto path = dir.file("rt.yaml");
-    std::ofstream(path) << "a: 1\n";
-    EXPECT_EQ(read_runtime_file(path), json({{"a", 1}}));
+    std::ofstream(path) << "runtimeInput: 1\n";
+    EXPECT_EQ(read_runtime_file(path), json({{"runtimeInput", 1}}));
 
-    std::istringstream input("{\"b\": 2}");
+    std::istringstream input("{\"kymaConfig\": 2}");
     auto* saved = std::cin.rdbuf(input.rdbuf());
     const auto from_stdin = read_runtime_file("-");
     std::cin.rdbuf(saved);
-    EXPECT_EQ(from_stdin, json({{"b", 2}}));
+    EXPECT_EQ(from_stdin, json({{"kymaConfig", 2}}));
 
     std::ofstream(dir.file("bad.yaml")) << "a: [\n";
     EXPECT_THAT(problem_lines([&] { (void)read_runtime_file(dir.file("bad.yaml")); }),

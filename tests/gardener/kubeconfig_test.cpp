@@ -290,6 +290,42 @@ TEST(KubeconfigRemote, FileReferencesAndPluginsAreRefusedNamingTheField) {
     }
 }
 
+// Issue 32, finding 11: a kubeconfig from Gardener set proxy-url and insecure-skip-tls-verify
+// and kprov obeyed both. Settings that change where or how kprov connects are refused from
+// it, naming the field; the user's own kubeconfig may keep them.
+TEST(KubeconfigRemote, SettingsThatChangeWhereOrHowKprovConnectsAreRefused) {
+    for (const auto& [field, value] : std::vector<std::pair<std::string, std::string>>{
+             {"proxy-url", "\"http://127.0.0.1:3128\""},
+             {"insecure-skip-tls-verify", "true"},
+             {"tls-server-name", "other.example"}}) {
+        const std::string text = "current-context: c\n"
+                                 "clusters: [{name: k, cluster: {server: \"https://h\", " +
+                                 field + ": " + value +
+                                 "}}]\n"
+                                 "users: [{name: u, user: {token: t}}]\n"
+                                 "contexts: [{name: c, context: {cluster: k, user: u}}]\n";
+        try {
+            parse_remote_kubeconfig(text, "<admin kubeconfig>");
+            ADD_FAILURE() << field << ": no ConfigError";
+        } catch (const ConfigError& e) {
+            EXPECT_EQ(std::string(e.what()),
+                      "kubeconfig <admin kubeconfig>: clusters[\"k\"].cluster." + field +
+                          ": a kubeconfig from Gardener may not change where or how kprov "
+                          "connects (proxy, certificate check, TLS server name); refused")
+                << field;
+        }
+        const Kubeconfig local = parse_kubeconfig(text, "k.yaml");
+        EXPECT_EQ(local.server, "https://h") << field;
+    }
+    // What changes nothing is accepted.
+    const std::string harmless = "current-context: c\n"
+                                 "clusters: [{name: k, cluster: {server: \"https://h\", "
+                                 "insecure-skip-tls-verify: false, proxy-url: null}}]\n"
+                                 "users: [{name: u, user: {token: t}}]\n"
+                                 "contexts: [{name: c, context: {cluster: k, user: u}}]\n";
+    EXPECT_EQ(parse_remote_kubeconfig(harmless, "<admin>").token, "t");
+}
+
 TEST(KubeconfigRemote, TheFullFileReferenceKubeconfigStillLoadsAsTheUsersOwn) {
     TempDir dir;
     dir.write("ca.crt", k_ca);
@@ -316,7 +352,10 @@ TEST(KubeconfigRemote, InlineCredentialsAreAccepted) {
     const Kubeconfig config = parse_remote_kubeconfig(two_contexts(), "<admin kubeconfig>");
     EXPECT_EQ(config.token, "robot-secret");
     EXPECT_EQ(config.ca_pem, k_ca);
-    const Kubeconfig cert = parse_remote_kubeconfig(two_contexts(), "<admin>", "other");
+    // The other context's cluster turns the certificate check off: refused from Gardener
+    // (issue 32), while its inline client certificate is read as the user's own.
+    EXPECT_THROW(parse_remote_kubeconfig(two_contexts(), "<admin>", "other"), ConfigError);
+    const Kubeconfig cert = parse_kubeconfig(two_contexts(), "<admin>", {}, "other");
     EXPECT_EQ(cert.client_key_pem, k_key);
 }
 

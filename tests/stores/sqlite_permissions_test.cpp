@@ -2,6 +2,7 @@
 // including the -wal and -shm files SQLite adds while the store is open; what it finds shared
 // is reported through OpenOptions::warn and left as it is.
 
+#include "engine/error.hpp"
 #include "stores/open_store.hpp"
 #include "support/store_fixtures.hpp"
 #include "support/test_databases.hpp"
@@ -58,6 +59,29 @@ TEST_F(SqlitePermissions, EveryFileAndDirectoryItCreatesIsPrivateUnderUmask022) 
         EXPECT_EQ(kprov::testing::file_mode(file), 0600u) << file;
     }
     EXPECT_TRUE(m_warnings.empty()) << m_warnings.front();
+}
+
+// Issue 32, finding 13: through a linked directory, the database and the -wal and -shm files
+// SQLite adds are made at the target with 0600, never 0644.
+TEST_F(SqlitePermissions, ThroughALinkedDirectoryEveryFileIsPrivateUnderUmask022) {
+    const Umask umask(022);
+    std::filesystem::create_directories(m_dir.file("real"));
+    std::filesystem::create_directory_symlink(m_dir.file("real"), m_dir.file("linked"));
+    auto store = open(m_dir.file("linked/kprov.db"));
+    const auto r = kprov::testing::small_runtime();
+    store->insert_runtime(r, kprov::testing::new_operation(r.id, engine::OperationType::Provision));
+    const std::string db = m_dir.file("real/kprov.db");
+    for (const std::string& file : {db, db + "-wal", db + "-shm", db + ".key"}) {
+        ASSERT_TRUE(std::filesystem::exists(file)) << file;
+        EXPECT_EQ(kprov::testing::file_mode(file), 0600u) << file;
+    }
+}
+
+TEST_F(SqlitePermissions, ASymbolicLinkAtTheDatabasePathIsRefused) {
+    const std::string db = m_dir.file("kprov.db");
+    std::filesystem::create_symlink(m_dir.file("target.db"), db);
+    EXPECT_THROW(open(db), ConfigError);
+    EXPECT_FALSE(std::filesystem::exists(m_dir.file("target.db")));
 }
 
 TEST_F(SqlitePermissions, AUmaskThatWouldLockTheOwnerOutStillGivesTheOwnerAccess) {
