@@ -1,6 +1,7 @@
 #include "cli/engine_access.hpp"
 
 #include "cli/access.hpp"
+#include "cli/log_lines.hpp"
 #include "config/engine_options.hpp"
 #include "director/open_director.hpp"
 #include "engine/installation_watches.hpp"
@@ -16,7 +17,7 @@
 #include <mutex>
 #include <pwd.h>
 #include <random>
-#include <spdlog/sinks/base_sink.h>
+#include <spdlog/sinks/sink.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -36,70 +37,6 @@ spdlog::level::level_enum to_spdlog(engine::LogLevel level) {
     }
     return spdlog::level::err;
 }
-
-// A message with every run of digits as "#": "after 3 ms" and "after 12 ms" say the same.
-std::string without_numbers(std::string_view text) {
-    std::string out;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const bool digit = std::isdigit(static_cast<unsigned char>(text[i])) != 0;
-        if (!digit)
-            out += text[i];
-        else if (i == 0 || std::isdigit(static_cast<unsigned char>(text[i - 1])) == 0)
-            out += '#';
-    }
-    return out;
-}
-
-// The ostream sink, except that a message repeated right after itself (a watch that cannot
-// reconnect, a retried call), numbers aside, is written once, and the number of repeats when
-// another message comes or the scope ends:
-// "kprov: warning: (the last message was repeated 20 more times)".
-class RepeatFoldingSink final : public spdlog::sinks::base_sink<std::mutex> {
-public:
-    explicit RepeatFoldingSink(std::ostream& out)
-        : m_out(out) {}
-    ~RepeatFoldingSink() override {
-        std::lock_guard lock(mutex_);
-        write_repeats();
-    }
-    RepeatFoldingSink(const RepeatFoldingSink&) = delete;
-    RepeatFoldingSink& operator=(const RepeatFoldingSink&) = delete;
-
-protected:
-    void sink_it_(const spdlog::details::log_msg& msg) override {
-        std::string payload = without_numbers({msg.payload.data(), msg.payload.size()});
-        if (m_repeats >= 0 && msg.level == m_level && payload == m_last) {
-            ++m_repeats;
-            return;
-        }
-        write_repeats();
-        m_last = std::move(payload);
-        m_level = msg.level;
-        m_repeats = 0;
-        spdlog::memory_buf_t formatted;
-        formatter_->format(msg, formatted);
-        m_out.write(formatted.data(), static_cast<std::streamsize>(formatted.size()));
-        m_out.flush();
-    }
-    void flush_() override { m_out.flush(); }
-
-private:
-    void write_repeats() {
-        if (m_repeats > 0) {
-            const auto level = spdlog::level::to_string_view(m_level);
-            m_out << "kprov: " << std::string_view(level.data(), level.size())
-                  << ": (the last message was repeated " << m_repeats << " more time"
-                  << (m_repeats == 1 ? "" : "s") << ")\n";
-            m_out.flush();
-        }
-        m_repeats = -1;
-    }
-
-    std::ostream& m_out;
-    std::string m_last;
-    spdlog::level::level_enum m_level = spdlog::level::info;
-    int m_repeats = -1; ///< -1: nothing written yet
-};
 
 } // namespace
 
@@ -142,11 +79,12 @@ engine::LogLevel log_threshold(Context& ctx) {
     return engine::LogLevel::Info;
 }
 
-LogScope::LogScope(Context& ctx)
+LogScope::LogScope(Context& ctx, LogStyle style)
     : m_previous(spdlog::default_logger()) {
-    auto sink = std::make_shared<RepeatFoldingSink>(ctx.err());
-    m_logger = std::make_shared<spdlog::logger>("kprov", std::move(sink));
-    m_logger->set_pattern("kprov: %l: %v");
+    const LogLineFormat format = style == LogStyle::Command ? LogLineFormat::Command
+                                 : ctx.config().settings.log_format == "json" ? LogLineFormat::Json
+                                                                              : LogLineFormat::Text;
+    m_logger = std::make_shared<spdlog::logger>("kprov", make_log_sink(ctx.err(), format));
     m_logger->set_level(to_spdlog(log_threshold(ctx)));
     spdlog::set_default_logger(m_logger);
 }
@@ -248,7 +186,8 @@ std::unique_ptr<engine::KymaLifecycleManager> open_kcp(const config::Settings& s
 EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int store_connections,
                            StoreUse store_use)
     : m_ctx(ctx)
-    , m_log(ctx)
+    , m_log(ctx, owner_prefix == "watch" || owner_prefix == "serve" ? LogStyle::Daemon
+                                                                    : LogStyle::Command)
     , m_owner(new_owner_id(owner_prefix))
     , m_options(config::engine_options(ctx.config().settings)) {
     m_options.log = m_log.sink();

@@ -38,13 +38,20 @@ std::string user_at_host();
 /// fatal, panic): -v lowers it to debug, -q raises it to error.
 engine::LogLevel log_threshold(Context& ctx);
 
+/// How log lines look. A command's are short, for a person at a terminal; a daemon's (watch,
+/// serve) are for a log collector: an RFC 3339 UTC time stamp on every line, and with
+/// log.format json one JSON object per line (ts, level, msg and the fields of
+/// engine/log_fields.hpp).
+enum class LogStyle { Command, Daemon };
+
 /// While it lives, spdlog's default logger (the Gardener client logs through it) writes to
-/// ctx.err() as "kprov: <level>: <message>" at log_threshold(ctx); the previous default logger
-/// comes back at destruction. Threads that log must end before it does. Not nestable across
-/// threads: one command at a time installs it.
+/// ctx.err() at log_threshold(ctx): "kprov: <level>: <message>" for a command;
+/// "<time> kprov: <level>: <message>" or a JSON object for a daemon. The previous default
+/// logger comes back at destruction. Threads that log must end before it does. Not nestable
+/// across threads: one command at a time installs it.
 class LogScope {
 public:
-    explicit LogScope(Context& ctx);
+    explicit LogScope(Context& ctx, LogStyle style = LogStyle::Command);
     ~LogScope();
     LogScope(const LogScope&) = delete;
     LogScope& operator=(const LogScope&) = delete;
@@ -70,7 +77,8 @@ open_kcp(const config::Settings& settings,
 /// ports are.
 class EngineAccess {
 public:
-    /// `owner_prefix` names the kind of process in lease owners ("cli", "watch", "serve").
+    /// `owner_prefix` names the kind of process in lease owners ("cli", "watch", "serve");
+    /// "watch" and "serve" log as daemons (LogStyle::Daemon).
     /// `store_connections`: PostgreSQL connections to keep (see open_configured_store).
     /// `store_use`: whether the store may be created (see open_configured_store).
     explicit EngineAccess(Context& ctx, std::string_view owner_prefix = "cli",
