@@ -3,7 +3,7 @@
 #include "api/graphql_endpoint.hpp"
 #include "api/http_server.hpp"
 #include "engine/error.hpp"
-#include "engine/log_fields.hpp"
+#include "engine/thread_log_fields.hpp"
 
 #include <algorithm>
 #include <atomic>

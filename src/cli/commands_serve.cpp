@@ -8,7 +8,6 @@
 #include "cli/access.hpp"
 #include "cli/app.hpp"
 #include "cli/context.hpp"
-#include "cli/daemon_metrics.hpp"
 #include "cli/engine_access.hpp"
 #include "cli/engine_daemon.hpp"
 

@@ -6,7 +6,6 @@
 #include "api/server.hpp"
 #include "cli/app.hpp"
 #include "cli/context.hpp"
-#include "cli/daemon_metrics.hpp"
 #include "cli/engine_access.hpp"
 #include "cli/engine_daemon.hpp"
 

@@ -1,8 +1,8 @@
 #include "engine/executor.hpp"
 
 #include "engine/installation_watches.hpp"
-#include "engine/log_fields.hpp"
 #include "engine/registration.hpp"
+#include "engine/thread_log_fields.hpp"
 
 #include <algorithm>
 #include <random>

@@ -1,7 +1,7 @@
 #include "engine/worker_pool.hpp"
 
 #include "engine/error.hpp"
-#include "engine/log_fields.hpp"
+#include "engine/thread_log_fields.hpp"
 
 #include <algorithm>
 #include <limits>

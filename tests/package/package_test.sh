@@ -32,11 +32,16 @@ first_line() {
 }
 
 echo "== lintian $(basename "$deb")"
-lintian --fail-on error --no-tag-display-limit "$deb" | tee "$work/lintian.txt"
+lintian --fail-on error --tag-display-limit 0 "$deb" | tee "$work/lintian.txt"
 echo "lintian: $(grep -c '^E:' "$work/lintian.txt" || true) errors, $(grep -c '^W:' "$work/lintian.txt" || true) warnings"
 
 echo "== install the package"
-dpkg -i "$deb" >/dev/null
+# dpkg -i reinstalls the same version (a rebuilt package); apt pulls in what it depends on.
+if ! dpkg -i "$deb" >"$work/dpkg.log" 2>&1; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -f -y -q >>"$work/dpkg.log" 2>&1 ||
+    { cat "$work/dpkg.log"; fail "the package does not install"; }
+fi
+[ "$(dpkg-query -W -f='${db:Status-Abbrev}' kprov)" = "ii " ] || fail "kprov is not installed"
 [ "$(/usr/bin/kprov version)" != "" ] || fail "the installed kprov prints no version"
 getent passwd kprov >/dev/null || fail "no system user kprov"
 
@@ -56,17 +61,19 @@ entry=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["process
   "$work/bundle/config.json")
 [ "$entry" = /usr/bin/kprov ] || fail "the entrypoint is $entry"
 in_image() { env -i HOME=/home/kprov PATH=/usr/bin "$@"; }
-in_image chroot --userspec="$user:$user" "$root" /usr/bin/kprov version | tee "$work/version"
+in_image /usr/sbin/chroot --userspec="$user:$user" "$root" /usr/bin/kprov version | tee "$work/version"
 grep -q "$version" "$work/version" || fail "kprov version does not say $version"
-in_image chroot --userspec="$user:$user" "$root" /usr/bin/kprov-sim --listen 127.0.0.1:0 \
-  --kubeconfig-out /tmp/garden.kubeconfig --project kyma-dev >"$root/tmp/sim.url" 2>"$work/sim.log" &
+# (env, chroot and the program exec one another: $! is the program's pid.)
+env -i HOME=/home/kprov PATH=/usr/bin /usr/sbin/chroot --userspec="$user:$user" "$root" \
+  /usr/bin/kprov-sim --listen 127.0.0.1:0 --kubeconfig-out /tmp/garden.kubeconfig \
+  --project kyma-dev >"$root/tmp/sim.url" 2>"$work/sim.log" &
 pids+=($!)
 sim_url=$(first_line "$root/tmp/sim.url")
 echo "kprov-sim in the image serves $sim_url"
-in_image APP_GARDENER_KUBECONFIG_PATH=/tmp/garden.kubeconfig APP_GARDENER_PROJECT=kyma-dev \
+env -i HOME=/home/kprov PATH=/usr/bin XDG_STATE_HOME=/tmp/state \
+  APP_GARDENER_KUBECONFIG_PATH=/tmp/garden.kubeconfig APP_GARDENER_PROJECT=kyma-dev \
   APP_RUNTIME_REGISTRATION_ENABLED=false APP_RUNTIME_DEREGISTRATION_ENABLED=false \
-  KPROV_LOG_FORMAT=json XDG_STATE_HOME=/tmp/state \
-  chroot --userspec="$user:$user" "$root" /usr/bin/kprov serve --store sqlite:///tmp/kprov.db \
+  KPROV_LOG_FORMAT=json /usr/sbin/chroot --userspec="$user:$user" "$root" /usr/bin/kprov serve \
   --address 127.0.0.1:0 --metrics-address 127.0.0.1:0 >"$work/serve.out" 2>"$work/serve.log" &
 serve_pid=$!
 pids+=("$serve_pid")

@@ -1,4 +1,4 @@
-#include "engine/log_fields.hpp"
+#include "engine/thread_log_fields.hpp"
 
 namespace kprov::engine {
 namespace {
