@@ -34,10 +34,17 @@ bool is_rfc3339_utc(const std::string& ts) {
     return true;
 }
 
+ServeOptions with_env(std::vector<std::string> env, std::string token = {}) {
+    ServeOptions options;
+    options.extra_env = std::move(env);
+    options.token = std::move(token);
+    return options;
+}
+
 class ServeLogs : public ServeTest<> {};
 
 TEST_F(ServeLogs, JsonLinesCarryTsLevelMsgAndOneAccessLinePerRequestWithoutTheToken) {
-    start({.token = k_token, .extra_env = {"KPROV_LOG_FORMAT=json", "KPROV_LOG_LEVEL=trace"}});
+    start(with_env({"KPROV_LOG_FORMAT=json", "KPROV_LOG_LEVEL=trace"}, k_token));
     EXPECT_EQ(process
                   ->graphql("{ __typename }", nullptr,
                             {{"Authorization", "Bearer " + k_token}, {"Tenant", "t"}})
@@ -75,7 +82,7 @@ TEST_F(ServeLogs, JsonLinesCarryTsLevelMsgAndOneAccessLinePerRequestWithoutTheTo
 }
 
 TEST_F(ServeLogs, TextLinesStartWithATimeStampAndShowRequestsOnlyAtDebug) {
-    start({.extra_env = {"KPROV_LOG_LEVEL=info"}});
+    start(with_env({"KPROV_LOG_LEVEL=info"}));
     EXPECT_EQ(process->graphql("{ __typename }").status, 200);
     ASSERT_EQ(process->stop(), 0);
     auto lines = lines_of(process->log());
@@ -86,7 +93,7 @@ TEST_F(ServeLogs, TextLinesStartWithATimeStampAndShowRequestsOnlyAtDebug) {
     }
     EXPECT_THAT(process->log(), Not(HasSubstr("POST /graphql 200")));
 
-    start({.extra_env = {"KPROV_LOG_LEVEL=debug"}});
+    start(with_env({"KPROV_LOG_LEVEL=debug"}));
     EXPECT_EQ(process->graphql("{ __typename }").status, 200);
     ASSERT_EQ(process->stop(), 0);
     EXPECT_THAT(process->log(), HasSubstr("kprov: debug: POST /graphql 200 "));
@@ -96,7 +103,7 @@ TEST_F(ServeLogs, ThePlaygroundCanBeSwitchedOff) {
     start();
     EXPECT_EQ(process->get("/").status, 200);
     ASSERT_EQ(process->stop(), 0);
-    start({.extra_env = {"KPROV_PLAYGROUND=false"}});
+    start(with_env({"KPROV_PLAYGROUND=false"}));
     EXPECT_EQ(process->get("/").status, 404);
     EXPECT_EQ(process->graphql("{ __typename }").data()["__typename"], "Query");
 }
