@@ -177,6 +177,7 @@ struct ApiServer::Impl {
                                              {"status", status},
                                              {"duration_ms", millis},
                                              {"client", client}});
+        const engine::EveryLineScope every_line; // one line per request, repeats or not
         options.access_log(options.access_log_level,
                            method + " " + route + " " + status + " " + millis + " ms " + client);
     }

@@ -149,7 +149,7 @@ int cmd_serve(Context& ctx, const ServeArgs& args) {
         return readers.next().runtime_version(runtime_id);
     };
     // One line per request: at info where a collector reads JSON, at debug in text.
-    options.access_log = access.access_log();
+    options.access_log = access.log();
     options.access_log_level =
         settings.log_format == "json" ? engine::LogLevel::Info : engine::LogLevel::Debug;
     api::ApiServer server(*schema, resolvers, metrics, store_readiness(access.store()),

@@ -59,9 +59,6 @@ std::string_view level_name(spdlog::level::level_enum level) {
     return {name.data(), name.size()};
 }
 
-// Set while every_line_sink() logs: the line is written even when it repeats the last one.
-thread_local bool t_every_line = false;
-
 class LogLineSink final : public spdlog::sinks::base_sink<std::mutex> {
 public:
     LogLineSink(std::ostream& out, LogLineFormat format)
@@ -78,7 +75,7 @@ protected:
     void sink_it_(const spdlog::details::log_msg& msg) override {
         const std::string_view message(msg.payload.data(), msg.payload.size());
         std::string payload = without_numbers(message);
-        if (!t_every_line && m_repeats >= 0 && msg.level == m_level && payload == m_last) {
+        if (!engine::every_line() && m_repeats >= 0 && msg.level == m_level && payload == m_last) {
             ++m_repeats;
             return;
         }
@@ -224,14 +221,6 @@ LogScope::~LogScope() {
     spdlog::set_default_logger(m_previous);
     // The repeats counted last are written now, while the stream is sure to live.
     m_logger->sinks().clear();
-}
-
-engine::LogSink LogScope::every_line_sink() const {
-    return [logger = m_logger](engine::LogLevel level, const std::string& message) {
-        t_every_line = true;
-        logger->log(to_spdlog(level), message);
-        t_every_line = false;
-    };
 }
 
 engine::LogSink LogScope::sink() const {

@@ -88,9 +88,6 @@ public:
 
     /// An engine LogSink writing to the same place; thread-safe, valid while the scope lives.
     engine::LogSink sink() const;
-    /// As sink(), for lines that must each be written, never folded into a count of repeats
-    /// (serve's access log: one line per request).
-    engine::LogSink every_line_sink() const;
 
 private:
     std::shared_ptr<spdlog::logger> m_previous;
@@ -140,8 +137,6 @@ public:
     engine::RequestContext request() const;
     /// The engine's log sink (LogScope::sink of this access's scope).
     engine::LogSink log() const { return m_log.sink(); }
-    /// The same, never folding repeats (LogScope::every_line_sink).
-    engine::LogSink access_log() const { return m_log.every_line_sink(); }
     /// The Installation CR watches of this process (KymaOptions::watches); null without a Kyma
     /// installer. A daemon or a --wait tells it whom to wake (set_on_change).
     engine::InstallationWatches* installation_watches() { return m_watches.get(); }

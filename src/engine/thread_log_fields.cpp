@@ -8,6 +8,8 @@ std::vector<LogField>& thread_fields() {
     return fields;
 }
 
+thread_local bool t_every_line = false;
+
 } // namespace
 
 const std::vector<LogField>& log_fields() {
@@ -31,6 +33,18 @@ void LogFieldsScope::set(std::string_view key, std::string value) {
             return;
         }
     fields.emplace_back(std::string(key), std::move(value));
+}
+
+EveryLineScope::EveryLineScope() {
+    t_every_line = true;
+}
+
+EveryLineScope::~EveryLineScope() {
+    t_every_line = false;
+}
+
+bool every_line() {
+    return t_every_line;
 }
 
 } // namespace kprov::engine

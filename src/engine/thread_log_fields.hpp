@@ -32,4 +32,17 @@ private:
     std::size_t m_begin; ///< where this scope's fields start in the thread's list
 };
 
+/// While it lives, the calling thread's log lines are each written, never folded into a count
+/// of repeats (serve's access log: one line per request). Not nestable.
+class EveryLineScope {
+public:
+    EveryLineScope();
+    ~EveryLineScope();
+    EveryLineScope(const EveryLineScope&) = delete;
+    EveryLineScope& operator=(const EveryLineScope&) = delete;
+};
+
+/// Whether an EveryLineScope lives on the calling thread.
+bool every_line();
+
 } // namespace kprov::engine
