@@ -18,10 +18,15 @@ image=$(ls "$dir"/kprov-*.oci.tar)
 version=$(basename "$image" .oci.tar); version=${version#kprov-}
 work=$(mktemp -d /tmp/kprov-package-test.XXXXXX)
 pids=()
+installed=no
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$work"
+  # The machine is left as it was (KPROV_PACKAGE_KEEP=1 keeps the package installed).
+  if [ "$installed" = yes ] && [ "${KPROV_PACKAGE_KEEP:-0}" != 1 ]; then
+    dpkg --purge kprov >/dev/null 2>&1 || true
+  fi
 }
 trap cleanup EXIT
 fail() { echo "package test: FAILED: $*" >&2; exit 1; }
@@ -36,6 +41,7 @@ lintian --fail-on error --tag-display-limit 0 "$deb" | tee "$work/lintian.txt"
 echo "lintian: $(grep -c '^E:' "$work/lintian.txt" || true) errors, $(grep -c '^W:' "$work/lintian.txt" || true) warnings"
 
 echo "== install the package"
+installed=yes
 # dpkg -i reinstalls the same version (a rebuilt package); apt pulls in what it depends on.
 if ! dpkg -i "$deb" >"$work/dpkg.log" 2>&1; then
   DEBIAN_FRONTEND=noninteractive apt-get install -f -y -q >>"$work/dpkg.log" 2>&1 ||
