@@ -13,3 +13,7 @@ endif()
 if(TARGET kprov_director_tests)
   target_link_libraries(kprov_director_tests PRIVATE kprov_cli)
 endif()
+# The daemon test (daemon_logs_test.cpp) reads watch's /metrics over HTTP.
+if(TARGET kprov_director_tests)
+  target_link_libraries(kprov_director_tests PRIVATE PkgConfig::HTTPLIB)
+endif()

@@ -19,7 +19,7 @@ _kprov_ids() {
 _kprov() {
     local cur=${COMP_WORDS[COMP_CWORD]}
     local prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local globals="-h --help --help-all --store --config --gardener-kubeconfig --gardener-project --tenant --sub-account -o --output --log-level -q --quiet -v --verbose"
+    local globals="-h --help --help-all --store --config --gardener-kubeconfig --gardener-project --tenant --sub-account -o --output --log-level --log-format -q --quiet -v --verbose"
     local command="" i
     # The command is the first word that names one (option values never do).
     for ((i = 1; i < COMP_CWORD; i++)); do
@@ -38,6 +38,10 @@ _kprov() {
         ;;
     --output | -o)
         COMPREPLY=($(compgen -W "table wide json yaml name" -- "$cur"))
+        return
+        ;;
+    --log-format)
+        COMPREPLY=($(compgen -W "text json" -- "$cur"))
         return
         ;;
     --log-level)
@@ -200,7 +204,7 @@ _kprov() {
         ;;
     watch)
         if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W "--workers $globals" -- "$cur"))
+            COMPREPLY=($(compgen -W "--workers --metrics-address $globals" -- "$cur"))
         fi
         ;;
     serve)

@@ -54,6 +54,7 @@ complete -c kprov -l tenant -x -d 'Tenant'
 complete -c kprov -l sub-account -x -d 'Sub-account of the request'
 complete -c kprov -s o -l output -x -a 'table wide json yaml name' -d 'Output format'
 complete -c kprov -l log-level -x -a 'trace debug info warn error' -d 'Log level'
+complete -c kprov -l log-format -x -a 'text json' -d 'Log lines of watch and serve'
 complete -c kprov -s q -l quiet -d 'Print results only'
 complete -c kprov -s v -l verbose -d 'More detail'
 
@@ -167,6 +168,7 @@ complete -c kprov -n '__fish_seen_subcommand_from cancel' -l force -d 'Cancel ev
 
 # kprov watch
 complete -c kprov -n '__fish_seen_subcommand_from watch' -l workers -x -d 'Worker threads'
+complete -c kprov -n '__fish_seen_subcommand_from watch' -l metrics-address -x -d 'Listen address host:port of /metrics'
 
 # kprov serve
 complete -c kprov -n '__fish_seen_subcommand_from serve' -l workers -x -d 'Worker threads'

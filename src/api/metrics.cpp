@@ -86,6 +86,11 @@ struct Metrics::Impl {
                       .Help("GraphQL requests that could reuse a kept answer, by result (hit: "
                             "reused; miss: executed and kept)")
                       .Register(*registry))
+        , workers(prometheus::BuildGauge()
+                      .Name("kprov_workers")
+                      .Help("Worker threads of this process claiming operations")
+                      .Register(*registry)
+                      .Add({}))
         , answer_hits(answers.Add({{"result", "hit"}}))
         , answer_misses(answers.Add({{"result", "miss"}})) {
         for (const auto type : k_all_types)
@@ -130,6 +135,7 @@ struct Metrics::Impl {
     prometheus::Family<prometheus::Counter>& requests;
     prometheus::Family<prometheus::Histogram>& request_durations;
     prometheus::Family<prometheus::Counter>& answers;
+    prometheus::Gauge& workers;
     prometheus::Counter& answer_hits;
     prometheus::Counter& answer_misses;
     std::map<OperationType, prometheus::Gauge*> in_progress_by_type;
@@ -166,6 +172,10 @@ void Metrics::operation_finished(engine::OperationType type, engine::OperationSt
 
 void Metrics::gardener_request(std::string_view verb, int code) {
     m_impl->gardener.Add({{"verb", text(verb)}, {"code", std::to_string(code)}}).Increment();
+}
+
+void Metrics::workers(int count) {
+    m_impl->workers.Set(count);
 }
 
 std::string Metrics::scrape() {

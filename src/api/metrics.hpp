@@ -11,6 +11,7 @@
 //   kprov_api_requests_total{path,code}                 counter
 //   kprov_api_request_duration_seconds{path}            histogram
 //   kprov_api_answer_cache_total{result}                counter (hit, miss; answer_cache.hpp)
+//   kprov_workers                                       gauge, workers claiming operations
 // Thread-safe.
 
 #include "engine/engine_options.hpp"
@@ -40,6 +41,8 @@ public:
     void operation_finished(engine::OperationType type, engine::OperationState state,
                             double seconds);
     void gardener_request(std::string_view verb, int code);
+    /// The workers of this process that claim operations now (0 once they stopped).
+    void workers(int count);
 
     /// The Prometheus text exposition format (version 0.0.4). The in-progress gauges are read
     /// from the store first; when the store fails they keep their last values and the failure

@@ -3,6 +3,7 @@
 #include "api/graphql_endpoint.hpp"
 #include "api/http_server.hpp"
 #include "engine/error.hpp"
+#include "engine/thread_log_fields.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -146,7 +147,7 @@ struct ApiServer::Impl {
             route = options.api_endpoint;
             if (graphql.handle(req, res, on_loop) == http::Handled::Blocking)
                 return http::Handled::Blocking;
-        } else if (req.path == "/" && req.method == "GET") {
+        } else if (req.path == "/" && req.method == "GET" && options.playground) {
             route = "/";
             res.content_type = "text/html; charset=utf-8";
             res.body = playground;
@@ -167,33 +168,6 @@ struct ApiServer::Impl {
         }
         metrics.api_request(route, res.status,
                             std::chrono::duration<double>(Clock::now() - start).count());
-        return http::Handled::Answered;
-    }
-
-    // The metrics listener's routes.
-    http::Handled handle_metrics(const http::Request& req, http::Response& res,
-                                 bool on_loop) const {
-        // On loopback the metrics listener has no token either: a rebinding page must not
-        // read it.
-        if (metrics_on_loopback) {
-            const auto given = req.header("Host");
-            if (given && !names_this_listener(*given, metrics_host)) {
-                res.status = 421;
-                res.body = "the Host header does not name this server";
-                return http::Handled::Answered;
-            }
-        }
-        if (req.path == "/metrics" && req.method == "GET") {
-            if (on_loop)
-                return http::Handled::Probe; // reads the store, never behind other requests
-            res.content_type = "text/plain; version=0.0.4; charset=utf-8";
-            res.body = metrics.scrape();
-        } else if (req.path == "/healthz" && req.method == "GET") {
-            res.body = "ok";
-        } else {
-            res.status = 404;
-            res.body = "not found";
-        }
         return http::Handled::Answered;
     }
 
@@ -219,6 +193,38 @@ struct ApiServer::Impl {
         return res;
     }
 
+    // One access-log line (ServerOptions::access_log) for an answered request.
+    void log_access(const http::Request& req, const http::Response& res,
+                    Clock::time_point start) const {
+        if (!options.access_log)
+            return;
+        // Only names the server chose: a client's path or method is not written as given.
+        std::string route = "unmatched";
+        for (const std::string_view known :
+             {std::string_view(options.api_endpoint), std::string_view("/"),
+              std::string_view("/healthz"), std::string_view("/readyz")})
+            if (req.path == known)
+                route = known;
+        std::string method = "other";
+        for (const std::string_view known : {"GET", "POST", "HEAD", "PUT", "DELETE", "OPTIONS"})
+            if (req.method == known)
+                method = known;
+        char millis[32];
+        std::snprintf(millis, sizeof millis, "%.3f",
+                      std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+        const std::string status = std::to_string(res.status);
+        const std::string client(req.remote);
+        const engine::LogFieldsScope fields({{"component", "api"},
+                                             {"method", method},
+                                             {"route", route},
+                                             {"status", status},
+                                             {"duration_ms", millis},
+                                             {"client", client}});
+        const engine::EveryLineScope every_line; // one line per request, repeats or not
+        options.access_log(options.access_log_level,
+                           method + " " + route + " " + status + " " + millis + " ms " + client);
+    }
+
     const graphql::Schema& schema;
     const graphql::Resolvers& resolvers;
     Metrics& metrics;
@@ -227,13 +233,10 @@ struct ApiServer::Impl {
     std::string playground;
     GraphqlEndpoint graphql;
     std::unique_ptr<http::Server> api; // HTTP or HTTPS
-    std::unique_ptr<http::Server> metrics_server;
+    std::unique_ptr<MetricsServer> metrics_server;
     int api_port = 0;
-    int metrics_port = 0;
     std::string scheme = "http";
     std::string host;
-    std::string metrics_host;
-    bool metrics_on_loopback = false;
     bool started = false;
 };
 
@@ -258,7 +261,102 @@ int bind_http(http::Server& server, const std::string& address) {
     }
 }
 
+// The host a URL of a listener on `host` shows: a wildcard as 127.0.0.1, IPv6 in brackets.
+std::string shown_host(const std::string& host) {
+    return host == "0.0.0.0"                     ? "127.0.0.1"
+           : host.find(':') != std::string::npos ? "[" + host + "]"
+                                                 : host;
+}
+
 } // namespace
+
+struct MetricsServer::Impl {
+    Metrics& metrics;
+    ReadinessCheck readiness;
+    std::string address;
+    std::unique_ptr<http::Server> server;
+    int port = 0;
+
+    std::string host;        // the listen host
+    bool on_loopback = false; // no token guards it: only its own names are answered
+
+    http::Handled handle(const http::Request& req, http::Response& res, bool on_loop) const {
+        // On loopback the metrics listener has no token either: a rebinding page must not
+        // read it.
+        if (on_loopback) {
+            const auto given = req.header("Host");
+            if (given && !names_this_listener(*given, host)) {
+                res.status = 421;
+                res.body = "the Host header does not name this server";
+                return http::Handled::Answered;
+            }
+        }
+        if (req.method != "GET") {
+            res.status = 404;
+            res.body = "not found";
+        } else if (req.path == "/metrics" || req.path == "/readyz") {
+            if (on_loop)
+                return http::Handled::Blocking; // reads the store
+            if (req.path == "/metrics") {
+                res.content_type = "text/plain; version=0.0.4; charset=utf-8";
+                res.body = metrics.scrape();
+            } else {
+                const std::string why = readiness ? readiness() : std::string();
+                res.status = why.empty() ? 200 : 503;
+                res.body = why.empty() ? "ok" : why;
+            }
+        } else if (req.path == "/healthz") {
+            res.body = "ok";
+        } else {
+            res.status = 404;
+            res.body = "not found";
+        }
+        return http::Handled::Answered;
+    }
+};
+
+MetricsServer::MetricsServer(Metrics& metrics, ReadinessCheck readiness, std::string address)
+    : m_impl(
+          std::make_unique<Impl>(Impl{metrics, std::move(readiness), std::move(address), {}, 0})) {}
+
+MetricsServer::~MetricsServer() {
+    stop();
+}
+
+void MetricsServer::bind() {
+    auto& impl = *m_impl;
+    http::ServerOptions options;
+    options.loops = 1;
+    options.workers = 2; // a scrape and a probe at once
+    impl.server = std::make_unique<http::Server>(
+        [&impl](const http::Request& req, http::Response& res, bool on_loop) {
+            return impl.handle(req, res, on_loop);
+        },
+        std::move(options));
+    impl.port = bind_http(*impl.server, impl.address);
+    impl.host = split_address(impl.address).first;
+    impl.on_loopback =
+        impl.host == "::1" || impl.host == "localhost" || is_loopback_ipv4(impl.host);
+}
+
+int MetricsServer::port() const {
+    return m_impl->port;
+}
+
+std::string MetricsServer::url() const {
+    return "http://" + shown_host(split_address(m_impl->address).first) + ":" +
+           std::to_string(m_impl->port) + "/metrics";
+}
+
+void MetricsServer::start() {
+    if (m_impl->server)
+        m_impl->server->start();
+}
+
+void MetricsServer::stop() {
+    if (m_impl->server)
+        m_impl->server->stop();
+}
 
 void ApiServer::bind() {
     auto& impl = *m_impl;
@@ -268,7 +366,11 @@ void ApiServer::bind() {
                           std::string(options.tls_cert_file ? "KPROV_TLS_CERT" : "KPROV_TLS_KEY") +
                           " is set");
     const auto handler = [&impl](const http::Request& req, http::Response& res, bool on_loop) {
-        return impl.handle(req, res, on_loop);
+        const auto start = Clock::now();
+        const auto handled = impl.handle(req, res, on_loop);
+        if (handled == http::Handled::Answered || !on_loop)
+            impl.log_access(req, res, start);
+        return handled;
     };
     impl.host = split_address(options.address).first;
     auto http_options = impl.http_options(options.loops, options.threads);
@@ -276,7 +378,11 @@ void ApiServer::bind() {
     http_options.tls_key_file = options.tls_key_file;
     // The token is checked on the request's head, before any of its body is read.
     http_options.authorize = [&impl](const http::Request& head) {
-        return impl.authorize(head);
+        const auto start = Clock::now();
+        auto refusal = impl.authorize(head);
+        if (refusal)
+            impl.log_access(head, *refusal, start);
+        return refusal;
     };
     impl.api = std::make_unique<http::Server>(handler, std::move(http_options));
     impl.graphql.set_post(
@@ -286,15 +392,9 @@ void ApiServer::bind() {
         impl.scheme = "https";
 
     if (!options.metrics_address.empty()) {
-        impl.metrics_server = std::make_unique<http::Server>(
-            [&impl](const http::Request& req, http::Response& res, bool on_loop) {
-                return impl.handle_metrics(req, res, on_loop);
-            },
-            impl.http_options(1, 1));
-        impl.metrics_port = bind_http(*impl.metrics_server, options.metrics_address);
-        impl.metrics_host = split_address(options.metrics_address).first;
-        impl.metrics_on_loopback = impl.metrics_host == "::1" || impl.metrics_host == "localhost" ||
-                                   is_loopback_ipv4(impl.metrics_host);
+        impl.metrics_server =
+            std::make_unique<MetricsServer>(impl.metrics, impl.readiness, options.metrics_address);
+        impl.metrics_server->bind();
     }
 }
 
@@ -303,15 +403,12 @@ int ApiServer::port() const {
 }
 
 int ApiServer::metrics_port() const {
-    return m_impl->metrics_port;
+    return m_impl->metrics_server ? m_impl->metrics_server->port() : 0;
 }
 
 std::string ApiServer::base_url() const {
-    const std::string& host = m_impl->host;
-    const std::string shown = host == "0.0.0.0"                     ? "127.0.0.1"
-                              : host.find(':') != std::string::npos ? "[" + host + "]"
-                                                                    : host;
-    return m_impl->scheme + "://" + shown + ":" + std::to_string(m_impl->api_port);
+    return m_impl->scheme + "://" + shown_host(m_impl->host) + ":" +
+           std::to_string(m_impl->api_port);
 }
 
 void ApiServer::start() {

@@ -27,6 +27,7 @@ struct ServerOptions {
     std::string metrics_address = "127.0.0.1:9000";
     std::string api_endpoint = "/graphql";
     std::string playground_endpoint = "/graphql"; ///< where the playground page posts
+    bool playground = true;                       ///< serve the playground on "/" (else 404)
     std::optional<std::string> token;             ///< required as "Authorization: Bearer <token>"
     /// Answer only requests whose Host header names this listener (localhost, a loopback
     /// address, the listen host; any port), against DNS rebinding: serve sets it when it
@@ -50,6 +51,11 @@ struct ServerOptions {
     AnswerCache::VersionOf store_version;
     AnswerCache::RuntimeVersionOf runtime_version;
     graphql::Limits limits; ///< document size, tokens, depth, aliases
+    /// Gets one line per answered request of the API listener at `access_log_level`: method,
+    /// route (one of the server's, or "unmatched"), status, duration and client address, also
+    /// as log fields; never a header, a query string or a body. Empty: no access log.
+    engine::LogSink access_log;
+    engine::LogLevel access_log_level = engine::LogLevel::Debug;
 };
 
 /// What /readyz asks: "" when ready, else why not (the store cannot be reached, its schema is
@@ -59,6 +65,29 @@ using ReadinessCheck = std::function<std::string()>;
 /// Host and port of a listen address "host:port", ":port" (every interface) or "[v6]:port".
 /// Throws ConfigError naming the address when it is none of these.
 std::pair<std::string, int> split_address(const std::string& address);
+
+/// /metrics, /healthz and /readyz on a listener of their own: serve's metrics listener and
+/// watch's only one. Probes and scrapes are not access-logged (they come every few seconds).
+class MetricsServer {
+public:
+    /// `metrics` must outlive the server; `address` is host:port (port 0 picks a free one).
+    MetricsServer(Metrics& metrics, ReadinessCheck readiness, std::string address);
+    ~MetricsServer(); ///< stop()
+    MetricsServer(const MetricsServer&) = delete;
+    MetricsServer& operator=(const MetricsServer&) = delete;
+
+    /// Throws ConfigError naming the address when it cannot be bound.
+    void bind();
+    int port() const; ///< after bind()
+    /// "http://127.0.0.1:9000/metrics" (a wildcard host shown as 127.0.0.1), after bind().
+    std::string url() const;
+    void start();
+    void stop(); ///< graceful, idempotent
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
 
 class ApiServer {
 public:

@@ -53,6 +53,11 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
                    "Log level: trace, debug, info, warn, error (env APP_LOG_LEVEL)")
         ->type_name("LEVEL")
         ->group("Global options");
+    app.add_option("--log-format", g.log_format,
+                   "Log lines of watch and serve: text or json (env KPROV_LOG_FORMAT)")
+        ->check(CLI::IsMember({"text", "json"}))
+        ->type_name("FORMAT")
+        ->group("Global options");
     app.add_flag("-q,--quiet", g.quiet, "Print results only: no progress, no logs")
         ->group("Global options");
     app.add_flag("-v,--verbose", g.verbose, "More detail (repeatable)")->group("Global options");
@@ -231,6 +236,11 @@ void configure_watch(CLI::App& cmd, Parsed& p) {
     cmd.add_option("--workers", p.watch.workers, "Worker threads (default KPROV_WORKERS, 4)")
         ->type_name("N")
         ->check(CLI::Range(1, 1024));
+    cmd.add_option("--metrics-address", p.watch.metrics_address,
+                   "Listen address host:port of /metrics, /healthz and /readyz (default "
+                   "APP_METRICS_ADDRESS, 127.0.0.1:9000; \"\" serves none)");
+    cmd.footer("Prints the metrics URL on stdout once listening; logs go to stderr. Stops "
+               "gracefully on SIGINT or SIGTERM.");
 }
 
 void configure_serve(CLI::App& cmd, Parsed& p) {
@@ -600,7 +610,8 @@ std::optional<std::string> command_word(const std::vector<std::string>& args) {
                                                       "--sub-account",
                                                       "-o",
                                                       "--output",
-                                                      "--log-level"};
+                                                      "--log-level",
+                                                      "--log-format"};
     for (std::size_t i = 0; i < args.size(); ++i) {
         const auto& a = args[i];
         if (a == "--")
@@ -801,6 +812,7 @@ const std::vector<ValueHint>& value_hints() {
     static const std::vector<ValueHint> k_hints = {
         {"--output", ValueKind::Choice, {"table", "wide", "json", "yaml", "name"}},
         {"--log-level", ValueKind::Choice, {"trace", "debug", "info", "warn", "error"}},
+        {"--log-format", ValueKind::Choice, {"text", "json"}},
         {"--state", ValueKind::Choice, {"InProgress", "Succeeded", "Failed"}},
         {"SHELL", ValueKind::Choice, completion_shells()},
         {"--config", ValueKind::File, {}},

@@ -10,8 +10,6 @@
 #include "cli/context.hpp"
 #include "cli/engine_access.hpp"
 #include "cli/engine_daemon.hpp"
-#include "gardener/kube_client.hpp"
-#include "stores/migrations.hpp"
 
 #include <atomic>
 #include <ostream>
@@ -27,6 +25,7 @@ api::ServerOptions server_options(const config::Settings& settings, const ServeA
     options.metrics_address = args.metrics_address.value_or(settings.metrics_address);
     options.api_endpoint = settings.api_endpoint;
     options.playground_endpoint = settings.playground_api_endpoint;
+    options.playground = settings.playground;
     options.token = settings.api_token;
     options.tls_cert_file = settings.tls_cert_file;
     options.tls_key_file = settings.tls_key_file;
@@ -35,37 +34,6 @@ api::ServerOptions server_options(const config::Settings& settings, const ServeA
     options.answer_cache_bytes = static_cast<std::size_t>(settings.answer_cache_mb) << 20;
     return options;
 }
-
-// /readyz: the store answers and its schema is the one this build writes.
-api::ReadinessCheck readiness(stores::StoreBackend& store) {
-    return [&store]() -> std::string {
-        try {
-            const int version = store.schema_version();
-            const int latest = stores::latest_version(store.dialect());
-            if (version != latest)
-                return "store schema is at version " + std::to_string(version) + ", expected " +
-                       std::to_string(latest) + " (run kprov migrate)";
-            return {};
-        } catch (const std::exception& e) {
-            return std::string("store not reachable: ") + e.what();
-        }
-    };
-}
-
-// Counts the Gardener client's requests while it lives.
-class GardenerRequestMetrics {
-public:
-    explicit GardenerRequestMetrics(api::Metrics& metrics) {
-        gardener::set_request_observer(
-            [&metrics](const std::string& label, const std::string& method, int status) {
-                if (label == "gardener")
-                    metrics.gardener_request(method, status);
-            });
-    }
-    ~GardenerRequestMetrics() { gardener::set_request_observer({}); }
-    GardenerRequestMetrics(const GardenerRequestMetrics&) = delete;
-    GardenerRequestMetrics& operator=(const GardenerRequestMetrics&) = delete;
-};
 
 // Connections the queries read through, beside the engine's. A SQLite store is one connection
 // under a mutex, so a few more let reads run side by side (WAL); a PostgreSQL store already
@@ -180,12 +148,18 @@ int cmd_serve(Context& ctx, const ServeArgs& args) {
     options.runtime_version = [&readers](const std::string& runtime_id) {
         return readers.next().runtime_version(runtime_id);
     };
-    api::ApiServer server(*schema, resolvers, metrics, readiness(access.store()),
+    // One line per request: at info where a collector reads JSON, at debug in text.
+    options.access_log = access.log();
+    options.access_log_level =
+        settings.log_format == "json" ? engine::LogLevel::Info : engine::LogLevel::Debug;
+    api::ApiServer server(*schema, resolvers, metrics, store_readiness(access.store()),
                           std::move(options));
     server.bind();
 
     // 3. Run; the URLs go to stdout once the listeners are bound.
     daemon.start();
+    std::optional<WorkersGauge> workers_gauge;
+    workers_gauge.emplace(metrics, daemon.options().workers);
     server.start();
     ctx.out() << "api " << server.base_url() << settings.api_endpoint << "\n";
     if (server.metrics_port() > 0) {
@@ -205,6 +179,7 @@ int cmd_serve(Context& ctx, const ServeArgs& args) {
     //    stops claiming, passes in flight end and release their leases.
     spdlog::info("{}: stopping; requests and passes in flight finish", signal);
     server.stop();
+    workers_gauge.reset();
     daemon.stop();
     daemon.log_stats();
     spdlog::info("stopped");

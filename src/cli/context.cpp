@@ -16,6 +16,7 @@ const config::Effective& Context::config() {
         flag("tenant", m_global.tenant);
         flag("sub_account", m_global.sub_account);
         flag("log_level", m_global.log_level);
+        flag("log.format", m_global.log_format);
         m_config = config::load(sources);
         if (!m_global.quiet)
             for (const auto& warning : m_config->warnings)

@@ -22,6 +22,7 @@ struct GlobalOptions {
     std::optional<std::string> sub_account;
     std::optional<std::string> output; ///< table|wide|json|yaml|name
     std::optional<std::string> log_level;
+    std::optional<std::string> log_format; ///< text|json: watch and serve
     bool quiet = false;
     int verbose = 0;
 };
@@ -84,7 +85,8 @@ struct CancelArgs {
 };
 
 struct WatchArgs {
-    std::optional<int> workers; ///< --workers N; default KPROV_WORKERS
+    std::optional<int> workers;                 ///< --workers N; default KPROV_WORKERS
+    std::optional<std::string> metrics_address; ///< --metrics-address; APP_METRICS_ADDRESS
 };
 
 struct ServeArgs {

@@ -4,6 +4,7 @@
 #include "config/engine_options.hpp"
 #include "director/open_director.hpp"
 #include "engine/installation_watches.hpp"
+#include "engine/thread_log_fields.hpp"
 #include "gardener/gardener_client.hpp"
 #include "gardener/kcp_client.hpp"
 #include "gardener/kyma_installer.hpp"
@@ -13,7 +14,10 @@
 
 #include <cctype>
 #include <cstdio>
+#include <ctime>
 #include <mutex>
+#include <nlohmann/json.hpp>
+#include <ostream>
 #include <pwd.h>
 #include <random>
 #include <spdlog/sinks/base_sink.h>
@@ -50,25 +54,28 @@ std::string without_numbers(std::string_view text) {
     return out;
 }
 
-// The ostream sink, except that a message repeated right after itself (a watch that cannot
-// reconnect, a retried call), numbers aside, is written once, and the number of repeats when
-// another message comes or the scope ends:
-// "kprov: warning: (the last message was repeated 20 more times)".
-class RepeatFoldingSink final : public spdlog::sinks::base_sink<std::mutex> {
+std::string_view level_name(spdlog::level::level_enum level) {
+    const auto name = spdlog::level::to_string_view(level);
+    return {name.data(), name.size()};
+}
+
+class LogLineSink final : public spdlog::sinks::base_sink<std::mutex> {
 public:
-    explicit RepeatFoldingSink(std::ostream& out)
-        : m_out(out) {}
-    ~RepeatFoldingSink() override {
+    LogLineSink(std::ostream& out, LogLineFormat format)
+        : m_out(out)
+        , m_format(format) {}
+    ~LogLineSink() override {
         std::lock_guard lock(mutex_);
         write_repeats();
     }
-    RepeatFoldingSink(const RepeatFoldingSink&) = delete;
-    RepeatFoldingSink& operator=(const RepeatFoldingSink&) = delete;
+    LogLineSink(const LogLineSink&) = delete;
+    LogLineSink& operator=(const LogLineSink&) = delete;
 
 protected:
     void sink_it_(const spdlog::details::log_msg& msg) override {
-        std::string payload = without_numbers({msg.payload.data(), msg.payload.size()});
-        if (m_repeats >= 0 && msg.level == m_level && payload == m_last) {
+        const std::string_view message(msg.payload.data(), msg.payload.size());
+        std::string payload = without_numbers(message);
+        if (!engine::every_line() && m_repeats >= 0 && msg.level == m_level && payload == m_last) {
             ++m_repeats;
             return;
         }
@@ -76,9 +83,8 @@ protected:
         m_last = std::move(payload);
         m_level = msg.level;
         m_repeats = 0;
-        spdlog::memory_buf_t formatted;
-        formatter_->format(msg, formatted);
-        m_out.write(formatted.data(), static_cast<std::streamsize>(formatted.size()));
+        m_out << format_log_line(m_format, level_name(msg.level), msg.time, message,
+                                 engine::log_fields());
         m_out.flush();
     }
     void flush_() override { m_out.flush(); }
@@ -86,22 +92,81 @@ protected:
 private:
     void write_repeats() {
         if (m_repeats > 0) {
-            const auto level = spdlog::level::to_string_view(m_level);
-            m_out << "kprov: " << std::string_view(level.data(), level.size())
-                  << ": (the last message was repeated " << m_repeats << " more time"
-                  << (m_repeats == 1 ? "" : "s") << ")\n";
+            m_out << format_log_line(m_format, level_name(m_level),
+                                     std::chrono::system_clock::now(),
+                                     "(the last message was repeated " + std::to_string(m_repeats) +
+                                         " more time" + (m_repeats == 1 ? "" : "s") + ")",
+                                     {});
             m_out.flush();
         }
         m_repeats = -1;
     }
 
     std::ostream& m_out;
+    LogLineFormat m_format;
     std::string m_last;
     spdlog::level::level_enum m_level = spdlog::level::info;
     int m_repeats = -1; ///< -1: nothing written yet
 };
 
 } // namespace
+
+std::string rfc3339_utc(std::chrono::system_clock::time_point time) {
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(time.time_since_epoch());
+    auto seconds = static_cast<std::time_t>(ms.count() / 1000);
+    auto millis = static_cast<int>(ms.count() % 1000);
+    if (millis < 0) { // before 1970
+        millis += 1000;
+        --seconds;
+    }
+    std::tm utc{};
+    gmtime_r(&seconds, &utc);
+    char text[40];
+    const std::size_t n = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+    char fraction[8];
+    std::snprintf(fraction, sizeof fraction, ".%03dZ", millis);
+    return std::string(text, n) + fraction;
+}
+
+std::string format_log_line(LogLineFormat format, std::string_view level,
+                            std::chrono::system_clock::time_point time, std::string_view message,
+                            const std::vector<std::pair<std::string, std::string>>& fields) {
+    std::string line;
+    switch (format) {
+    case LogLineFormat::Command:
+        line.append("kprov: ").append(level).append(": ").append(message);
+        break;
+    case LogLineFormat::Text:
+        line.append(rfc3339_utc(time))
+            .append(" kprov: ")
+            .append(level)
+            .append(": ")
+            .append(message);
+        break;
+    case LogLineFormat::Json: {
+        nlohmann::ordered_json object;
+        object["ts"] = rfc3339_utc(time);
+        object["level"] = std::string(level);
+        object["msg"] = std::string(message);
+        for (const auto& [key, value] : fields)
+            if (key != "ts" && key != "level" && key != "msg")
+                object[key] = value;
+        line = object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        break;
+    }
+    }
+    // One record, one line: a message with a newline in it would read as two in text.
+    if (format == LogLineFormat::Text)
+        for (char& c : line)
+            if (c == '\n' || c == '\r')
+                c = ' ';
+    line += '\n';
+    return line;
+}
+
+std::shared_ptr<spdlog::sinks::sink> make_log_sink(std::ostream& out, LogLineFormat format) {
+    return std::make_shared<LogLineSink>(out, format);
+}
 
 std::string user_at_host() {
     std::string user;
@@ -142,11 +207,12 @@ engine::LogLevel log_threshold(Context& ctx) {
     return engine::LogLevel::Info;
 }
 
-LogScope::LogScope(Context& ctx)
+LogScope::LogScope(Context& ctx, LogStyle style)
     : m_previous(spdlog::default_logger()) {
-    auto sink = std::make_shared<RepeatFoldingSink>(ctx.err());
-    m_logger = std::make_shared<spdlog::logger>("kprov", std::move(sink));
-    m_logger->set_pattern("kprov: %l: %v");
+    const LogLineFormat format = style == LogStyle::Command ? LogLineFormat::Command
+                                 : ctx.config().settings.log_format == "json" ? LogLineFormat::Json
+                                                                              : LogLineFormat::Text;
+    m_logger = std::make_shared<spdlog::logger>("kprov", make_log_sink(ctx.err(), format));
     m_logger->set_level(to_spdlog(log_threshold(ctx)));
     spdlog::set_default_logger(m_logger);
 }
@@ -248,7 +314,8 @@ std::unique_ptr<engine::KymaLifecycleManager> open_kcp(const config::Settings& s
 EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int store_connections,
                            StoreUse store_use)
     : m_ctx(ctx)
-    , m_log(ctx)
+    , m_log(ctx, owner_prefix == "watch" || owner_prefix == "serve" ? LogStyle::Daemon
+                                                                    : LogStyle::Command)
     , m_owner(new_owner_id(owner_prefix))
     , m_options(config::engine_options(ctx.config().settings)) {
     m_options.log = m_log.sink();

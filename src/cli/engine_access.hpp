@@ -12,14 +12,20 @@
 #include "stores/open_store.hpp"
 
 #include <chrono>
+#include <iosfwd>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace spdlog {
 class logger;
+namespace sinks {
+class sink;
 }
+} // namespace spdlog
 
 namespace kprov::gardener {
 class GardenerClient;
@@ -38,13 +44,44 @@ std::string user_at_host();
 /// fatal, panic): -v lowers it to debug, -q raises it to error.
 engine::LogLevel log_threshold(Context& ctx);
 
+/// The shapes of log lines: a command's short human lines, a daemon's text lines with a time
+/// stamp, and a daemon's JSON lines (one object per line: ts, level, msg, then the fields of
+/// engine/thread_log_fields.hpp) for Loki, Elasticsearch and the like.
+enum class LogLineFormat {
+    Command, ///< "kprov: <level>: <message>"
+    Text,    ///< "2026-01-02T03:04:05.678Z kprov: <level>: <message>"
+    Json,    ///< {"ts":"2026-01-02T03:04:05.678Z","level":"info","msg":"...","runtime":"..."}
+};
+
+/// `time` in RFC 3339, UTC, with milliseconds: "2026-01-02T03:04:05.678Z".
+std::string rfc3339_utc(std::chrono::system_clock::time_point time);
+
+/// One line, with its newline. `level` is spdlog's name ("info", "warning"); `fields` (later
+/// ones of a key win) appear in JSON only. Text that is not UTF-8 is written with U+FFFD.
+std::string format_log_line(LogLineFormat format, std::string_view level,
+                            std::chrono::system_clock::time_point time, std::string_view message,
+                            const std::vector<std::pair<std::string, std::string>>& fields);
+
+/// A thread-safe sink writing format_log_line() lines to `out` (which must outlive it), with the
+/// calling thread's log fields. A message repeated right after itself, numbers aside, is written
+/// once, then the number of repeats when another message comes or the sink is destroyed:
+/// "(the last message was repeated 20 more times)".
+std::shared_ptr<spdlog::sinks::sink> make_log_sink(std::ostream& out, LogLineFormat format);
+
+/// How log lines look. A command's are short, for a person at a terminal; a daemon's (watch,
+/// serve) are for a log collector: an RFC 3339 UTC time stamp on every line, and with
+/// log.format json one JSON object per line (ts, level, msg and the fields of
+/// engine/thread_log_fields.hpp).
+enum class LogStyle { Command, Daemon };
+
 /// While it lives, spdlog's default logger (the Gardener client logs through it) writes to
-/// ctx.err() as "kprov: <level>: <message>" at log_threshold(ctx); the previous default logger
-/// comes back at destruction. Threads that log must end before it does. Not nestable across
-/// threads: one command at a time installs it.
+/// ctx.err() at log_threshold(ctx): "kprov: <level>: <message>" for a command;
+/// "<time> kprov: <level>: <message>" or a JSON object for a daemon. The previous default
+/// logger comes back at destruction. Threads that log must end before it does. Not nestable
+/// across threads: one command at a time installs it.
 class LogScope {
 public:
-    explicit LogScope(Context& ctx);
+    explicit LogScope(Context& ctx, LogStyle style = LogStyle::Command);
     ~LogScope();
     LogScope(const LogScope&) = delete;
     LogScope& operator=(const LogScope&) = delete;
@@ -70,7 +107,8 @@ open_kcp(const config::Settings& settings,
 /// ports are.
 class EngineAccess {
 public:
-    /// `owner_prefix` names the kind of process in lease owners ("cli", "watch", "serve").
+    /// `owner_prefix` names the kind of process in lease owners ("cli", "watch", "serve");
+    /// "watch" and "serve" log as daemons (LogStyle::Daemon).
     /// `store_connections`: PostgreSQL connections to keep (see open_configured_store).
     /// `store_use`: whether the store may be created (see open_configured_store).
     explicit EngineAccess(Context& ctx, std::string_view owner_prefix = "cli",

@@ -1,8 +1,12 @@
 #pragma once
 // The engine as a long-running process runs it, shared by `kprov watch` and `kprov serve`: the
 // workers over the executor and the project's shoot watch that makes operations due when their
-// shoots change, and the SIGINT/SIGTERM handling that stops them gracefully.
+// shoots change, the SIGINT/SIGTERM handling that stops them gracefully, and what makes them
+// observable: the /readyz check, the metrics listener, Gardener's request counts, the workers
+// gauge.
 
+#include "api/metrics.hpp"
+#include "api/server.hpp"
 #include "cli/engine_access.hpp"
 #include "engine/kyma_secret_refresher.hpp"
 #include "engine/lifetime_reaper.hpp"
@@ -12,6 +16,7 @@
 #include <csignal>
 #include <memory>
 #include <optional>
+#include <string>
 
 namespace kprov::gardener {
 class ShootWatch;
@@ -77,6 +82,43 @@ private:
     std::unique_ptr<engine::KymaSecretRefresher> m_secrets;
     /// Deprovisions runtimes whose lifetime has passed.
     std::unique_ptr<engine::LifetimeReaper> m_reaper;
+};
+
+// --- What watch and serve share to be observed ---------------------------------------------
+
+/// /readyz: the store answers and its schema is the one this build writes.
+api::ReadinessCheck store_readiness(stores::StoreBackend& store);
+
+/// Counts the Gardener client's requests in `metrics` while it lives.
+class GardenerRequestMetrics {
+public:
+    explicit GardenerRequestMetrics(api::Metrics& metrics);
+    ~GardenerRequestMetrics();
+    GardenerRequestMetrics(const GardenerRequestMetrics&) = delete;
+    GardenerRequestMetrics& operator=(const GardenerRequestMetrics&) = delete;
+};
+
+/// watch's listener of /metrics, /healthz and /readyz, bound on `flag` (--metrics-address),
+/// else APP_METRICS_ADDRESS; null for "". An address the user gave that cannot be bound is a
+/// ConfigError; the default one (127.0.0.1:9000, which serve may hold on the same machine) is
+/// a warning, and the watch runs without metrics.
+std::unique_ptr<api::MetricsServer> bind_metrics_server(Context& ctx, api::Metrics& metrics,
+                                                        api::ReadinessCheck readiness,
+                                                        const std::optional<std::string>& flag);
+
+/// The workers gauge: the pool's size while it lives (after the workers started), 0 after.
+class WorkersGauge {
+public:
+    WorkersGauge(api::Metrics& metrics, int workers)
+        : m_metrics(metrics) {
+        m_metrics.workers(workers);
+    }
+    ~WorkersGauge() { m_metrics.workers(0); }
+    WorkersGauge(const WorkersGauge&) = delete;
+    WorkersGauge& operator=(const WorkersGauge&) = delete;
+
+private:
+    api::Metrics& m_metrics;
 };
 
 } // namespace kprov::cli

@@ -73,6 +73,7 @@ struct Settings {
     // kprov's own
     std::string store_url; ///< resolved: --store > KPROV_STORE > APP_DATABASE_* > local SQLite
     std::string log_level = "info";
+    std::string log_format = "text"; ///< of watch and serve: text or json
     std::optional<std::string> tenant;
     std::optional<std::string> sub_account;
     int workers = 4;
@@ -92,6 +93,7 @@ struct Settings {
     std::string address = "127.0.0.1:3000";
     std::string api_endpoint = "/graphql";
     std::string playground_api_endpoint = "/graphql";
+    bool playground = true; ///< serve the playground page on "/"
     std::string metrics_address = "127.0.0.1:9000";
     std::string director_url =
         "http://compass-director.compass-system.svc.cluster.local:3000/graphql";
@@ -182,6 +184,7 @@ enum class Kind {
     Address,       ///< a listen address host:port, port 0-65535; host may be empty or [IPv6]
     AesKey,        ///< 16, 24 or 32 bytes
     LogLevel,      ///< trace, debug, info, warn, warning, error, fatal, panic (stored lowercased)
+    LogFormat,     ///< text or json (stored lowercased)
     SslMode,       ///< a libpq sslmode: disable, allow, prefer, require, verify-ca, verify-full
     KymaInstaller, ///< installation-cr or none (stored lowercased)
     ArtifactUrl,   ///< an http://, https:// or file:// URL prefix (a trailing / is dropped)

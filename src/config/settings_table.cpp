@@ -37,6 +37,17 @@ const std::vector<SettingSpec>& setting_specs() {
              [](Settings& s) {
                  return Field{&s.log_level};
              }},
+        {.key = "log.format",
+         .env = "KPROV_LOG_FORMAT",
+         .kind = Kind::LogFormat,
+         .default_value = "text",
+         .description = "log lines of watch and serve: text (RFC 3339 UTC time stamp, level, "
+                        "message) or json (one object per line: ts, level, msg and fields)",
+         .flag = "--log-format",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.log_format};
+             }},
         {.key = "tenant",
          .env = "KPROV_TENANT",
          .description = "tenant (global account) for commands that create runtimes",
@@ -158,11 +169,21 @@ const std::vector<SettingSpec>& setting_specs() {
              [](Settings& s) {
                  return Field{&s.playground_api_endpoint};
              }},
+        {.key = "playground",
+         .env = "KPROV_PLAYGROUND",
+         .kind = Kind::Bool,
+         .default_value = "true",
+         .description = "serve the GraphQL playground page on / (false: / answers 404)",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.playground};
+             }},
         {.key = "metrics_address",
          .env = "APP_METRICS_ADDRESS",
          .kind = Kind::Address,
          .default_value = "127.0.0.1:9000",
-         .description = "metrics listen address (GET /metrics)",
+         .description =
+             "metrics listen address of watch and serve (GET /metrics, /healthz, /readyz)",
          .field =
              [](Settings& s) {
                  return Field{&s.metrics_address};

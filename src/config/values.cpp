@@ -26,6 +26,7 @@ std::string lowercase(std::string_view text) {
 
 constexpr std::array k_log_levels{"trace",   "debug", "info",  "warn",
                                   "warning", "error", "fatal", "panic"};
+constexpr std::array k_log_formats{"text", "json"};
 constexpr std::array k_ssl_modes{"disable", "allow",     "prefer",
                                  "require", "verify-ca", "verify-full"};
 constexpr std::array k_kyma_installers{"installation-cr", "lifecycle-manager", "none"};
@@ -136,6 +137,12 @@ Complaint check_text(Kind kind, std::string_view text, std::string& normalized) 
             return std::nullopt;
         return "is not a log level (expected trace, debug, info, warn, warning, error, fatal "
                "or panic)";
+    case Kind::LogFormat:
+        normalized = lowercase(text);
+        if (is_one_of(normalized, k_log_formats))
+            return std::nullopt;
+        return "is not a log format (expected text, lines with a time stamp, or json, one JSON "
+               "object per line)";
     case Kind::SslMode:
         normalized = lowercase(text);
         if (is_one_of(normalized, k_ssl_modes))
@@ -319,6 +326,8 @@ std::string_view kind_name(Kind kind) {
         return "AES key (16, 24 or 32 bytes)";
     case Kind::LogLevel:
         return "log level";
+    case Kind::LogFormat:
+        return "log format (text or json)";
     case Kind::SslMode:
         return "sslmode";
     case Kind::KymaInstaller:

@@ -2,6 +2,7 @@
 
 #include "engine/installation_watches.hpp"
 #include "engine/registration.hpp"
+#include "engine/thread_log_fields.hpp"
 
 #include <algorithm>
 #include <random>
@@ -25,7 +26,10 @@ std::string in_progress_message(std::string_view stage) {
 class Pass {
 public:
     Pass(Executor& executor, const Operation& claimed, const std::string& owner)
-        : m_ex(executor)
+        : m_fields({{"runtime", claimed.cluster_id},
+                    {"operation", claimed.id},
+                    {"stage", claimed.stage}})
+        , m_ex(executor)
         , m_op(claimed)
         , m_owner(owner)
         , m_now(executor.m_clock.now())
@@ -135,6 +139,7 @@ private:
         m_op.stage = stage;
         m_op.message = message;
         m_op.last_transition = m_now;
+        m_fields.set("stage", stage);
     }
 
     PassResult schedule(Duration delay) {
@@ -250,6 +255,7 @@ private:
         return r;
     }
 
+    LogFieldsScope m_fields; ///< what this thread's log lines are about while the pass runs
     Executor& m_ex;
     Operation m_op;
     const std::string& m_owner;

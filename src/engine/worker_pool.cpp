@@ -1,6 +1,7 @@
 #include "engine/worker_pool.hpp"
 
 #include "engine/error.hpp"
+#include "engine/thread_log_fields.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -91,6 +92,7 @@ std::string WorkerPool::owner_of(int worker) const {
 
 void WorkerPool::work(std::stop_token stop, int index) {
     const std::string owner = owner_of(index + 1);
+    const LogFieldsScope component({{"component", "worker"}});
     while (!stop.stop_requested()) {
         try {
             switch (run_one(owner, index)) {
@@ -175,6 +177,9 @@ WorkerPool::Claim WorkerPool::run_one(const std::string& owner, int index) {
             } else if (r.outcome != PassOutcome::NotClaimed)
                 m_waiting_at.erase(r.operation.cluster_id);
         }
+        const LogFieldsScope fields({{"runtime", r.operation.cluster_id},
+                                     {"operation", r.operation.id},
+                                     {"stage", r.operation.stage}});
         switch (r.outcome) {
         case PassOutcome::Succeeded:
             ++m_succeeded;

@@ -1,6 +1,7 @@
 #include "gardener/shoot_watch.hpp"
 
 #include "engine/stages.hpp"
+#include "engine/thread_log_fields.hpp"
 #include "gardener/shoot_port.hpp"
 #include "net/clock.hpp"
 
@@ -146,6 +147,7 @@ void ShootWatch::set_up(bool up) {
 }
 
 void ShootWatch::run(std::stop_token stop) {
+    const engine::LogFieldsScope component({{"component", "shoot-watch"}});
     const auto max_delay = std::max(m_options.restart_delay, std::chrono::milliseconds(60'000));
     auto delay = m_options.restart_delay;
     ShootEventFilter filter; // kept across restarts: a new list passes on only what changed

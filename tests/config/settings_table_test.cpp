@@ -157,6 +157,8 @@ TEST(SettingsTable, EveryRowAcceptsAValidValueOfItsKind) {
             return std::string(24, 'k');
         case Kind::LogLevel:
             return "WARNING";
+        case Kind::LogFormat:
+            return "JSON";
         case Kind::SslMode:
             return "verify-full";
         case Kind::Url:

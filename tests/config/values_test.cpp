@@ -122,6 +122,17 @@ TEST(Values, TheKymaInstallerIsInstallationCrLifecycleManagerOrNone) {
               "which refuses requests with a kymaConfig)");
 }
 
+TEST(Values, TheLogFormatIsTextOrJsonAndThePlaygroundABoolean) {
+    EXPECT_EQ(applied("log.format", "JSON"), "json");
+    EXPECT_EQ(applied("log.format", "text"), "text");
+    EXPECT_EQ(applied("log.format", "logfmt"),
+              "refused: is not a log format (expected text, lines with a time stamp, or json, one "
+              "JSON object per line)");
+    EXPECT_EQ(applied("playground", "false"), "false");
+    EXPECT_EQ(Settings{}.log_format, "text");
+    EXPECT_TRUE(Settings{}.playground);
+}
+
 TEST(Values, KymaLifecycleManagerSettingsAreCheckedWithTheirNames) {
     Settings settings;
     EXPECT_EQ(klm_options(settings).default_channel, "regular");
