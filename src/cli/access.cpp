@@ -30,7 +30,7 @@ std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx, int co
     };
     options.schema = settings.store_url.rfind("sqlite://", 0) == 0 ? stores::SchemaCheck::Migrate
                                                                    : stores::SchemaCheck::Require;
-    options.create = use == StoreUse::Create;
+    options.create = use == StoreUse::Create; // Peek: EngineAccess reads a missing one as empty
     return stores::open_store(settings.store_url, options);
 }
 
@@ -112,7 +112,14 @@ void check_gardener_answers(Context& ctx) {
     gardener::ClientOptions options;
     options.connect_timeout = std::chrono::seconds(4);
     options.request_timeout = std::chrono::seconds(8);
-    options.retry.max_attempts = 1;
+    // What client-go retries for a GET (a cut connection, 429 and 5xx with Retry-After), a
+    // few times within a few seconds; not what cannot heal that soon (refused, DNS, TLS,
+    // timeouts), which fails at once. 401/403 are never retried.
+    options.retry.max_attempts = 4;
+    options.retry.initial_backoff = std::chrono::milliseconds(250);
+    options.retry.max_backoff = std::chrono::seconds(1);
+    options.retry.max_total = std::chrono::seconds(4);
+    options.retry.retry_connect_failures = false;
     options.label = "gardener";
     options.component = "k8s client - gardener";
     gardener::GardenerClient client(std::move(kubeconfig), ctx.config().settings.gardener_project,

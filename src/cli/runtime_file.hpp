@@ -7,7 +7,8 @@
 
 namespace kprov::cli {
 
-/// Reads the file at `path` ("-" for stdin). Throws kprov::Error when it cannot be read, and
+/// Reads the file at `path` ("-" for stdin). Throws InputFileError (exit 2) when it is not there
+/// or cannot be read, and
 /// ValidationError naming the file (and line:column) when it is empty, not YAML or JSON, has a
 /// key twice, or is not a mapping. See read_runtime_text for how the text is read.
 nlohmann::json read_runtime_file(const std::string& path);

@@ -233,13 +233,16 @@ net::HttpResponse KubeClient::Impl::execute(const ApiCall& call) {
             return std::move(*response);
 
         const auto context = error_context(call, state.attempt);
-        if (!response)
+        if (!response) {
+            using Kind = net::TransportError::Kind;
+            const bool connect =
+                failure->kind() == Kind::Connect || failure->kind() == Kind::Timeout;
             return net::TryFailure<KubeError>{
-                transport_error(context, failure->what(),
-                                failure->kind() != net::TransportError::Kind::Tls),
-                failure->kind() != net::TransportError::Kind::Tls &&
-                    (call.idempotent || !failure->request_sent()),
+                transport_error(context, failure->what(), failure->kind() != Kind::Tls),
+                failure->kind() != Kind::Tls && (call.idempotent || !failure->request_sent()) &&
+                    (options.retry.retry_connect_failures || !connect),
                 std::nullopt, false, failure->what()};
+        }
         const int status = response->status;
         net::TryFailure<KubeError> out{status_error(context, status, response->body), false,
                                        std::nullopt, false, std::to_string(status)};
