@@ -109,10 +109,10 @@ std::string running_words(const RuntimePlan& plan) {
 std::string action_of(const RuntimePlan& plan, const Outcome* outcome) {
     if (plan.refused())
         return "refused";
-    if (!plan.error.empty() || (outcome && !outcome->error.empty()))
-        return outcome && outcome->code == k_exit_operation_failed ? "failed" : "error";
     if (outcome && outcome->code == k_exit_in_progress)
         return "pending";
+    if (!plan.error.empty() || (outcome && !outcome->error.empty()))
+        return outcome && outcome->code == k_exit_operation_failed ? "failed" : "error";
     if (plan.kept_protected)
         return "kept";
     if (plan.recreate)
@@ -540,7 +540,7 @@ int cmd_apply(Context& ctx, const ApplyArgs& args) {
                    : k_exit_ok;
     }
     const bool operations = std::any_of(plans.begin(), plans.end(), [](const RuntimePlan& p) {
-        return std::any_of(p.steps.begin(), p.steps.end(), is_operation);
+        return p.running || std::any_of(p.steps.begin(), p.steps.end(), is_operation);
     });
     if (operations)
         check_gardener_answers(ctx); // an unusable Gardener is reported before anything is written

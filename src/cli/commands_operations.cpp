@@ -227,9 +227,10 @@ int provision_dry_run(Context& ctx, const engine::ProvisionInput& input, const s
 
 int cmd_provision(Context& ctx, const OperationArgs& args) {
     const auto timeout = check_flags(args);
+    auto document = read_runtime_file(args.file); // not there: exit 2 before anything else
     configured_project(ctx); // its default names no project: "no project set", not "too long"
     const auto [input, lifecycle] = about_file(args.file, [&] {
-        return read_provision_file(read_runtime_file(args.file),
+        return read_provision_file(std::move(document),
                                    config::conversion_options(ctx.config().settings));
     });
     required_tenant(ctx);
