@@ -40,9 +40,10 @@ std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx, int co
 std::shared_ptr<gardener::GardenerClient> open_gardener(Context& ctx);
 
 /// Fails fast, before anything is written: one cheap request (a one-item list of the project's
-/// shoots, 4 s to connect, 8 s a try) to the Gardener API with the configured credentials,
-/// retried as client-go retries a GET (a cut connection, 429 and 5xx) up to 4 tries within 4 s;
-/// a refused connection, a DNS or TLS failure, a timeout and 401/403 are not retried. Throws
+/// shoots, 4 s to connect, 8 s a try) to the Gardener API with the configured credentials. A
+/// connection cut after it was made (EOF, reset) is tried again, up to 8 tries within about
+/// 4 s; a refused connection, a DNS or TLS failure and a timeout fail at once. Any HTTP answer
+/// but 401/403 (429 and 5xx included) counts as an answer. Throws
 /// ConfigError naming the kubeconfig, the server and the settings to change when nothing answers or
 /// the answer is 401/403; any other answer counts as an answer. Done once per process and
 /// kubeconfig. Thread-safe.

@@ -237,11 +237,12 @@ net::HttpResponse KubeClient::Impl::execute(const ApiCall& call) {
             using Kind = net::TransportError::Kind;
             const bool connect =
                 failure->kind() == Kind::Connect || failure->kind() == Kind::Timeout;
-            return net::TryFailure<KubeError>{
-                transport_error(context, failure->what(), failure->kind() != Kind::Tls),
-                failure->kind() != Kind::Tls && (call.idempotent || !failure->request_sent()) &&
-                    (options.retry.retry_connect_failures || !connect),
-                std::nullopt, false, failure->what()};
+            const bool heals =
+                failure->kind() != Kind::Tls && (options.retry.retry_connect_failures || !connect);
+            return net::TryFailure<KubeError>{transport_error(context, failure->what(), heals),
+                                              heals &&
+                                                  (call.idempotent || !failure->request_sent()),
+                                              std::nullopt, false, failure->what()};
         }
         const int status = response->status;
         net::TryFailure<KubeError> out{status_error(context, status, response->body), false,

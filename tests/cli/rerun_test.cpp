@@ -194,7 +194,7 @@ TEST_P(Rerun, AKilledJobRunAgainEndsAsAnUninterruptedJobWould) {
     EXPECT_TRUE(m_store->find_runtime(first_id)->deleted);
     ASSERT_TRUE(live_runtime(shoot));
     EXPECT_EQ(live_runtime(shoot)->id, second_id);
-    expect_succeeded(second_id, OperationType::Provision, {"WaitingForClusterCreation"});
+    expect_succeeded(second_id, OperationType::ProvisionNoInstall, {"WaitingForClusterCreation"});
     expect_kubeconfig(second_id);
     const auto live = this->shoot(shoot);
     ASSERT_TRUE(live.has_value());
@@ -258,7 +258,7 @@ TEST_P(Rerun, StatusAdvancesAnUndrivenOperationOnceGardenerFinished) {
     const json status = json::parse(r.out);
     EXPECT_EQ(status["lastOperationStatus"].value("state", ""), "Succeeded") << r.out;
     EXPECT_TRUE(status["lastOperationStatus"]["lastError"].is_null()) << r.out;
-    expect_succeeded(runtime_id, OperationType::Provision, {"WaitingForClusterCreation"});
+    expect_succeeded(runtime_id, OperationType::ProvisionNoInstall, {"WaitingForClusterCreation"});
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, Rerun, ::testing::Values(StoreKind::Sqlite, StoreKind::Postgres),

@@ -38,10 +38,10 @@ TEST(InProgress, WithWaitARequestOfTheSameIntentFollowsAndHasNothingLeft) {
         EXPECT_THAT(answer.message, HasSubstr("op-1"));
     }
     // An upgrade's file may differ from the running one's: its own follows.
-    EXPECT_EQ(meet_in_progress(running_op(OperationType::UpgradeShoot), RequestIntent::UpgradeShoot,
-                               true)
-                  .then,
-              Then::Start);
+    EXPECT_EQ(
+        meet_in_progress(running_op(OperationType::UpgradeShoot), RequestIntent::UpgradeShoot, true)
+            .then,
+        Then::Start);
 }
 
 TEST(InProgress, WithoutWaitEveryRequestIsRefusedNamingTheOperationAndKprovWait) {
@@ -53,16 +53,19 @@ TEST(InProgress, WithoutWaitEveryRequestIsRefusedNamingTheOperationAndKprovWait)
         EXPECT_THAT(answer.message, HasSubstr("Provision operation op-1"));
         EXPECT_THAT(answer.message, HasSubstr("kprov wait op-1"));
     }
-    EXPECT_THAT(meet_in_progress(running_op(OperationType::Provision), RequestIntent::Provision, false)
-                    .message,
-                HasSubstr("under way already"));
+    EXPECT_THAT(
+        meet_in_progress(running_op(OperationType::Provision), RequestIntent::Provision, false)
+            .message,
+        HasSubstr("under way already"));
 }
 
 TEST(InProgress, ApplyFollowsAnythingAndRecreatesAfterADeprovisioning) {
-    EXPECT_EQ(meet_in_progress(running_op(OperationType::Hibernate), RequestIntent::Apply, true).then,
-              Then::Start);
-    EXPECT_EQ(meet_in_progress(running_op(OperationType::Provision), RequestIntent::Apply, true).then,
-              Then::Start);
+    EXPECT_EQ(
+        meet_in_progress(running_op(OperationType::Hibernate), RequestIntent::Apply, true).then,
+        Then::Start);
+    EXPECT_EQ(
+        meet_in_progress(running_op(OperationType::Provision), RequestIntent::Apply, true).then,
+        Then::Start);
     for (const auto intent : {RequestIntent::Apply, RequestIntent::Provision}) {
         const auto answer = meet_in_progress(running_op(OperationType::Deprovision), intent, true);
         EXPECT_EQ(answer.meeting, Meeting::Follow);
