@@ -326,11 +326,29 @@ Json lifecycle_json(const engine::RuntimeLifecycle& lifecycle, const engine::Run
             {"events", std::move(list)}};
 }
 
-// Whether the runtime's lifetime has passed at `now` (protected or not: `list --expired` shows
-// what the workers keep only because it is protected, too).
 // Labels as kubectl shows them: "env=trial,team=ci" ("<none>" for none); a value that is not
 // a string as its compact JSON.
 std::string labels_text(const std::string& labels_json) {
+    // Labels are flat; anything nested deeper is shown as stored, never parsed (a hostile
+    // store could nest it 50,000 levels deep).
+    int depth = 0, deepest = 0;
+    bool in_string = false, escaped = false;
+    for (const char c : labels_json) {
+        if (escaped) {
+            escaped = false;
+        } else if (in_string) {
+            escaped = c == '\\';
+            in_string = c != '"';
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            deepest = std::max(deepest, ++depth);
+        } else if (c == '}' || c == ']') {
+            --depth;
+        }
+    }
+    if (deepest > 2)
+        return labels_json;
     const auto labels = Json::parse(labels_json, nullptr, false);
     if (!labels.is_object())
         return labels_json;
@@ -341,6 +359,8 @@ std::string labels_text(const std::string& labels_json) {
     return text.empty() ? "<none>" : text;
 }
 
+// Whether the runtime's lifetime has passed at `now` (protected or not: `list --expired` shows
+// what the workers keep only because it is protected, too).
 bool has_expired(const engine::RuntimeLifecycle& lifecycle, Timestamp now) {
     return lifecycle.expires_at && *lifecycle.expires_at <= now;
 }

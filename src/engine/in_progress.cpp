@@ -49,12 +49,13 @@ std::string in_progress_message(const Operation& running, RequestIntent intent, 
                " is this request, under way already: nothing new was started; follow it with "
                "`kprov wait " +
                running.id + "` (or run this command again with --wait)";
-    if (!wait)
-        return described(running) +
-               " is in progress, so nothing was started; follow it with `kprov wait " + running.id +
-               "` (or run this command again with --wait, which follows it first)";
-    return "another operation is in progress: " + described(running) +
-           "; follow it with `kprov wait " + running.id + "`, then run this command again";
+    std::string message = "another operation of runtime " + running.cluster_id +
+                          " is in progress: the " + std::string(to_api(running.type)) +
+                          " operation " + running.id + " at stage " + running.stage +
+                          "; follow it with: kprov wait " + running.id;
+    if (intent == RequestIntent::Apply)
+        message += " (or apply with --wait, which follows it first)";
+    return message;
 }
 
 MeetingAnswer meet_in_progress(const Operation& running, RequestIntent intent, bool wait) {
@@ -63,7 +64,7 @@ MeetingAnswer meet_in_progress(const Operation& running, RequestIntent intent, b
     // A provisioning request meeting its runtime's deletion wants a new runtime after it.
     const bool recreate = (intent == RequestIntent::Apply || intent == RequestIntent::Provision) &&
                           is_deprovisioning(running.type);
-    if (!wait || (!same && !recreate && intent != RequestIntent::Deprovision)) {
+    if (!wait || (!same && !recreate)) {
         answer.message = in_progress_message(running, intent, wait);
         return answer;
     }
@@ -71,9 +72,7 @@ MeetingAnswer meet_in_progress(const Operation& running, RequestIntent intent, b
     answer.message = "following " + described(running) + ", which is in progress";
     if (recreate)
         answer.then = Then::Provision;
-    else if (intent == RequestIntent::Apply)
-        answer.then = Then::Start;
-    else if (intent == RequestIntent::UpgradeShoot || !same)
+    else if (intent == RequestIntent::Apply || intent == RequestIntent::UpgradeShoot)
         answer.then = Then::Start; // an upgrade's file may differ from the running one's
     return answer;
 }

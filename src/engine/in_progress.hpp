@@ -50,12 +50,11 @@ struct MeetingAnswer {
 bool is_same_intent(const Operation& running, RequestIntent intent);
 
 /// The rule. With `wait`: a request of the same intent follows the operation and then has
-/// nothing left; `apply` follows any operation and carries on with its steps; `apply` and
-/// `provision` meeting a deprovisioning follow it and provision anew (Then::Provision);
-/// `deprovision` follows any operation and then
-/// deprovisions (a CI job's teardown after a killed run); any other request is refused. Without
-/// `wait` every request is refused, its message saying that the request is under way already
-/// when it is of the same intent.
+/// nothing left (an upgrade-shoot then starts its own: its file may differ); `apply` follows
+/// any operation and carries on with its steps; `apply` and `provision` meeting a
+/// deprovisioning follow it and provision anew (Then::Provision); any other request is refused.
+/// Without `wait` every request is refused, its message saying that the request is under way
+/// already when it is of the same intent.
 MeetingAnswer meet_in_progress(const Operation& running, RequestIntent intent, bool wait);
 
 /// Whether `op` is in progress and no process holds it at `now` (no lease, or an expired one):

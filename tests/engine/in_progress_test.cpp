@@ -32,7 +32,7 @@ TEST(InProgress, WithWaitARequestOfTheSameIntentFollowsAndHasNothingLeft) {
         {OperationType::Upgrade, RequestIntent::UpgradeKyma},
     };
     for (const auto& [type, intent] : same) {
-        const auto answer = meet_in_progress(running(type), intent, true);
+        const auto answer = meet_in_progress(running_op(type), intent, true);
         EXPECT_EQ(answer.meeting, Meeting::Follow) << to_api(type);
         EXPECT_EQ(answer.then, Then::Nothing) << to_api(type);
         EXPECT_THAT(answer.message, HasSubstr("op-1"));
@@ -52,6 +52,7 @@ TEST(InProgress, WithoutWaitEveryRequestIsRefusedNamingTheOperationAndKprovWait)
         EXPECT_EQ(answer.meeting, Meeting::Refuse);
         EXPECT_THAT(answer.message, HasSubstr("Provision operation op-1"));
         EXPECT_THAT(answer.message, HasSubstr("kprov wait op-1"));
+        EXPECT_THAT(answer.message, HasSubstr("WaitingForClusterCreation"));
     }
     EXPECT_THAT(
         meet_in_progress(running_op(OperationType::Provision), RequestIntent::Provision, false)
@@ -73,15 +74,15 @@ TEST(InProgress, ApplyFollowsAnythingAndRecreatesAfterADeprovisioning) {
     }
 }
 
-TEST(InProgress, DeprovisionFollowsAnyOperationOtherRequestsOfAnotherIntentAreRefused) {
-    const auto teardown =
-        meet_in_progress(running_op(OperationType::Provision), RequestIntent::Deprovision, true);
-    EXPECT_EQ(teardown.meeting, Meeting::Follow);
-    EXPECT_EQ(teardown.then, Then::Start);
-    const auto other =
-        meet_in_progress(running_op(OperationType::WakeUp), RequestIntent::Hibernate, true);
-    EXPECT_EQ(other.meeting, Meeting::Refuse);
-    EXPECT_THAT(other.message, HasSubstr("kprov wait op-1"));
+TEST(InProgress, WithWaitARequestOfAnotherIntentIsRefused) {
+    for (const auto& [type, intent] :
+         {std::pair{OperationType::Provision, RequestIntent::Deprovision},
+          std::pair{OperationType::WakeUp, RequestIntent::Hibernate},
+          std::pair{OperationType::Deprovision, RequestIntent::Hibernate}}) {
+        const auto answer = meet_in_progress(running_op(type), intent, true);
+        EXPECT_EQ(answer.meeting, Meeting::Refuse) << to_api(type);
+        EXPECT_THAT(answer.message, HasSubstr("follow it with: kprov wait op-1"));
+    }
 }
 
 TEST(InProgress, AnOperationIsUndrivenWithoutALiveLease) {
