@@ -261,6 +261,43 @@ TEST_P(Rerun, StatusAdvancesAnUndrivenOperationOnceGardenerFinished) {
     expect_succeeded(runtime_id, OperationType::ProvisionNoInstall, {"WaitingForClusterCreation"});
 }
 
+// Hibernating a hibernated runtime, waking an awake one: "already ...", exit 0, no operation.
+TEST_P(Rerun, NoOpHibernationsAnswerAlreadyAndStoreNoOperation) {
+    sim_post("/sim/settings", k_fast_sim);
+    const auto [file, shoot] = runtime_file("gcp");
+    auto r = kprov({"provision", "-f", file, "--wait", "-o", "json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string id = json::parse(r.out).value("runtimeID", "");
+    r = kprov({"wake-up", id});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("runtime " + id + " is already awake: nothing was started"));
+    EXPECT_EQ(m_store->operations_of(id).size(), 1U);
+    ASSERT_EQ(kprov({"hibernate", id, "--wait"}).code, 0);
+    r = kprov({"hibernate", id, "--wait", "-o", "json"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("is already hibernated"));
+    EXPECT_EQ(json::parse(r.out).value("operation", ""), "Hibernate") << "its last operation";
+    EXPECT_EQ(m_store->operations_of(id).size(), 2U);
+}
+
+// plan and the dry runs against the default store that is not there create nothing.
+TEST_P(Rerun, DryRunsAndPlansCreateNoStoreKeyFileOrDirectory) {
+    unsetenv("APP_DATABASE_SECRET_KEY"); // else no key file would be made in any case
+    const auto [file, shoot] = runtime_file("gcp");
+    const std::vector<std::string> where = {"--gardener-kubeconfig", m_sim->kubeconfig.string(),
+                                            "--gardener-project", k_project};
+    auto with = [&](std::vector<std::string> args) {
+        args.insert(args.end(), where.begin(), where.end());
+        return kprov_raw(args);
+    };
+    EXPECT_EQ(with({"provision", "-f", file, "--dry-run"}).code, 0);
+    EXPECT_EQ(with({"apply", "-f", file, "--dry-run"}).code, 0);
+    EXPECT_EQ(with({"diff", "-f", file}).code, 6);
+    EXPECT_EQ(with({"plan", "-f", file}).code, 0);
+    EXPECT_FALSE(std::filesystem::exists(m_dir.file("state")))
+        << "the default store's directory ($XDG_STATE_HOME/kprov) was created";
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, Rerun, ::testing::Values(StoreKind::Sqlite, StoreKind::Postgres),
                          store_name);
 
