@@ -276,17 +276,19 @@ private:
 
 namespace {
 
-// StoreUse::Peek: the configured store when it exists, else an empty one in `scratch`.
+// StoreUse::Peek: the configured store when it exists, else an empty one in `scratch`. Only a
+// SQLite file can be missing (a PostgreSQL database without kprov's schema stays an error).
 std::unique_ptr<stores::StoreBackend> peek_store(Context& ctx, int connections,
-                                                 std::function<std::string()> scratch) {
-    try {
+                                                 const std::function<std::string()>& scratch) {
+    const std::string& url = ctx.config().settings.store_url;
+    constexpr std::string_view k_sqlite = "sqlite://";
+    std::error_code ec;
+    if (url.rfind(k_sqlite, 0) != 0 || std::filesystem::exists(url.substr(k_sqlite.size()), ec))
         return open_configured_store(ctx, connections, StoreUse::Peek);
-    } catch (const stores::StoreMissing&) {
-        stores::OpenOptions options;
-        options.secret_key = std::string(32, 'p'); // nothing secret is ever written to it
-        options.schema = stores::SchemaCheck::Migrate;
-        return stores::open_store("sqlite://" + scratch() + "/empty.db", options);
-    }
+    stores::OpenOptions options;
+    options.secret_key = std::string(32, 'p'); // nothing secret is ever written to it
+    options.schema = stores::SchemaCheck::Migrate;
+    return stores::open_store("sqlite://" + scratch() + "/empty.db", options);
 }
 
 } // namespace
