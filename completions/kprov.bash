@@ -219,7 +219,7 @@ _kprov() {
         ;;
     config)
         if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W "--reference $globals" -- "$cur"))
+            COMPREPLY=($(compgen -W "--reference --init $globals" -- "$cur"))
         fi
         ;;
     completion)

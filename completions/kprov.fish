@@ -182,6 +182,7 @@ complete -c kprov -n '__fish_seen_subcommand_from migrate' -l dry-run -d 'Count 
 
 # kprov config
 complete -c kprov -n '__fish_seen_subcommand_from config' -l reference -d 'Print every setting'
+complete -c kprov -n '__fish_seen_subcommand_from config' -l init -d 'Print a config file to start from'
 
 # kprov completion
 complete -c kprov -n '__fish_seen_subcommand_from completion' -x -a 'bash zsh fish' -d 'bash'

@@ -277,7 +277,7 @@ struct MetricsServer::Impl {
     std::unique_ptr<http::Server> server;
     int port = 0;
 
-    std::string host;        // the listen host
+    std::string host;         // the listen host
     bool on_loopback = false; // no token guards it: only its own names are answered
 
     http::Handled handle(const http::Request& req, http::Response& res, bool on_loop) const {
@@ -316,8 +316,8 @@ struct MetricsServer::Impl {
 };
 
 MetricsServer::MetricsServer(Metrics& metrics, ReadinessCheck readiness, std::string address)
-    : m_impl(
-          std::make_unique<Impl>(Impl{metrics, std::move(readiness), std::move(address), {}, 0})) {}
+    : m_impl(std::make_unique<Impl>(
+          Impl{metrics, std::move(readiness), std::move(address), {}, 0, {}, false})) {}
 
 MetricsServer::~MetricsServer() {
     stop();

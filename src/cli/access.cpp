@@ -6,10 +6,12 @@
 #include "engine/registration.hpp"
 #include "gardener/gardener_client.hpp"
 #include "gardener/kubeconfig.hpp"
+#include "net/retry.hpp"
 
 #include <chrono>
 #include <mutex>
 #include <set>
+#include <thread>
 
 namespace kprov::cli {
 
@@ -30,7 +32,7 @@ std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx, int co
     };
     options.schema = settings.store_url.rfind("sqlite://", 0) == 0 ? stores::SchemaCheck::Migrate
                                                                    : stores::SchemaCheck::Require;
-    options.create = use == StoreUse::Create;
+    options.create = use == StoreUse::Create; // Peek: EngineAccess reads a missing one as empty
     return stores::open_store(settings.store_url, options);
 }
 
@@ -99,6 +101,14 @@ std::shared_ptr<gardener::GardenerClient> open_gardener(Context& ctx) {
                                                       settings.gardener_project, options);
 }
 
+namespace {
+
+// The waits between the Gardener check's tries: full jitter, 100 ms doubling up to 800 ms.
+const net::RetryPolicy k_check_retry{8, std::chrono::milliseconds(100),
+                                     std::chrono::milliseconds(800), std::chrono::seconds(4)};
+
+} // namespace
+
 void check_gardener_answers(Context& ctx) {
     // One check per process and kubeconfig: `serve` and a bulk command ask once.
     static std::mutex mutex;
@@ -112,7 +122,9 @@ void check_gardener_answers(Context& ctx) {
     gardener::ClientOptions options;
     options.connect_timeout = std::chrono::seconds(4);
     options.request_timeout = std::chrono::seconds(8);
+    // One try per call: the loop below decides what a failure means.
     options.retry.max_attempts = 1;
+    options.retry.retry_connect_failures = false;
     options.label = "gardener";
     options.component = "k8s client - gardener";
     gardener::GardenerClient client(std::move(kubeconfig), ctx.config().settings.gardener_project,
@@ -120,20 +132,32 @@ void check_gardener_answers(Context& ctx) {
     const std::string change = "; change the kubeconfig (" +
                                origin_of(ctx, "gardener.kubeconfig_path") + ") with " +
                                ways_to_set("gardener.kubeconfig_path");
-    try {
-        // The cheapest request that needs the project's credentials: one shoot at most.
-        client.kube().get(client.shoots_path() + "?limit=1");
-    } catch (const RemoteError& e) {
-        const int status = e.http_status();
-        if (status == 401 || status == 403)
-            throw ConfigError("Gardener at " + server + " refused the credentials of kubeconfig " +
-                              path + " (HTTP " + std::to_string(status) +
-                              (status == 403 ? ", no access to project " + client.project() : "") +
-                              "); nothing was written" + change);
-        if (status == 0)
-            throw ConfigError("Gardener at " + server + " (from kubeconfig " + path +
-                              ") does not answer: " + e.what() + "; nothing was written" + change);
-        // Any other answer comes from a server that is there; the operation reports the rest.
+    // A connection cut after it was made (EOF, reset) is tried again, as client-go retries a
+    // GET, up to k_tries within about 4 s; what cannot heal that soon (refused, DNS, TLS, a
+    // timeout) fails at once. Any HTTP answer but 401/403, 429 and 5xx included, comes from a
+    // Gardener that is there: the operation's own calls retry those.
+    constexpr int k_tries = 8;
+    for (int attempt = 1;; ++attempt) {
+        try {
+            // The cheapest request that needs the project's credentials: one shoot at most.
+            client.kube().get(client.shoots_path() + "?limit=1");
+            break;
+        } catch (const RemoteError& e) {
+            const int status = e.http_status();
+            if (status == 401 || status == 403)
+                throw ConfigError(
+                    "Gardener at " + server + " refused the credentials of kubeconfig " + path +
+                    " (HTTP " + std::to_string(status) +
+                    (status == 403 ? ", no access to project " + client.project() : "") +
+                    "); nothing was written" + change);
+            if (status != 0)
+                break;
+            if (!e.retryable() || attempt == k_tries)
+                throw ConfigError("Gardener at " + server + " (from kubeconfig " + path +
+                                  ") does not answer: " + e.what() + "; nothing was written" +
+                                  change);
+            std::this_thread::sleep_for(net::backoff_delay(k_check_retry, attempt - 1));
+        }
     }
     answered.insert(path);
 }

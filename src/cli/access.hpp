@@ -20,6 +20,10 @@ namespace kprov::cli {
 enum class StoreUse {
     Create,   ///< migrate and the operation commands: a new SQLite store is made on first use
     Existing, ///< the read commands and wait: a store that is not there is an error
+    /// plan and the dry runs: an existing store is read; a missing one reads as empty
+    /// (EngineAccess then works on a scratch store of its own, removed again), and nothing is
+    /// created where the store would be: no database, no key file, no directory
+    Peek,
 };
 
 /// The configured store. A local SQLite store gets its schema on first use (StoreUse::Create);
@@ -36,10 +40,13 @@ std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx, int co
 std::shared_ptr<gardener::GardenerClient> open_gardener(Context& ctx);
 
 /// Fails fast, before anything is written: one cheap request (a one-item list of the project's
-/// shoots, 4 s to connect, 8 s in all, no retry) to the Gardener API with the configured
-/// credentials. Throws ConfigError naming the kubeconfig, the server and the settings to change
-/// when nothing answers or the answer is 401/403; any other answer counts as an answer. Done
-/// once per process and kubeconfig. Thread-safe.
+/// shoots, 4 s to connect, 8 s a try) to the Gardener API with the configured credentials. A
+/// connection cut after it was made (EOF, reset) is tried again, up to 8 tries within about
+/// 4 s; a refused connection, a DNS or TLS failure and a timeout fail at once. Any HTTP answer
+/// but 401/403 (429 and 5xx included) counts as an answer. Throws
+/// ConfigError naming the kubeconfig, the server and the settings to change when nothing answers or
+/// the answer is 401/403; any other answer counts as an answer. Done once per process and
+/// kubeconfig. Thread-safe.
 void check_gardener_answers(Context& ctx);
 
 /// The configured Gardener project; ConfigError "no Gardener project set" naming the flag, the

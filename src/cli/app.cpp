@@ -83,7 +83,9 @@ const char* k_wait_footer =
     "Drives the operation in this process (as --wait does): it runs the operation's stages, "
     "following Gardener until the operation ends, and records each step in the store. Without "
     "`kprov wait`, `kprov watch` or `kprov serve` on this store nobody does that bookkeeping. "
-    "When another process drives the operation, wait follows it.";
+    "When another process drives the operation, wait follows it. Given a runtime, wait drives "
+    "its operation in progress; when it has none, wait says so and answers with its last "
+    "operation, as `kprov wait` of that operation would.";
 
 int report(std::ostream& err, const std::string& message, int code) {
     err << "kprov: error: " << visible(message, true) << '\n';
@@ -171,6 +173,7 @@ struct Parsed {
     const Command* command = nullptr;
     bool long_version = false;
     bool config_reference = false;
+    bool config_init = false;
     std::string shell;
     PlanArgs plan;
     OperationArgs operation;
@@ -217,7 +220,10 @@ void configure_plan(CLI::App& cmd, Parsed& p) {
 }
 
 void configure_wait(CLI::App& cmd, Parsed& p) {
-    cmd.add_option("OPERATION_ID", p.wait.operation_id, k_operation_id_help)->required();
+    cmd.add_option("OPERATION_ID", p.wait.operation_id,
+                   "The operation: its id or a unique id prefix (8 characters or more); or a "
+                   "runtime (its id, id prefix, name or shoot's name): its operation in progress")
+        ->required();
     cmd.add_option("--timeout", p.wait.timeout,
                    "Stop after DUR (exit 4; Gardener goes on, kprov wait again finishes the "
                    "bookkeeping)")
@@ -549,12 +555,18 @@ constexpr Command k_commands[] = {
      }},
     {"config", "Show the effective configuration and where each value came from",
      [](CLI::App& cmd, Parsed& p) {
-         cmd.add_flag("--reference", p.config_reference,
-                      "Print every setting (variable, key, default, meaning) as a Markdown "
-                      "table instead");
+         auto* reference = cmd.add_flag("--reference", p.config_reference,
+                                        "Print every setting (variable, key, default, meaning) "
+                                        "as a Markdown table instead");
+         cmd.add_flag("--init", p.config_init,
+                      "Print a config file to start from (every setting, commented out, with "
+                      "its default and meaning), as examples/config.yaml holds it")
+             ->excludes(reference);
      },
      [](Context& ctx, const Parsed& p) {
-         return p.config_reference ? cmd_config_reference(ctx) : cmd_config(ctx);
+         return p.config_init        ? cmd_config_init(ctx)
+                : p.config_reference ? cmd_config_reference(ctx)
+                                     : cmd_config(ctx);
      }},
     {"completion", "Print a shell completion script (bash, zsh, fish)", configure_completion,
      [](Context& ctx, const Parsed& p) {
@@ -788,6 +800,8 @@ int run(const std::vector<std::string>& given, std::ostream& out, std::ostream& 
     } catch (const ValidationError& e) {
         report_invalid(err, e);
         return usage;
+    } catch (const InputFileError& e) {
+        return report(err, e.what(), usage);
     } catch (const UsageError& e) {
         return report(err, std::string(e.what()) + " (see kprov --help)", usage);
     } catch (const OperationInProgress& e) {

@@ -7,6 +7,7 @@
 #include "cli/runtime_file.hpp"
 #include "config/engine_options.hpp"
 #include "engine/error.hpp"
+#include "engine/in_progress.hpp"
 #include "engine/service.hpp"
 
 #include <algorithm>
@@ -61,7 +62,7 @@ void plan_existing(EngineAccess& access, const engine::Runtime& planned, Runtime
         return;
     const auto operations = store.operations_of(runtime.id);
     if (!operations.empty() && operations.front().state == engine::OperationState::InProgress)
-        plan.in_progress = operations.front().id;
+        plan.running = operations.front();
     if (plan.changes.needs_upgrade())
         plan.steps.push_back(StepKind::UpgradeShoot);
     const auto& wanted = desired.lifecycle;
@@ -99,10 +100,20 @@ RuntimePlan plan_file(EngineAccess& access, const DesiredRuntime& desired) {
             desired.input, access.request(), engine::k_placeholder_ids);
         if (owner)
             plan.runtime = access.store().find_runtime(owner->runtime_id);
-        if (plan.runtime)
-            plan_existing(access, planned.runtime, plan);
-        else
+        const auto last =
+            plan.runtime ? access.store().last_operation(plan.runtime->id) : std::nullopt;
+        if (last && last->state == engine::OperationState::InProgress &&
+            engine::meet_in_progress(*last, engine::RequestIntent::Apply, true).then ==
+                engine::Then::Provision) {
+            // Being deleted: what is left once that has ended is a new runtime.
+            plan.running = last;
+            plan.recreate = true;
             plan_new(plan);
+        } else if (plan.runtime) {
+            plan_existing(access, planned.runtime, plan);
+        } else {
+            plan_new(plan);
+        }
     } catch (ValidationError& e) {
         e.set_source(desired.file);
         throw;
@@ -133,13 +144,15 @@ std::vector<RuntimePlan> plan_prune(Context& ctx, EngineAccess& access,
             continue;
         RuntimePlan plan;
         plan.shoot = runtime->gardener.name;
-        if (store.lifecycle_of(runtime->id).is_protected)
-            plan.kept_protected = true;
-        else
-            plan.steps.push_back(StepKind::Deprovision);
-        if (const auto last = store.last_operation(runtime->id);
+        if (auto last = store.last_operation(runtime->id);
             last && last->state == engine::OperationState::InProgress)
-            plan.in_progress = last->id;
+            plan.running = std::move(last);
+        // Being deprovisioned already: apply follows that deprovisioning, with no step of its own.
+        const bool pruning = plan.running && engine::is_deprovisioning(plan.running->type);
+        if (!pruning && store.lifecycle_of(runtime->id).is_protected)
+            plan.kept_protected = true;
+        else if (!pruning)
+            plan.steps.push_back(StepKind::Deprovision);
         plan.runtime = std::move(runtime);
         out.push_back(std::move(plan));
     }

@@ -61,8 +61,11 @@ struct RuntimePlan {
     std::vector<StepKind> steps;
     std::optional<Timestamp> expires_at; ///< the expiry SetLifetime sets
     /// The runtime's operation in progress, when there is one: apply --wait follows it to its
-    /// end before its own steps; without --wait such a runtime is left as it is.
-    std::optional<std::string> in_progress;
+    /// end before its own steps (engine::meet_in_progress); without --wait such a runtime is
+    /// left as it is and apply exits 5.
+    std::optional<engine::Operation> running;
+    /// `running` deprovisions the runtime: `steps` provision it anew once that has ended.
+    bool recreate = false;
     bool kept_protected = false; ///< --prune: matched but protected, so kept
     std::string error;           ///< why nothing can be done ("" when something can)
 

@@ -154,6 +154,28 @@ int cmd_config_reference(Context& ctx) {
     return k_exit_ok;
 }
 
+int cmd_config_init(Context& ctx) {
+    auto& out = ctx.out();
+    out << "# kprov's config file: save it as $XDG_CONFIG_HOME/kprov/config.yaml\n"
+           "# (~/.config/kprov/config.yaml), or anywhere and give --config FILE.\n"
+           "# Written by `kprov config --init`. Every setting is here, commented out, with its\n"
+           "# default; uncomment what you set. The environment and flags override this file, and\n"
+           "# `kprov config` shows the effective values and where each came from.\n"
+           "#\n"
+           "# To start against kprov-sim: gardener.kubeconfig_path (the file kprov-sim\n"
+           "# --kubeconfig-out wrote), gardener.project and tenant.\n";
+    for (const auto& spec : config::setting_specs()) {
+        out << "\n# " << spec.description << " (" << spec.env << ")\n";
+        if (spec.secret)
+            out << "# A secret: better given in the environment than kept in a file.\n";
+        out << "# " << spec.key << ":";
+        if (!spec.default_value.empty())
+            out << " " << nlohmann::json(std::string(spec.default_value)).dump();
+        out << '\n';
+    }
+    return k_exit_ok;
+}
+
 int cmd_migrate(Context& ctx, const MigrateArgs& args) {
     const auto& settings = ctx.config().settings;
     stores::OpenOptions options;

@@ -49,16 +49,16 @@ std::string joined(const std::vector<std::string>& lines) {
 }
 
 // The runtime file that describes the shoot: the user's, or the one read back from it.
-Json runtime_document(const AdoptArgs& args, const engine::ShootState& live,
-                      const engine::EngineOptions& options) {
-    if (!args.file) {
+Json runtime_document(const AdoptArgs& args, const std::optional<nlohmann::json>& given,
+                      const engine::ShootState& live, const engine::EngineOptions& options) {
+    if (!given) {
         try {
             return Json::parse(engine::runtime_file_of_shoot(live.json, options.shoot));
         } catch (const ValidationError& e) {
             refuse_shoot_fields(args.shoot_name, "build", e);
         }
     }
-    const nlohmann::json document = read_runtime_file(*args.file);
+    const nlohmann::json& document = *given;
     if (document.contains("lifecycle"))
         throw ValidationError("lifecycle",
                               "adopt takes the runtime as the shoot is; protect it or give it a "
@@ -160,12 +160,16 @@ int cmd_adopt(Context& ctx, const AdoptArgs& args) {
     if (args.dry_run && format != OutputFormat::Table && format != OutputFormat::Json &&
         format != OutputFormat::Yaml)
         throw UsageError("adopt --dry-run prints the runtime file as yaml or json");
+    // A file that is not there is a usage error (exit 2), said before Gardener is asked.
+    std::optional<nlohmann::json> given;
+    if (args.file)
+        given = read_runtime_file(*args.file);
     EngineAccess access(ctx);
     auto& service = access.service();
     const auto& options = access.options();
     const engine::ShootState live = service.adoptable_shoot(args.shoot_name);
 
-    const Json document = runtime_document(args, live, options);
+    const Json document = runtime_document(args, given, live, options);
     const std::string source =
         args.file ? *args.file : "the runtime file read back from shoot " + args.shoot_name;
     auto input = read_input(document, source, args.shoot_name, options);

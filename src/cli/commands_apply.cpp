@@ -11,6 +11,7 @@
 #include "cli/progress.hpp"
 #include "cli/render.hpp"
 #include "engine/error.hpp"
+#include "engine/in_progress.hpp"
 #include "engine/service.hpp"
 
 #include <algorithm>
@@ -36,6 +37,8 @@ struct StepResult {
     std::optional<engine::OperationState> state; ///< the operation's, as last seen
     bool started = true;                         ///< false: left for a later apply
     std::string blocked_by;                      ///< a pending step's: the operation running
+    /// The operation in progress that apply followed (not one it started), by its type.
+    std::optional<engine::OperationType> followed;
 };
 
 // What happened to one runtime.
@@ -55,6 +58,10 @@ bool is_operation(StepKind kind) {
 std::string step_words(const RuntimePlan& plan, StepKind kind, bool dry) {
     switch (kind) {
     case StepKind::Provision:
+        if (plan.recreate)
+            return dry ? "would be re-created once deprovisioning operation " + plan.running->id +
+                             " has ended"
+                       : "re-created";
         return dry ? "would be created" : "created";
     case StepKind::UpgradeShoot:
         return (dry ? "would be updated: " : "updated: ") + plan.upgraded_fields();
@@ -78,14 +85,42 @@ std::string step_words(const RuntimePlan& plan, StepKind kind, bool dry) {
     return "?";
 }
 
+// The words of an operation in progress that apply followed to its end.
+std::string followed_words(const RuntimePlan& plan, engine::OperationType type) {
+    using engine::OperationType;
+    if (type == OperationType::Provision || type == OperationType::ProvisionNoInstall)
+        return "created";
+    if (engine::is_deprovisioning(type))
+        return plan.recreate ? "deprovisioned" : "pruned";
+    if (type == OperationType::Hibernate)
+        return "hibernated";
+    if (type == OperationType::WakeUp)
+        return "woken up";
+    return "updated";
+}
+
+// What a runtime's operation in progress means for a plan that changes nothing itself.
+std::string running_words(const RuntimePlan& plan) {
+    return "operation " + plan.running->id + " (" +
+           std::string(engine::to_api(plan.running->type)) + ") in progress";
+}
+
 // "created", "unchanged", "refused", ...: the one word of -o json's `action`.
 std::string action_of(const RuntimePlan& plan, const Outcome* outcome) {
     if (plan.refused())
         return "refused";
+    if (outcome && outcome->code == k_exit_in_progress)
+        return "pending";
     if (!plan.error.empty() || (outcome && !outcome->error.empty()))
         return outcome && outcome->code == k_exit_operation_failed ? "failed" : "error";
     if (plan.kept_protected)
         return "kept";
+    if (plan.recreate)
+        return "re-created";
+    if (plan.steps.empty() && plan.running && outcome) {
+        const auto words = followed_words(plan, plan.running->type);
+        return words == "pruned" || words == "created" ? words : "updated";
+    }
     if (plan.steps.empty())
         return "unchanged";
     if (plan.steps.front() == StepKind::Provision)
@@ -103,19 +138,29 @@ std::string line_of(const RuntimePlan& plan, const Outcome* outcome, bool dry) {
         return "error: " + plan.error;
     if (plan.kept_protected)
         return "kept: protected (--prune never deprovisions a protected runtime)";
-    if (plan.steps.empty())
-        return "unchanged";
     std::string text;
     auto add = [&text](const std::string& words) {
         text += (text.empty() ? "" : "; ") + words;
     };
     if (!outcome) {
+        if (plan.running && !plan.recreate)
+            add(running_words(plan) + (dry ? ", which apply --wait follows first" : ""));
         for (const auto kind : plan.steps)
             add(step_words(plan, kind, dry));
-        return text;
+        return plan.steps.empty() && !plan.running ? "unchanged" : text;
     }
+    if (plan.steps.empty() && outcome->steps.empty() && outcome->error.empty())
+        return "unchanged";
     for (const auto& step : outcome->steps) {
-        if (!step.started)
+        if (step.followed)
+            add(followed_words(plan, *step.followed) + " (followed operation " + step.operation_id +
+                (step.state == engine::OperationState::Succeeded
+                     ? ")"
+                     : ", " +
+                           std::string(engine::to_api(
+                               step.state.value_or(engine::OperationState::InProgress))) +
+                           ")"));
+        else if (!step.started)
             add(step_name(step.kind) + " pending: apply again once operation " + step.blocked_by +
                 " has ended, or apply with --wait");
         else if (step.state == engine::OperationState::InProgress)
@@ -154,7 +199,8 @@ Json json_of(const RuntimePlan& plan, const Outcome* outcome, bool dry) {
     if (outcome)
         for (const auto& step : outcome->steps)
             operations.push_back(
-                {{"step", step_name(step.kind)},
+                {{"step", step.followed ? "follow " + std::string(engine::to_api(*step.followed))
+                                        : step_name(step.kind)},
                  {"id", step.operation_id.empty() ? Json(nullptr) : Json(step.operation_id)},
                  {"state", step.state ? Json(std::string(engine::to_api(*step.state)))
                                       : Json(step.started ? "Done" : "Pending")}});
@@ -267,18 +313,31 @@ private:
         Outcome out;
         if (plan.runtime)
             out.runtime_id = plan.runtime->id;
-        if (plan.refused() || !plan.error.empty() || plan.steps.empty())
+        if (plan.refused() || !plan.error.empty() || (plan.steps.empty() && !plan.running))
             return out;
         try {
-            std::optional<std::string> busy = plan.in_progress;
-            if (busy && std::none_of(plan.steps.begin(), plan.steps.end(), is_operation))
-                busy.reset(); // store changes do not wait for operations
-            if (busy && m_args.wait) {
-                // Its own operation first (a provisioning an earlier apply started, say).
-                progress(plan, "following operation " + *busy + " in progress");
-                if (!finish(plan, *busy, out))
-                    return out;
-                busy.reset();
+            std::optional<std::string> busy;
+            // Store changes alone do not wait for operations; anything else meets the one
+            // running (an earlier, killed apply's provisioning, say) by the engine's rule.
+            const bool meets =
+                plan.running && (plan.steps.empty() ||
+                                 std::any_of(plan.steps.begin(), plan.steps.end(), is_operation));
+            if (meets) {
+                const auto answer = engine::meet_in_progress(
+                    *plan.running, engine::RequestIntent::Apply, m_args.wait);
+                if (answer.meeting == engine::Meeting::Refuse) {
+                    busy = plan.running->id;
+                    out.error = answer.message;
+                    out.code = k_exit_in_progress;
+                } else {
+                    progress(plan, answer.message);
+                    out.steps.push_back({StepKind::Provision, plan.running->id, plan.running->state,
+                                         true, "", plan.running->type});
+                    if (!finish(plan, plan.running->id, out))
+                        return out;
+                    if (plan.recreate)
+                        out.runtime_id.clear(); // the next provisioning makes a new runtime
+                }
             }
             for (const auto kind : plan.steps)
                 if (!run_step(plan, kind, busy, out))
@@ -300,23 +359,18 @@ private:
                   Outcome& out) {
         if (!is_operation(kind)) {
             store_step(plan, kind, out.runtime_id);
-            out.steps.push_back({kind, "", std::nullopt, true, ""});
+            out.steps.push_back({kind, "", std::nullopt, true, "", std::nullopt});
             return true;
         }
         if (busy) {
             // Left for the next apply, which finds the runtime further along.
-            out.steps.push_back({kind, "", std::nullopt, false, *busy});
-            if (plan.in_progress && *busy == *plan.in_progress && out.code == k_exit_ok) {
-                out.error = "operation " + *busy + " of runtime " + out.runtime_id +
-                            " is in progress, so nothing was started; apply again when it has "
-                            "ended, or apply with --wait";
-                out.code = k_exit_in_progress;
-            }
+            out.steps.push_back({kind, "", std::nullopt, false, *busy, std::nullopt});
             return true;
         }
         const auto started = start(plan, kind, out.runtime_id);
         out.runtime_id = started.runtime_id;
-        out.steps.push_back({kind, started.operation.id, started.operation.state, true, ""});
+        out.steps.push_back(
+            {kind, started.operation.id, started.operation.state, true, "", std::nullopt});
         progress(plan, step_name(kind) + " operation " + started.operation.id + " started");
         if (!m_args.wait) {
             // As the operation commands without --wait: one pass here, Gardener goes on.
@@ -472,7 +526,8 @@ int cmd_apply(Context& ctx, const ApplyArgs& args) {
     check_flags(args);
     const auto timeout = parse_timeout(args.timeout);
     const auto prune = prune_selector(args);
-    EngineAccess access(ctx, "cli", k_parallel_runtimes);
+    EngineAccess access(ctx, "cli", k_parallel_runtimes,
+                        args.dry_run ? StoreUse::Peek : StoreUse::Create);
     auto plans = plan_files(ctx, access, args.files, prune);
     require_tenant_to_create(ctx, plans);
     if (args.dry_run) {
@@ -485,7 +540,7 @@ int cmd_apply(Context& ctx, const ApplyArgs& args) {
                    : k_exit_ok;
     }
     const bool operations = std::any_of(plans.begin(), plans.end(), [](const RuntimePlan& p) {
-        return std::any_of(p.steps.begin(), p.steps.end(), is_operation);
+        return p.running || std::any_of(p.steps.begin(), p.steps.end(), is_operation);
     });
     if (operations)
         check_gardener_answers(ctx); // an unusable Gardener is reported before anything is written
@@ -500,7 +555,7 @@ int cmd_apply(Context& ctx, const ApplyArgs& args) {
 }
 
 int cmd_diff_files(Context& ctx, const std::vector<std::string>& files) {
-    EngineAccess access(ctx, "cli", 1);
+    EngineAccess access(ctx, "cli", 1, StoreUse::Peek);
     const auto plans = plan_files(ctx, access, files, std::nullopt);
     print_results(ctx, plans, nullptr, true, true);
     if (std::any_of(plans.begin(), plans.end(),

@@ -315,7 +315,7 @@ int run_bulk_operation(Context& ctx, BulkAction action, const OperationArgs& arg
 
 int run_bulk_protection(Context& ctx, const ReadArgs& args, bool is_protected) {
     const std::string command = is_protected ? "protect" : "unprotect";
-    EngineAccess access(ctx);
+    EngineAccess access(ctx, "cli", 4, args.dry_run ? StoreUse::Peek : StoreUse::Create);
     const auto list = targets(access.store(), args.id, args.selectors, command);
     if (list.empty())
         return nothing_selected(ctx, args.selectors);

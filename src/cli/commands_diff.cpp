@@ -4,10 +4,10 @@
 #include "cli/access.hpp"
 #include "cli/app.hpp"
 #include "cli/context.hpp"
-#include "cli/drift.hpp"
 #include "cli/engine_access.hpp"
 #include "cli/lookup.hpp"
 #include "cli/render.hpp"
+#include "engine/drift.hpp"
 #include "engine/error.hpp"
 
 #include <nlohmann/json.hpp>
@@ -23,13 +23,14 @@ struct RuntimeDrift {
     bool differs() const { return shoot_missing || !lines.empty(); }
 };
 
+// The one drift status --live reports too (engine::runtime_drift): state, then spec.
 RuntimeDrift drift_of(EngineAccess& access, const engine::Runtime& runtime) {
     RuntimeDrift out{runtime.id, runtime.gardener.name, false, {}};
     const auto live = access.shoots().get(runtime.gardener.name);
-    if (!live)
-        out.shoot_missing = true;
-    else
-        out.lines = shoot_drift(runtime, live->json, access.options().shoot);
+    out.shoot_missing = !live;
+    out.lines = engine::runtime_drift(runtime, access.store().operations_of(runtime.id), live,
+                                      access.options().shoot)
+                    .all();
     return out;
 }
 
@@ -44,7 +45,7 @@ int cmd_diff(Context& ctx, const DiffArgs& args) {
     }
     if (args.all == args.runtime_id.has_value())
         throw UsageError("diff needs one of RUNTIME_ID, --all or -f FILE|DIR");
-    EngineAccess access(ctx, "cli", 1);
+    EngineAccess access(ctx, "cli", 1, StoreUse::Peek);
     std::vector<engine::Runtime> runtimes;
     if (args.runtime_id) {
         runtimes.push_back(lookup_runtime(access.store(), *args.runtime_id, "diff"));

@@ -14,6 +14,7 @@
 #include "cli/runtime_lifecycle.hpp"
 #include "config/engine_options.hpp"
 #include "engine/error.hpp"
+#include "engine/in_progress.hpp"
 #include "engine/runtime_input.hpp"
 #include "engine/shoot_builder.hpp"
 #include "engine/time.hpp"
@@ -81,15 +82,70 @@ int after_start(Context& ctx, EngineAccess& access, const engine::StartedOperati
 using StartCall = std::function<engine::StartedOperation(EngineAccess&, const engine::Runtime&,
                                                          const engine::RequestContext&)>;
 
-int start_on_runtime(Context& ctx, const std::string& command, const OperationArgs& args,
-                     std::optional<Duration> timeout, const StartCall& call) {
+// The part of `timeout` that is left `since` a moment.
+std::optional<Duration> time_left(std::optional<Duration> timeout, Timestamp since,
+                                  const Clock& clock) {
+    if (!timeout)
+        return std::nullopt;
+    const auto spent = std::chrono::duration_cast<Duration>(clock.now() - since);
+    return spent >= *timeout ? Duration::zero() : *timeout - spent;
+}
+
+// The runtime's operation in progress met by a request of `intent`, as the engine's rule
+// says: nullopt when the request carries on (nothing in progress, or followed to its end);
+// else the exit code to end the command with. Throws OperationInProgress for a refusal.
+std::optional<int> meet_running(Context& ctx, EngineAccess& access, const std::string& runtime_id,
+                                engine::RequestIntent intent, const OperationArgs& args,
+                                std::optional<Duration>& timeout) {
+    const auto last = access.store().last_operation(runtime_id);
+    if (!last || last->state != engine::OperationState::InProgress)
+        return std::nullopt;
+    const auto answer = engine::meet_in_progress(*last, intent, args.wait);
+    if (answer.meeting == engine::Meeting::Refuse)
+        throw OperationInProgress(runtime_id, answer.message);
+    check_gardener_answers(ctx);
+    if (!ctx.global().quiet)
+        ctx.err() << "kprov: " << answer.message << '\n';
+    if (answer.then == engine::Then::Nothing)
+        return wait_for_operation(ctx, access, last->id, timeout);
+    const Timestamp began = access.clock().now();
+    if (const auto code = follow_operation(ctx, access, last->id, timeout))
+        return code;
+    timeout = time_left(timeout, began, access.clock());
+    return std::nullopt;
+}
+
+// Hibernating a hibernated runtime, waking an awake one: nothing to start. The runtime's last
+// operation is printed, exit 0, and no operation is stored.
+std::optional<int> answer_already_done(Context& ctx, EngineAccess& access,
+                                       const engine::Runtime& runtime,
+                                       std::optional<engine::OperationType> type) {
+    if (!type || runtime.deleted)
+        return std::nullopt;
+    const auto shoot = access.service().own_shoot(runtime.id, runtime.gardener.name);
+    const auto already = shoot ? engine::already_done(*shoot, *type) : std::nullopt;
+    if (!already)
+        return std::nullopt;
+    if (!ctx.global().quiet)
+        ctx.err() << "kprov: runtime " << runtime.id << " is " << *already
+                  << ": nothing was started\n";
+    if (const auto last = access.store().last_operation(runtime.id))
+        print_operation(ctx.out(), *last, output_format(ctx), CompassIds(ctx)(runtime.id));
+    return k_exit_ok;
+}
+
+int start_on_runtime(Context& ctx, const std::string& command, engine::RequestIntent intent,
+                     const OperationArgs& args, std::optional<Duration> timeout,
+                     const StartCall& call,
+                     std::optional<engine::OperationType> unless_done = std::nullopt) {
     EngineAccess access(ctx);
     const auto runtime = lookup_runtime(access.store(), args.runtime_id, command);
     // Said before Gardener is asked anything (the store still decides when two race).
-    if (const auto last = access.store().last_operation(runtime.id);
-        last && last->state == engine::OperationState::InProgress)
-        throw explain_in_progress(access.store(), OperationInProgress(runtime.id));
+    if (const auto code = meet_running(ctx, access, runtime.id, intent, args, timeout))
+        return *code;
     check_gardener_answers(ctx); // an unusable Gardener is reported before anything is written
+    if (const auto code = answer_already_done(ctx, access, runtime, unless_done))
+        return *code;
     try {
         const auto started = call(access, runtime, access.request());
         return after_start(ctx, access, started, args, timeout);
@@ -113,7 +169,7 @@ void apply_lifecycle(EngineAccess& access, const std::string& runtime_id,
 }
 
 int provision_dry_run(Context& ctx, const engine::ProvisionInput& input, const std::string& file) {
-    EngineAccess access(ctx, "cli", 1);
+    EngineAccess access(ctx, "cli", 1, StoreUse::Peek);
     const auto [plan, owner] = about_file(file, [&] {
         return access.service().plan_provision(input, access.request(), engine::k_placeholder_ids);
     });
@@ -171,9 +227,10 @@ int provision_dry_run(Context& ctx, const engine::ProvisionInput& input, const s
 
 int cmd_provision(Context& ctx, const OperationArgs& args) {
     const auto timeout = check_flags(args);
+    auto document = read_runtime_file(args.file); // not there: exit 2 before anything else
     configured_project(ctx); // its default names no project: "no project set", not "too long"
     const auto [input, lifecycle] = about_file(args.file, [&] {
-        return read_provision_file(read_runtime_file(args.file),
+        return read_provision_file(std::move(document),
                                    config::conversion_options(ctx.config().settings));
     });
     required_tenant(ctx);
@@ -181,11 +238,36 @@ int cmd_provision(Context& ctx, const OperationArgs& args) {
         return provision_dry_run(ctx, input, args.file);
     check_gardener_answers(ctx); // as in start_on_runtime
     EngineAccess access(ctx);
-    const auto started =
+    auto timeout_left = timeout;
+    auto started =
         about_file(args.file, [&] { return access.service().provision(input, access.request()); });
+    const auto last = started.already_requested ? access.store().last_operation(started.runtime_id)
+                                                : std::nullopt;
+    if (last && last->state == engine::OperationState::InProgress &&
+        engine::is_deprovisioning(last->type)) {
+        // The runtime this file made is being deprovisioned: the file makes a new one after.
+        if (const auto code = meet_running(ctx, access, started.runtime_id,
+                                           engine::RequestIntent::Provision, args, timeout_left))
+            return *code;
+        const auto runtime = access.store().find_runtime(started.runtime_id);
+        if (!runtime || !runtime->deleted)
+            throw Error("deprovisioning operation " + last->id + " of runtime " +
+                        started.runtime_id +
+                        " did not end it, so no new runtime was "
+                        "provisioned; see kprov history " +
+                        started.runtime_id);
+        started = about_file(args.file,
+                             [&] { return access.service().provision(input, access.request()); });
+    } else if (last && last->id == started.operation.id &&
+               last->state == engine::OperationState::InProgress) {
+        // Its provisioning still runs (a killed `provision --wait`): --wait follows it.
+        if (const auto code = meet_running(ctx, access, started.runtime_id,
+                                           engine::RequestIntent::Provision, args, timeout_left))
+            return *code;
+    }
     if (lifecycle)
         apply_lifecycle(access, started.runtime_id, *lifecycle, args.file);
-    return after_start(ctx, access, started, args, timeout);
+    return after_start(ctx, access, started, args, timeout_left);
 }
 
 int cmd_deprovision(Context& ctx, const OperationArgs& args) {
@@ -197,7 +279,7 @@ int cmd_deprovision(Context& ctx, const OperationArgs& args) {
         throw UsageError("deprovision asks for confirmation, and there is no terminal to ask on; "
                          "add --yes to deprovision runtime " +
                          args.runtime_id);
-    return start_on_runtime(ctx, "deprovision", args, timeout,
+    return start_on_runtime(ctx, "deprovision", engine::RequestIntent::Deprovision, args, timeout,
                             [&](EngineAccess& access, const engine::Runtime& runtime,
                                 const engine::RequestContext& request) {
                                 if (ask) {
@@ -221,14 +303,14 @@ int cmd_upgrade_shoot(Context& ctx, const OperationArgs& args) {
         return cmd_plan(ctx, PlanArgs{args.file, args.runtime_id, args.detailed_exitcode});
     const auto input = about_file(
         args.file, [&] { return engine::read_upgrade_input(read_runtime_file(args.file)); });
-    return start_on_runtime(ctx, "upgrade-shoot", args, timeout,
-                            [&](EngineAccess& access, const engine::Runtime& runtime,
-                                const engine::RequestContext& request) {
-                                return about_file(args.file, [&] {
-                                    return access.service().upgrade_shoot(runtime.id, input,
-                                                                          request);
-                                });
-                            });
+    return start_on_runtime(
+        ctx, "upgrade-shoot", engine::RequestIntent::UpgradeShoot, args, timeout,
+        [&](EngineAccess& access, const engine::Runtime& runtime,
+            const engine::RequestContext& request) {
+            return about_file(args.file, [&] {
+                return access.service().upgrade_shoot(runtime.id, input, request);
+            });
+        });
 }
 
 int cmd_upgrade_kyma(Context& ctx, const OperationArgs& args) {
@@ -237,7 +319,7 @@ int cmd_upgrade_kyma(Context& ctx, const OperationArgs& args) {
         return engine::read_kyma_upgrade_input(read_runtime_file(args.file),
                                                config::conversion_options(ctx.config().settings));
     });
-    return start_on_runtime(ctx, "upgrade-kyma", args, timeout,
+    return start_on_runtime(ctx, "upgrade-kyma", engine::RequestIntent::UpgradeKyma, args, timeout,
                             [&](EngineAccess& access, const engine::Runtime& runtime,
                                 const engine::RequestContext& request) {
                                 return about_file(args.file, [&] {
@@ -263,22 +345,26 @@ int cmd_hibernate(Context& ctx, const OperationArgs& args) {
     const auto timeout = check_flags(args);
     if (is_bulk("hibernate", args))
         return run_bulk_operation(ctx, BulkAction::Hibernate, args, timeout);
-    return start_on_runtime(ctx, "hibernate", args, timeout,
-                            [](EngineAccess& access, const engine::Runtime& runtime,
-                               const engine::RequestContext& request) {
-                                return access.service().hibernate(runtime.id, request);
-                            });
+    return start_on_runtime(
+        ctx, "hibernate", engine::RequestIntent::Hibernate, args, timeout,
+        [](EngineAccess& access, const engine::Runtime& runtime,
+           const engine::RequestContext& request) {
+            return access.service().hibernate(runtime.id, request);
+        },
+        engine::OperationType::Hibernate);
 }
 
 int cmd_wake_up(Context& ctx, const OperationArgs& args) {
     const auto timeout = check_flags(args);
     if (is_bulk("wake-up", args))
         return run_bulk_operation(ctx, BulkAction::WakeUp, args, timeout);
-    return start_on_runtime(ctx, "wake-up", args, timeout,
-                            [](EngineAccess& access, const engine::Runtime& runtime,
-                               const engine::RequestContext& request) {
-                                return access.service().wake_up(runtime.id, request);
-                            });
+    return start_on_runtime(
+        ctx, "wake-up", engine::RequestIntent::WakeUp, args, timeout,
+        [](EngineAccess& access, const engine::Runtime& runtime,
+           const engine::RequestContext& request) {
+            return access.service().wake_up(runtime.id, request);
+        },
+        engine::OperationType::WakeUp);
 }
 
 } // namespace kprov::cli

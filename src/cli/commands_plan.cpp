@@ -178,7 +178,7 @@ void print_section(Context& ctx, const std::string& title, const std::vector<std
 // The engine plans it exactly as the UpgradingShoot stage will send it.
 int plan_upgrade(Context& ctx, const PlanArgs& args, const std::string& format) {
     const auto input = read_input(args.file, engine::read_upgrade_input);
-    EngineAccess access(ctx, "cli", 1);
+    EngineAccess access(ctx, "cli", 1, StoreUse::Peek);
     const auto runtime = lookup_runtime(access.store(), *args.runtime_id, "plan");
     engine::UpgradePlan plan;
     try {

@@ -8,6 +8,8 @@
 #include "cli/live_shoot.hpp"
 #include "cli/lookup.hpp"
 #include "cli/render.hpp"
+#include "cli/undriven.hpp"
+#include "config/engine_options.hpp"
 #include "engine/duration.hpp"
 #include "engine/error.hpp"
 #include "engine/hibernation_schedule.hpp"
@@ -17,6 +19,7 @@
 #include <algorithm>
 #include <map>
 #include <ostream>
+#include <set>
 
 namespace kprov::cli {
 namespace {
@@ -323,6 +326,39 @@ Json lifecycle_json(const engine::RuntimeLifecycle& lifecycle, const engine::Run
             {"events", std::move(list)}};
 }
 
+// Labels as kubectl shows them: "env=trial,team=ci" ("<none>" for none); a value that is not
+// a string as its compact JSON.
+std::string labels_text(const std::string& labels_json) {
+    // Labels are flat; anything nested deeper is shown as stored, never parsed (a hostile
+    // store could nest it 50,000 levels deep).
+    int depth = 0, deepest = 0;
+    bool in_string = false, escaped = false;
+    for (const char c : labels_json) {
+        if (escaped) {
+            escaped = false;
+        } else if (in_string) {
+            escaped = c == '\\';
+            in_string = c != '"';
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            deepest = std::max(deepest, ++depth);
+        } else if (c == '}' || c == ']') {
+            --depth;
+        }
+    }
+    if (deepest > 2)
+        return labels_json;
+    const auto labels = Json::parse(labels_json, nullptr, false);
+    if (!labels.is_object())
+        return labels_json;
+    std::string text;
+    for (const auto& [key, value] : labels.items())
+        text += (text.empty() ? "" : ",") + key + "=" +
+                (value.is_string() ? value.get<std::string>() : value.dump());
+    return text.empty() ? "<none>" : text;
+}
+
 // Whether the runtime's lifetime has passed at `now` (protected or not: `list --expired` shows
 // what the workers keep only because it is protected, too).
 bool has_expired(const engine::RuntimeLifecycle& lifecycle, Timestamp now) {
@@ -363,9 +399,12 @@ void warn_if_hibernated(Context& ctx, EngineAccess& access, const engine::Runtim
 int cmd_status(Context& ctx, const ReadArgs& args) {
     const auto store = open_store(ctx);
     const auto runtime = lookup_runtime(*store, args.id, "status");
-    const auto last = store->last_operation(runtime.id);
-    const auto kyma = kyma_installation(*store, runtime);
     const auto format = output_format(ctx);
+    // Never a stage Gardener has gone past: an undriven operation is advanced here first.
+    const auto last = format == OutputFormat::Name
+                          ? store->last_operation(runtime.id)
+                          : advance_undriven(ctx, store->last_operation(runtime.id));
+    const auto kyma = kyma_installation(*store, runtime);
     const auto resource = format == OutputFormat::Name ? std::nullopt : kyma_resource(ctx, runtime);
     const auto lifecycle = store->lifecycle_of(runtime.id);
     // Gardener is asked briefly: a status answers even when Gardener does not.
@@ -373,7 +412,8 @@ int cmd_status(Context& ctx, const ReadArgs& args) {
     view.live = args.live;
     if (format != OutputFormat::Name && (args.live || !runtime.deleted)) {
         view.shoot = read_live_shoot(ctx, runtime, args.live ? k_live_timeout : k_status_timeout);
-        view.drift = drift(runtime, store->operations_of(runtime.id), view.shoot);
+        view.drift = drift(runtime, store->operations_of(runtime.id), view.shoot,
+                           config::engine_options(ctx.config().settings).shoot);
     }
     switch (format) {
     case OutputFormat::Json:
@@ -436,6 +476,10 @@ int cmd_list(Context& ctx, const ReadArgs& args) {
     const bool cut = limit > 0 && runtimes.size() > limit;
     if (cut)
         runtimes.resize(limit);
+    std::vector<const engine::Operation*> shown_operations;
+    for (const auto& s : runtimes)
+        shown_operations.push_back(s.last_operation ? &*s.last_operation : nullptr);
+    note_undriven(ctx, shown_operations);
 
     const auto format = output_format(ctx);
     if (format == OutputFormat::Json || format == OutputFormat::Yaml) {
@@ -482,7 +526,7 @@ int cmd_list(Context& ctx, const ReadArgs& args) {
                                        {op ? op->stage : "-"},
                                        {op ? op->id : "-"},
                                        {expires_text(lifecycles[s.id], now)},
-                                       {s.labels_json}});
+                                       {labels_text(s.labels_json)}});
             rows.push_back(std::move(row));
         }
         if (!wide)
@@ -603,39 +647,70 @@ int cmd_kubeconfig(Context& ctx, const ReadArgs& args) {
     return k_exit_ok;
 }
 
+namespace {
+
+// A description is one line of plain text (shells show it as it is).
+std::string plain_line(std::string text) {
+    std::replace_if(
+        text.begin(), text.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }, ' ');
+    return text;
+}
+
+// The live runtimes whose name, shoot name or id begins with `prefix`, by the word a user types:
+// the runtime's name (its shoot's name when live runtimes share the name), or its id once the
+// prefix is one. Deprovisioned runtimes are not offered.
+int complete_runtimes(Context& ctx, engine::Store& store, const std::string& prefix,
+                      const std::string& separator) {
+    constexpr std::size_t k_limit = 1000;
+    engine::RuntimeQuery query;
+    query.limit = k_limit;
+    const auto live = store.query_runtimes(query);
+    std::map<std::string, int> names;
+    for (const auto& r : live)
+        ++names[r.name];
+    std::set<std::string> said;
+    for (const auto& r : live) {
+        const std::string word = names[r.name] == 1 ? r.name : r.shoot_name;
+        for (const bool is_id : {false, true}) {
+            const std::string& candidate = is_id ? r.id : word;
+            if (candidate.rfind(prefix, 0) != 0 || (is_id && prefix.empty()) ||
+                !said.insert(candidate).second)
+                continue;
+            ctx.out() << candidate;
+            if (!separator.empty())
+                ctx.out() << separator
+                          << plain_line(is_id ? r.name + " (shoot " + r.shoot_name + ")"
+                                              : "runtime " + r.id.substr(0, k_min_id_prefix) +
+                                                    ", shoot " + r.shoot_name);
+            ctx.out() << '\n';
+        }
+    }
+    return k_exit_ok;
+}
+
+} // namespace
+
 int cmd_complete_ids(Context& ctx, const std::string& kind, const std::string& prefix,
                      const std::string& describe) {
     constexpr std::size_t k_limit = 200;
     const auto store = open_store(ctx);
-    const bool operations = kind == "operation";
-    const auto ids = operations ? store->operation_ids_with_prefix(prefix, k_limit)
-                                : store->runtime_ids_with_prefix(prefix, k_limit);
     const std::string separator = describe == "zsh" ? ":" : describe == "fish" ? "\t" : "";
-    // A description is one line of plain text (shells show it as it is).
-    auto plain = [](std::string text) {
-        std::replace_if(
-            text.begin(), text.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }, ' ');
-        return text;
-    };
-    for (const auto& id : ids) {
+    if (kind != "operation")
+        return complete_runtimes(ctx, *store, prefix, separator);
+    for (const auto& id : store->operation_ids_with_prefix(prefix, k_limit)) {
         ctx.out() << id;
         if (separator.empty()) {
             ctx.out() << '\n';
             continue;
         }
         std::string text;
-        if (operations) {
-            if (const auto op = store->find_operation(id)) {
-                text = std::string(engine::to_api(op->type)) + " " +
-                       std::string(engine::to_api(op->state));
-                if (const auto runtime = store->find_runtime(op->cluster_id))
-                    text += " of " + runtime->name;
-            }
-        } else if (const auto runtime = store->find_runtime(id)) {
-            text = runtime->name + " (shoot " + runtime->gardener.name + ")" +
-                   (runtime->deleted ? ", deprovisioned" : "");
+        if (const auto op = store->find_operation(id)) {
+            text = std::string(engine::to_api(op->type)) + " " +
+                   std::string(engine::to_api(op->state));
+            if (const auto runtime = store->find_runtime(op->cluster_id))
+                text += " of " + runtime->name;
         }
-        ctx.out() << separator << plain(text) << '\n';
+        ctx.out() << separator << plain_line(text) << '\n';
     }
     return k_exit_ok;
 }

@@ -123,7 +123,17 @@ std::optional<Duration> parse_timeout(const std::optional<std::string>& text) {
     return parsed;
 }
 
-int wait_for_operation(Context& ctx, EngineAccess& access, const std::string& operation_id,
+namespace {
+
+// How driving with progress on stderr ended.
+struct ShownDrive {
+    engine::DriveResult result;
+    int signal_number = 0;
+};
+
+// Drives the operation as --wait does, its progress on stderr, until it ends, `timeout`
+// passes or a signal arrives.
+ShownDrive drive_shown(Context& ctx, EngineAccess& access, const std::string& operation_id,
                        std::optional<Duration> timeout) {
     const auto op = access.store().find_operation(operation_id);
     if (!op)
@@ -148,20 +158,44 @@ int wait_for_operation(Context& ctx, EngineAccess& access, const std::string& op
             progress.update(pass);
         };
 
-    engine::DriveResult result;
-    int signal_number = 0;
+    ShownDrive shown;
     {
         InterruptScope interrupt(stop, [&progress, show] {
             if (show)
                 progress.tick();
         });
-        result = drive_woken(access, *op, sleeper, options);
-        signal_number = interrupt.signal_number();
+        shown.result = drive_woken(access, *op, sleeper, options);
+        shown.signal_number = interrupt.signal_number();
     }
     if (installations)
         installations->set_on_change({});
     progress.finish();
-    return report_end(ctx, result, timeout, signal_number);
+    return shown;
+}
+
+} // namespace
+
+int wait_for_operation(Context& ctx, EngineAccess& access, const std::string& operation_id,
+                       std::optional<Duration> timeout) {
+    const auto shown = drive_shown(ctx, access, operation_id, timeout);
+    return report_end(ctx, shown.result, timeout, shown.signal_number);
+}
+
+std::optional<int> follow_operation(Context& ctx, EngineAccess& access,
+                                    const std::string& operation_id,
+                                    std::optional<Duration> timeout) {
+    const auto shown = drive_shown(ctx, access, operation_id, timeout);
+    if (shown.result.operation.state != engine::OperationState::InProgress) {
+        if (!ctx.global().quiet)
+            ctx.err() << "kprov: " << engine::to_api(shown.result.operation.type) << " operation "
+                      << operation_id << " "
+                      << (shown.result.operation.state == engine::OperationState::Succeeded
+                              ? "succeeded"
+                              : "failed")
+                      << "\n";
+        return std::nullopt;
+    }
+    return report_end(ctx, shown.result, timeout, shown.signal_number);
 }
 
 int drive_until_first_wait(Context& ctx, EngineAccess& access, const std::string& operation_id) {
@@ -184,11 +218,44 @@ int drive_until_first_wait(Context& ctx, EngineAccess& access, const std::string
     return k_exit_ok;
 }
 
+namespace {
+
+// The operation `given` names, or the operation in progress (else the last one) of the runtime
+// it names, saying so on stderr when that has ended. nullopt for a runtime without operations.
+std::optional<engine::Operation> operation_to_wait_for(Context& ctx, engine::Store& store,
+                                                       const std::string& given) {
+    try {
+        return lookup_operation(store, given, "wait");
+    } catch (const NotFound& not_an_operation) {
+        std::optional<engine::Runtime> runtime;
+        try {
+            runtime = lookup_runtime(store, given, "wait");
+        } catch (const NotFound&) {
+            throw not_an_operation; // it names neither: the operation's "did you mean"
+        }
+        auto last = store.last_operation(runtime->id);
+        if (!ctx.global().quiet && (!last || last->state != engine::OperationState::InProgress))
+            ctx.err()
+                << "kprov: runtime " << runtime->id << " has no operation in progress"
+                << (last ? "; its last operation, the " + std::string(engine::to_api(last->type)) +
+                               " operation " + last->id + ", " +
+                               std::string(engine::to_api(last->state)) + " at " +
+                               format_rfc3339(last->end_timestamp.value_or(last->start_timestamp))
+                         : std::string())
+                << '\n';
+        return last;
+    }
+}
+
+} // namespace
+
 int cmd_wait(Context& ctx, const WaitArgs& args) {
     const auto timeout = parse_timeout(args.timeout);
     EngineAccess access(ctx, "cli", 4, StoreUse::Existing);
-    const auto op = lookup_operation(access.store(), args.operation_id, "wait");
-    return wait_for_operation(ctx, access, op.id, timeout);
+    const auto op = operation_to_wait_for(ctx, access.store(), args.operation_id);
+    if (!op)
+        return k_exit_ok;
+    return wait_for_operation(ctx, access, op->id, timeout);
 }
 
 } // namespace kprov::cli

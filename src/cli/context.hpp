@@ -56,6 +56,13 @@ public:
     using Error::Error;
 };
 
+/// A -f file that is not there or cannot be read: exit code 2 (a usage error) for every
+/// command, reported as it is (no "see kprov --help").
+class InputFileError : public Error {
+public:
+    using Error::Error;
+};
+
 struct PlanArgs {
     std::string file;                      ///< -f FILE ("-" for stdin)
     std::optional<std::string> runtime_id; ///< set: plan an upgrade of this runtime
@@ -119,6 +126,8 @@ struct ReadArgs {
 int cmd_version(Context& ctx, bool verbose);
 int cmd_config(Context& ctx);
 int cmd_config_reference(Context& ctx);
+/// `kprov config --init`: a config file to start from on stdout (examples/config.yaml).
+int cmd_config_init(Context& ctx);
 int cmd_migrate(Context& ctx, const MigrateArgs& args);
 int cmd_plan(Context& ctx, const PlanArgs& args);
 int cmd_provision(Context& ctx, const OperationArgs& args);

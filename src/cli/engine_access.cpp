@@ -13,8 +13,13 @@
 #include "gardener/shoot_port.hpp"
 
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <ctime>
+#include <filesystem>
+#include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -311,6 +316,49 @@ std::unique_ptr<engine::KymaLifecycleManager> open_kcp(const config::Settings& s
                                                  std::move(options));
 }
 
+// A private temporary directory, removed with what is in it at destruction.
+class EngineAccess::ScratchDir {
+public:
+    ScratchDir() {
+        std::string pattern =
+            (std::filesystem::temp_directory_path() / "kprov-plan-XXXXXX").string();
+        if (::mkdtemp(pattern.data()) == nullptr)
+            throw Error("cannot create a temporary directory in " +
+                        std::filesystem::temp_directory_path().string() + ": " +
+                        std::strerror(errno));
+        m_path = pattern;
+    }
+    ~ScratchDir() {
+        std::error_code ignored;
+        std::filesystem::remove_all(m_path, ignored);
+    }
+    ScratchDir(const ScratchDir&) = delete;
+    ScratchDir& operator=(const ScratchDir&) = delete;
+    const std::string& path() const { return m_path; }
+
+private:
+    std::string m_path;
+};
+
+namespace {
+
+// StoreUse::Peek: the configured store when it exists, else an empty one in `scratch`. Only a
+// SQLite file can be missing (a PostgreSQL database without kprov's schema stays an error).
+std::unique_ptr<stores::StoreBackend> peek_store(Context& ctx, int connections,
+                                                 const std::function<std::string()>& scratch) {
+    const std::string& url = ctx.config().settings.store_url;
+    constexpr std::string_view k_sqlite = "sqlite://";
+    std::error_code ec;
+    if (url.rfind(k_sqlite, 0) != 0 || std::filesystem::exists(url.substr(k_sqlite.size()), ec))
+        return open_configured_store(ctx, connections, StoreUse::Peek);
+    stores::OpenOptions options;
+    options.secret_key = std::string(32, 'p'); // nothing secret is ever written to it
+    options.schema = stores::SchemaCheck::Migrate;
+    return stores::open_store("sqlite://" + scratch() + "/empty.db", options);
+}
+
+} // namespace
+
 EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int store_connections,
                            StoreUse store_use)
     : m_ctx(ctx)
@@ -326,7 +374,13 @@ EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int stor
         spdlog::log(owner_prefix == "cli" ? spdlog::level::debug : spdlog::level::warn, "{}",
                     director_warning);
     m_options.director = director::director_options(ctx.config().settings, m_director.get());
-    m_store = open_configured_store(ctx, store_connections, store_use);
+    if (store_use == StoreUse::Peek)
+        m_store = peek_store(ctx, store_connections, [this] {
+            m_scratch = std::make_unique<ScratchDir>();
+            return m_scratch->path();
+        });
+    else
+        m_store = open_configured_store(ctx, store_connections, store_use);
     m_shoots = std::make_unique<LazyShoots>(ctx, m_watched);
     gardener::ClientOptions cluster_options;
     cluster_options.qps = ctx.config().settings.gardener_qps;

@@ -155,6 +155,10 @@ private:
     SystemClock m_clock;
     engine::WatchedShoots m_watched;
     engine::EngineOptions m_options;
+    /// StoreUse::Peek of a missing store: the directory of the empty scratch store, removed at
+    /// destruction (after m_store, declared below it, is closed).
+    class ScratchDir;
+    std::unique_ptr<ScratchDir> m_scratch;
     std::unique_ptr<stores::StoreBackend> m_store;
     std::unique_ptr<LazyShoots> m_shoots;
     std::unique_ptr<gardener::ClusterBindings> m_clusters;

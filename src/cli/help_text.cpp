@@ -14,7 +14,7 @@ struct ExitCodeText {
 constexpr ExitCodeText k_exit_codes[] = {
     {0, "success"},
     {1, "error"},
-    {2, "usage error"},
+    {2, "usage error (a missing or unreadable -f file too)"},
     {3, "the operation failed"},
     {4, "--timeout reached (Gardener goes on; `kprov wait OPERATION_ID`, or any `kprov watch` or "
         "`kprov serve` on this store, finishes the operation's bookkeeping)"},
@@ -27,8 +27,8 @@ constexpr ExitCodeText k_exit_codes[] = {
 
 // What --detailed-exitcode makes of 2 (terraform's convention).
 constexpr const char* k_changes =
-    "usage error; with --detailed-exitcode: there are changes (every error, usage errors "
-    "included, then exits 1)";
+    "usage error (a missing or unreadable -f file too); with --detailed-exitcode: there are "
+    "changes (every error, usage errors included, then exits 1)";
 
 struct Help {
     std::vector<std::string> examples;

@@ -1,6 +1,6 @@
 #include "cli/live_shoot.hpp"
 
-#include "engine/stages.hpp"
+#include "engine/drift.hpp"
 #include "gardener/gardener_client.hpp"
 #include "gardener/kubeconfig.hpp"
 #include "gardener/shoot_port.hpp"
@@ -9,36 +9,8 @@ namespace kprov::cli {
 namespace {
 
 using Json = nlohmann::ordered_json;
-using engine::OperationState;
-using engine::OperationType;
-
-bool in_progress(const engine::Operation& op) {
-    return op.state == OperationState::InProgress;
-}
-
-std::string last_operation_text(const engine::ShootState& shoot) {
-    const auto& lo = shoot.last_operation;
-    if (!lo)
-        return "none yet";
-    std::string text = lo->type + " " + lo->state + " " + std::to_string(lo->progress) + "%";
-    if (!lo->description.empty())
-        text += ": " + lo->description;
-    return text;
-}
 
 } // namespace
-
-std::optional<bool> stored_hibernation(const std::vector<engine::Operation>& operations) {
-    for (const auto& op : operations) {
-        if (op.state != OperationState::Succeeded)
-            continue;
-        if (op.type == OperationType::Hibernate)
-            return true;
-        if (op.type == OperationType::WakeUp)
-            return false;
-    }
-    return std::nullopt;
-}
 
 LiveShoot read_live_shoot(Context& ctx, const engine::Runtime& runtime,
                           std::chrono::milliseconds timeout) {
@@ -85,61 +57,10 @@ std::string hibernation_text(const LiveShoot& live) {
 
 std::vector<std::string> drift(const engine::Runtime& runtime,
                                const std::vector<engine::Operation>& operations,
-                               const LiveShoot& live) {
-    std::vector<std::string> out;
+                               const LiveShoot& live, const engine::ShootOptions& options) {
     if (!live.error.empty())
-        return out;
-    const engine::Operation* last = operations.empty() ? nullptr : &operations.front();
-    const bool busy = last && in_progress(*last);
-    const std::string& name = runtime.gardener.name;
-    if (!live.shoot) {
-        const bool creating = busy && last->stage == engine::k_stage_creating_shoot;
-        const bool deleting = busy && engine::is_deprovisioning(last->type);
-        if (!runtime.deleted && !creating && !deleting)
-            out.push_back("shoot " + name +
-                          " is not in Gardener, but the store has the runtime as live (deleted "
-                          "behind kprov's back? kprov deprovision " +
-                          runtime.id + " marks it deleted)");
-        return out;
-    }
-    const auto& shoot = *live.shoot;
-    if (!engine::is_own_shoot(shoot, runtime.id)) {
-        out.push_back("shoot " + name + " in Gardener is not this runtime's (its " +
-                      std::string(engine::k_runtime_id_annotation) + " annotation names another)");
-        return out;
-    }
-    if (runtime.deleted) {
-        if (!shoot.deletion_timestamp)
-            out.push_back("the store has the runtime as deprovisioned, but shoot " + name +
-                          " is still in Gardener and not being deleted");
-        return out;
-    }
-    if (shoot.generation != shoot.observed_generation)
-        out.push_back("Gardener has not reconciled the shoot's latest spec yet (generation " +
-                      std::to_string(shoot.generation) + ", observed " +
-                      std::to_string(shoot.observed_generation) + ")");
-    if (busy)
-        return out; // the running operation is changing what follows
-    if (shoot.deletion_timestamp)
-        out.push_back("shoot " + name +
-                      " is being deleted in Gardener, but no deprovisioning is running");
-    const auto hibernated = live_hibernated(live);
-    if (const auto stored = stored_hibernation(operations); stored && hibernated != stored)
-        out.push_back(*hibernated ? "the cluster is hibernated in Gardener, but kprov's last "
-                                    "hibernation operation woke it up"
-                                  : "the cluster is awake in Gardener, but kprov's last "
-                                    "hibernation operation hibernated it");
-    if (shoot.last_operation &&
-        (shoot.last_operation->state == "Failed" || shoot.last_operation->state == "Error") &&
-        last && last->state == OperationState::Succeeded)
-        out.push_back("Gardener's last operation is " + last_operation_text(shoot) +
-                      ", while kprov's last operation succeeded");
-    if (!shoot.kubernetes_version.empty() &&
-        shoot.kubernetes_version != runtime.gardener.kubernetes_version)
-        out.push_back("Kubernetes " + shoot.kubernetes_version + " in Gardener, " +
-                      runtime.gardener.kubernetes_version +
-                      " in the store (an auto-update? upgrade-shoot keeps the newer)");
-    return out;
+        return {};
+    return engine::runtime_drift(runtime, operations, live.shoot, options).all();
 }
 
 Json live_json(const LiveShoot& live, const std::vector<std::string>& drift) {
@@ -176,7 +97,7 @@ std::vector<std::pair<std::string, std::string>> live_rows(const LiveShoot& live
         rows.emplace_back("gardener", "the shoot is not in Gardener");
     } else {
         const auto& s = *live.shoot;
-        rows.emplace_back("gardener", last_operation_text(s));
+        rows.emplace_back("gardener", engine::gardener_operation_text(s));
         rows.emplace_back("generation", std::to_string(s.generation) + " (observed " +
                                             std::to_string(s.observed_generation) + ")");
         if (s.deletion_timestamp)

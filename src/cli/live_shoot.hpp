@@ -4,6 +4,7 @@
 // and no retries: a status must answer even when Gardener does not.
 
 #include "cli/context.hpp"
+#include "engine/drift.hpp"
 #include "engine/model.hpp"
 #include "engine/ports.hpp"
 
@@ -30,22 +31,17 @@ LiveShoot read_live_shoot(Context& ctx, const engine::Runtime& runtime,
 /// ...)" or "unknown (the shoot is not in Gardener)".
 std::string hibernation_text(const LiveShoot& live);
 
-/// Whether the newest hibernate or wake-up that succeeded left the cluster hibernated, as kprov's
-/// store says; nullopt when kprov never did either. `operations`: newest first.
-std::optional<bool> stored_hibernation(const std::vector<engine::Operation>& operations);
+using engine::stored_hibernation;
 
 /// Whether the cluster is hibernated or going to be, as Gardener says: nullopt when unknown.
 std::optional<bool> live_hibernated(const LiveShoot& live);
 
-/// Where the store and Gardener disagree, one sentence each: the shoot missing for a live
-/// runtime (or there for a deprovisioned one), hibernation other than the last hibernate or
-/// wake-up left it, a generation Gardener has not observed yet, Gardener's last operation
-/// failed, a Kubernetes version other than the stored one. Empty when they agree or Gardener
-/// could not be asked; operations still in progress account for what they are changing.
+/// engine::runtime_drift of the runtime and the shoot as `live` has it (state, then spec), the
+/// one drift `status --live` and `diff` both report; empty when Gardener could not be asked.
 /// `operations`: the runtime's, newest first (Store::operations_of).
 std::vector<std::string> drift(const engine::Runtime& runtime,
                                const std::vector<engine::Operation>& operations,
-                               const LiveShoot& live);
+                               const LiveShoot& live, const engine::ShootOptions& options);
 
 /// {"asked", "error", "shootExists", "hibernated", "hibernationEnabled", "generation",
 /// "observedGeneration", "kubernetesVersion", "lastOperation" {type, state, progress,

@@ -33,6 +33,15 @@ std::optional<Duration> parse_timeout(const std::optional<std::string>& text);
 int wait_for_operation(Context& ctx, EngineAccess& access, const std::string& operation_id,
                        std::optional<Duration> timeout);
 
+/// wait_for_operation for an operation in progress that a command follows before it starts
+/// its own (engine::meet_in_progress): the same progress on stderr; when the operation ended,
+/// either way, one line on stderr says how and nullopt is returned; else the operation is
+/// printed and the timeout or signal reported as wait_for_operation does, and its exit code
+/// returned.
+std::optional<int> follow_operation(Context& ctx, EngineAccess& access,
+                                    const std::string& operation_id,
+                                    std::optional<Duration> timeout);
+
 /// Drives `operation_id` as wait_for_operation does (a watch on its shoot wakes it), until it
 /// ends, `options.deadline` passes or `options.stop` is requested, and prints nothing: for
 /// commands that drive several operations at once, each on its own thread. Throws NotFound for

@@ -294,11 +294,41 @@ Json stored_json(const std::string& text) {
     return value;
 }
 
+namespace {
+
+// An operation's lastError as the CLI prints it: null when the operation has no error. (The
+// GraphQL API keeps the original's object of empty strings.) Walked without recursion: labels
+// nest as deep as their input.
+Json with_null_empty_errors(Json document) {
+    std::vector<Json*> pending = {&document};
+    while (!pending.empty()) {
+        Json* node = pending.back();
+        pending.pop_back();
+        if (node->is_object()) {
+            if (auto it = node->find("lastError");
+                it != node->end() && it->is_object() && it->value("errMessage", "").empty() &&
+                it->value("reason", "").empty() && it->value("component", "").empty())
+                *it = nullptr;
+            for (auto& item : node->items())
+                if (item.value().is_structured())
+                    pending.push_back(&item.value());
+        } else if (node->is_array()) {
+            for (auto& value : *node)
+                if (value.is_structured())
+                    pending.push_back(&value);
+        }
+    }
+    return document;
+}
+
+} // namespace
+
 void print_document(std::ostream& out, const Json& document, OutputFormat format) {
+    const Json shown = with_null_empty_errors(document);
     if (format == OutputFormat::Yaml)
-        out << json_to_yaml(document_text(document, -1));
+        out << json_to_yaml(document_text(shown, -1));
     else
-        out << document_text(document, 2) << '\n';
+        out << document_text(shown, 2) << '\n';
 }
 
 Json operation_json(const engine::Operation& op,

@@ -7,6 +7,7 @@
 
 #include "cli/runtime_file.hpp"
 
+#include "cli/context.hpp"
 #include "engine/error.hpp"
 #include "engine/input_limits.hpp"
 #include "yaml/yaml_check.hpp"
@@ -423,7 +424,14 @@ json read_runtime_text(const std::string& text, const std::string& source) {
 }
 
 json read_runtime_file(const std::string& path) {
-    const std::string text = read_bounded_file(path, k_max_runtime_file_bytes, "runtime file");
+    std::string text;
+    try {
+        text = read_bounded_file(path, k_max_runtime_file_bytes, "runtime file");
+    } catch (const ValidationError&) {
+        throw; // too large: a problem of the input
+    } catch (const Error& e) {
+        throw InputFileError(std::string("-f: ") + e.what()); // not there, not readable
+    }
     const std::string source = path == "-" ? "<stdin>" : path;
     json document = read_runtime_text(text, source);
     refuse_foreign(document, source);

@@ -8,10 +8,11 @@
 namespace kprov::cli {
 
 /// Reads the file at `path` ("-" for stdin; only a regular file otherwise, see
-/// read_bounded_file). Throws kprov::Error when it cannot be read, and ValidationError naming
-/// the file (and line:column) when it is empty, not YAML or JSON, has a key twice, is not a
-/// mapping, or is a mapping with none of a runtime or upgrade file's top-level fields (named,
-/// its content never shown). See read_runtime_text for how the text is read.
+/// read_bounded_file). Throws InputFileError (exit 2) when it is not there or cannot be read, and
+/// ValidationError naming the file (and line:column) when it is empty, not YAML or JSON, has a
+/// key twice, is not a mapping, or is a mapping with none of a runtime or upgrade file's
+/// top-level fields (named, its content never shown). See read_runtime_text for how the text is
+/// read.
 nlohmann::json read_runtime_file(const std::string& path);
 
 /// Reads `text`, named `source` in messages. JSON when the text parses as a JSON object, else

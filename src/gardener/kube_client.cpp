@@ -241,13 +241,17 @@ net::HttpResponse KubeClient::Impl::execute(const ApiCall& call) {
             return std::move(*response);
 
         const auto context = error_context(call, state.attempt);
-        if (!response)
-            return net::TryFailure<KubeError>{
-                transport_error(context, failure->what(),
-                                failure->kind() != net::TransportError::Kind::Tls),
-                failure->kind() != net::TransportError::Kind::Tls &&
-                    (call.idempotent || !failure->request_sent()),
-                std::nullopt, false, failure->what()};
+        if (!response) {
+            using Kind = net::TransportError::Kind;
+            const bool connect =
+                failure->kind() == Kind::Connect || failure->kind() == Kind::Timeout;
+            const bool heals =
+                failure->kind() != Kind::Tls && (options.retry.retry_connect_failures || !connect);
+            return net::TryFailure<KubeError>{transport_error(context, failure->what(), heals),
+                                              heals &&
+                                                  (call.idempotent || !failure->request_sent()),
+                                              std::nullopt, false, failure->what()};
+        }
         const int status = response->status;
         net::TryFailure<KubeError> out{status_error(context, status, response->body), false,
                                        std::nullopt, false, std::to_string(status)};

@@ -22,6 +22,10 @@ struct RetryPolicy {
     std::chrono::milliseconds max_backoff{10'000};
     /// No retry starts when it would end later than this after the first try began.
     std::chrono::milliseconds max_total{60'000};
+    /// Whether a failure to connect (refused, DNS, unreachable) or a timeout is retried (and
+    /// reported as retryable). The fail-fast Gardener check says no: those do not heal within
+    /// its few seconds, while a connection cut after it was made (EOF, reset) does.
+    bool retry_connect_failures = true;
 };
 
 /// The upper bound of the wait before retry number `retry` (0 = before the second try):

@@ -221,7 +221,8 @@ TEST_P(Apply, WithoutWaitALaterOperationWaitsForTheNextApply) {
     // --wait follows the provisioning to its end, then hibernates.
     r = kprov({"apply", "-f", fleet_path(name), "--wait"});
     ASSERT_EQ(r.code, 0) << r.out << r.err;
-    EXPECT_THAT(r.out, EndsWith(": hibernated\n"));
+    EXPECT_THAT(r.out, HasSubstr(": created (followed operation "));
+    EXPECT_THAT(r.out, EndsWith("; hibernated\n"));
     expect_succeeded(runtime.id, OperationType::Hibernate, {});
     r = kprov({"diff", "-f", fleet_path(name)});
     EXPECT_EQ(r.code, 0) << r.out << r.err;

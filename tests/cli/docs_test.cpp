@@ -84,6 +84,18 @@ TEST(Docs, CompletionFilesAreWhatKprovCompletionPrints) {
             << file << "`";
 }
 
+TEST(Docs, ExampleConfigIsWhatConfigInitPrintsAndLoads) {
+    const std::string file = KPROV_SOURCE_DIR "/examples/config.yaml";
+    EXPECT_EQ(read_file(file), kprov_out({"config", "--init"}))
+        << "examples/config.yaml is stale: regenerate it with scripts/regen-docs";
+    // It loads as a config file (kprov_out expects exit 0), and sets nothing: every line of it
+    // is a comment or empty.
+    kprov_out({"--config", file, "config"});
+    std::istringstream lines(read_file(file));
+    for (std::string line; std::getline(lines, line);)
+        EXPECT_TRUE(line.empty() || line.front() == '#') << line;
+}
+
 // Every command and option name, as the completion files spell them.
 std::vector<std::string> every_name(const CliModel& model) {
     std::vector<std::string> names;

@@ -301,7 +301,7 @@ TEST(LiveShootDrift, GenerationNotObservedFailedGardenerOperationAndAnotherVersi
     shoot.kubernetes_version = "1.30.1";
     shoot.last_operation = engine::ShootState::LastOperation{"Reconcile", "Failed", "quota", 40};
     live.shoot = shoot;
-    auto found = drift(runtime, {done}, live);
+    auto found = drift(runtime, {done}, live, {});
     ASSERT_EQ(found.size(), 3u) << ::testing::PrintToString(found);
     EXPECT_EQ(found[0], "Gardener has not reconciled the shoot's latest spec yet (generation 4, "
                         "observed 3)");
@@ -316,14 +316,14 @@ TEST(LiveShootDrift, GenerationNotObservedFailedGardenerOperationAndAnotherVersi
     // An operation in progress accounts for what it changes; another runtime's shoot is said.
     engine::Operation running = done;
     running.state = OperationState::InProgress;
-    found = drift(runtime, {running}, live);
+    found = drift(runtime, {running}, live, {});
     EXPECT_EQ(found.size(), 1u) << ::testing::PrintToString(found);
     live.shoot->annotations["kcp.provisioner.kyma-project.io/runtime-id"] = "rt-2";
-    found = drift(runtime, {done}, live);
+    found = drift(runtime, {done}, live, {});
     ASSERT_EQ(found.size(), 1u);
     EXPECT_THAT(found[0], HasSubstr("is not this runtime's"));
     live.error = "Gardener not reachable: x";
-    EXPECT_TRUE(drift(runtime, {done}, live).empty());
+    EXPECT_TRUE(drift(runtime, {done}, live, {}).empty());
     EXPECT_EQ(hibernation_text(live), "unknown (Gardener not reachable: x)");
 }
 

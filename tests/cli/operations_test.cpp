@@ -267,7 +267,7 @@ TEST_P(Operations, OutputShapes) {
                                               "compassRuntimeID", "lastError", "stage",
                                               "startTimestamp", "endTimestamp"}));
     EXPECT_TRUE(status["compassRuntimeID"].is_null());
-    EXPECT_EQ(status["lastError"].dump(), R"({"errMessage":"","reason":"","component":""})");
+    EXPECT_TRUE(status["lastError"].is_null()) << "no error: null (the API keeps the object)";
     const std::string runtime_id = status["runtimeID"];
 
     r = kprov({"hibernate", runtime_id, "-o", "yaml"});

@@ -194,7 +194,7 @@ TEST_F(Plan, RefusesOutputFormatsItCannotPrintAndMissingFiles) {
     EXPECT_EQ(r.code, 2);
     EXPECT_THAT(r.err, HasSubstr("--file"));
     r = kprov({"plan", "-f", m_dir.file("missing.yaml")});
-    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(r.code, 2) << "a missing -f file is a usage error for every command";
     EXPECT_THAT(r.err, HasSubstr("missing.yaml"));
 }
 

@@ -451,13 +451,12 @@ TEST_P(ReadCommands, AnOperationIdForARuntimeAndTheReverseSaySo) {
     EXPECT_THAT(r.err, HasSubstr("\"" + m_orders_upgrade.id + "\" is an operation ("));
     EXPECT_THAT(r.err, HasSubstr("not a runtime; its runtime is " + m_orders.id +
                                  ": kprov status " + m_orders.id + "\n"));
-    r = binary({"wait", "billing"});
-    EXPECT_EQ(r.code, 1);
-    EXPECT_THAT(r.err, HasSubstr("\"billing\" is a runtime (" + m_billing.id +
-                                 ", name \"billing\"), not an operation; its last operation is "
-                                 "the "));
-    EXPECT_THAT(r.err, HasSubstr("InProgress at stage CreatingShoot: kprov wait " +
-                                 m_billing_provision.id + "\n"));
+    // wait takes a runtime too: its operation in progress, or (none) its last operation.
+    r = binary({"wait", "orders"});
+    EXPECT_EQ(r.code, 3) << r.err; // that last operation failed
+    EXPECT_THAT(r.err, HasSubstr("runtime " + m_orders.id +
+                                 " has no operation in progress; its last operation, the "));
+    EXPECT_THAT(r.out, HasSubstr(m_orders_upgrade.id));
     r = binary({"operation", m_orders.id.substr(0, 8)});
     EXPECT_EQ(r.code, 1);
     EXPECT_THAT(r.err, HasSubstr("kprov operation " + m_orders_upgrade.id + "\n"));
@@ -544,12 +543,14 @@ TEST_P(ReadCommands, CompletionsDescribeIdsWithNames) {
     EXPECT_EQ(r.code, 0);
     EXPECT_THAT(r.out, HasSubstr(m_orders.id + ":orders (shoot " + m_orders.gardener.name + ")\n"));
     r = binary({"__complete", "--describe=fish", "runtime", m_gone.id});
-    EXPECT_EQ(r.out, m_gone.id + "\tgone (shoot " + m_gone.gardener.name + "), deprovisioned\n");
+    EXPECT_EQ(r.out, "") << "deprovisioned runtimes are not offered";
+    r = binary({"__complete", "runtime", "ord"});
+    EXPECT_EQ(r.out, "orders\n") << "live runtimes by name";
     r = binary({"__complete", "--describe=fish", "operation", m_orders_upgrade.id});
     EXPECT_THAT(r.out, ::testing::StartsWith(m_orders_upgrade.id + "\t"));
     EXPECT_THAT(r.out, HasSubstr(" Failed of orders\n"));
-    r = binary({"__complete", "runtime", m_gone.id});
-    EXPECT_EQ(r.out, m_gone.id + "\n") << "bash gets plain ids";
+    r = binary({"__complete", "runtime", m_orders.id.substr(0, 8)});
+    EXPECT_EQ(r.out, m_orders.id + "\n") << "bash gets plain ids";
 }
 
 // Colours only on a terminal (script(1) gives the binary one), never with NO_COLOR.

@@ -1,9 +1,9 @@
-#include "cli/json_diff.hpp"
+#include "engine/json_diff.hpp"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-namespace kprov::cli {
+namespace kprov::engine {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -77,4 +77,4 @@ std::vector<std::string> json_diff(std::string_view before, std::string_view aft
     return differ.take();
 }
 
-} // namespace kprov::cli
+} // namespace kprov::engine
