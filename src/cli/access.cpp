@@ -99,6 +99,11 @@ std::shared_ptr<gardener::GardenerClient> open_gardener(Context& ctx) {
                                                       settings.gardener_project, options);
 }
 
+bool gardener_configured(Context& ctx) {
+    const config::Entry* entry = entry_of(ctx, "gardener.kubeconfig_path");
+    return entry != nullptr && entry->origin != config::Origin::Default;
+}
+
 void check_gardener_answers(Context& ctx) {
     // One check per process and kubeconfig: `serve` and a bulk command ask once.
     static std::mutex mutex;

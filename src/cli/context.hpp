@@ -133,6 +133,13 @@ int cmd_status(Context& ctx, const ReadArgs& args);
 int cmd_operation(Context& ctx, const ReadArgs& args);
 int cmd_list(Context& ctx, const ReadArgs& args);
 int cmd_history(Context& ctx, const ReadArgs& args);
+
+/// What `kprov cloud-profile` is asked.
+struct CloudProfileArgs {
+    std::optional<std::string> name; ///< NAME; absent: list the profiles
+    bool namespaced = false;         ///< --namespaced: a NamespacedCloudProfile of the project
+};
+int cmd_cloud_profile(Context& ctx, const CloudProfileArgs& args);
 /// What `kprov diff` is asked.
 struct DiffArgs {
     std::optional<std::string> runtime_id; ///< RUNTIME_ID; absent with --all

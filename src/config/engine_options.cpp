@@ -16,6 +16,10 @@ engine::ConversionOptions conversion_options(const Settings& settings) {
     options.default_enable_machine_image_version_auto_update =
         settings.default_enable_machine_image_version_auto_update;
     options.kyma_requires_runtime_agent = settings.kyma_installer != "lifecycle-manager";
+    options.cloud_profiles = {{"aws", settings.cloud_profile_aws},
+                              {"azure", settings.cloud_profile_azure},
+                              {"gcp", settings.cloud_profile_gcp},
+                              {"openstack", settings.cloud_profile_openstack}};
     return options;
 }
 

@@ -7,6 +7,7 @@
 #include "engine/model.hpp"
 
 #include <array>
+#include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
@@ -71,6 +72,8 @@ struct GardenerConfigInput {
     std::optional<bool> eu_access;
     /// Not GraphQL's: the runtime file's lifecycle.hibernationSchedules.
     std::vector<HibernationSchedule> hibernation_schedules;
+    /// Not GraphQL's: the runtime file's gardenerConfig.cloudProfile.
+    std::optional<CloudProfileRef> cloud_profile;
 };
 
 /// ProvisionRuntimeInput.
@@ -188,6 +191,10 @@ struct ConversionOptions {
     /// The original's rule that a kymaConfig holds compass-runtime-agent (Kyma 1.x's component);
     /// off with Kyma Lifecycle Manager, whose catalog has no such module.
     bool kyma_requires_runtime_agent = true;
+    /// The CloudProfile name per provider type ("aws", "azure", "gcp", "openstack") for inputs
+    /// that name none (KPROV_CLOUD_PROFILE_*); a type missing here uses
+    /// default_cloud_profiles() (landscape_check.hpp).
+    std::map<std::string, std::string> cloud_profiles;
 };
 
 /// The original's validator rules (original-provisioner.md §1.5: the Kyma ones when kymaConfig
