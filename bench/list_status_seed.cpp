@@ -28,11 +28,11 @@ engine::Runtime make_runtime(int i, Timestamp created) {
     g.id = engine::new_uuid();
     g.name = "b" + std::to_string(i);
     g.project_name = "bench";
-    g.kubernetes_version = "1.30.4";
+    g.kubernetes_version = "1.34.6";
     g.machine_type = "n2-standard-4";
     g.region = "europe-west3";
     g.provider = "gcp";
-    g.target_secret = "gcp-secret";
+    g.target_secret = "gcp-kyma-dev";
     g.worker_cidr = "10.250.0.0/16";
     g.auto_scaler_min = 3;
     g.auto_scaler_max = 10;

@@ -8,7 +8,7 @@ add_library(kprov_sim STATIC ${KPROV_SIM_SOURCES})
 target_include_directories(kprov_sim PUBLIC ${PROJECT_SOURCE_DIR}/sim)
 target_link_libraries(kprov_sim
   PUBLIC nlohmann_json::nlohmann_json OpenSSL::SSL OpenSSL::Crypto Threads::Threads
-  PRIVATE PkgConfig::HTTPLIB kprov_warnings kprov_net_base64)
+  PRIVATE PkgConfig::HTTPLIB PkgConfig::LIBYAML kprov_warnings kprov_net_base64)
 
 add_executable(kprov-sim ${PROJECT_SOURCE_DIR}/sim/main.cpp)
 target_link_libraries(kprov-sim PRIVATE kprov_sim kprov_warnings)

@@ -57,7 +57,14 @@ tests, demos and CI. Prints its URL as the first line of stdout; stops on SIGINT
 
   --listen HOST:PORT            address to serve on (default 127.0.0.1:0, any free port)
   --kubeconfig-out FILE         write a kubeconfig for the Gardener API (token auth)
-  --project NAME                the kubeconfig's namespace is garden-NAME
+  --project NAME                the kubeconfig's namespace is garden-NAME; the default
+                                landscape's credentials bindings live there
+  --landscape FILE              load CloudProfiles, NamespacedCloudProfiles, CredentialsBindings,
+                                SecretBindings and Secrets (YAML or JSON, several documents or a
+                                List) at start; one of the same kind, namespace and name as a
+                                default object replaces it; repeatable
+  --no-default-landscape        start without the default landscape (profiles aws, az, gcp,
+                                converged-cloud-kyma and the <provider>-kyma-dev bindings)
   --create-seconds S            duration of a Create operation (default 5; fractions allowed)
   --reconcile-seconds S         duration of a Reconcile after a spec change (default 3)
   --delete-seconds S            duration of a Delete operation (default 3)
@@ -130,6 +137,12 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
         {"--project",
          [&](const std::string&, const std::string& v) {
              s.project = v;
+         }},
+        {"--landscape",
+         [&](const std::string& f, const std::string& v) {
+             if (v.empty())
+                 throw std::invalid_argument(f + ": expected a file name");
+             s.landscape_files.push_back(v);
          }},
         {"--create-seconds",
          [&](const std::string& f, const std::string& v) {
@@ -234,6 +247,10 @@ CliOptions parse_cli(const std::vector<std::string>& args) {
         {"--watch-410-as-event",
          [&] {
              s.watch_expired_as_event = true;
+         }},
+        {"--no-default-landscape",
+         [&] {
+             s.default_landscape = false;
          }},
         {"--help",
          [&] {

@@ -1,6 +1,7 @@
 // The Gardener API of the simulator: discovery, shoots (with the status and adminkubeconfig
 // subresources and watches), seeds, and the garden's config maps, secrets and namespaces.
 
+#include "landscape.hpp"
 #include "resource_api.hpp"
 #include "world.hpp"
 
@@ -184,6 +185,10 @@ const std::vector<ResourceInfo>& World::gardener_resources() {
         {"", "v1", "namespaces", "Namespace", false, "namespace", {"ns"}, {}},
         {"", "v1", "configmaps", "ConfigMap", true, "configmap", {"cm"}, {}},
         {"", "v1", "secrets", "Secret", true, "secret", {}, {}},
+        cloud_profile_info(),
+        namespaced_cloud_profile_info(),
+        credentials_binding_info(),
+        secret_binding_info(),
     };
     return list;
 }
@@ -191,7 +196,9 @@ const std::vector<ResourceInfo>& World::gardener_resources() {
 World::World(const SimOptions& opts, std::string ca)
     : hub(opts.watch_history, shoot_field_pointers())
     , garden(
-          {gardener_resources()[2], gardener_resources()[3], gardener_resources()[4]},
+          {gardener_resources()[2], gardener_resources()[3], gardener_resources()[4],
+           gardener_resources()[5], gardener_resources()[6], gardener_resources()[7],
+           gardener_resources()[8]},
           [this] { return ++rv; }, [this] { return rv; }, garden_namespace)
     , clusters([this] { return ++rv; }, [this] { return rv; }, opts.kyma)
     , shoots(
@@ -204,9 +211,13 @@ World::World(const SimOptions& opts, std::string ca)
     , watch_expired_as_event(opts.watch_expired_as_event) {
     clusters.set_watch_limits(bookmark_seconds, watch_timeout_seconds);
     kcp.set_watch_limits(bookmark_seconds, watch_timeout_seconds);
+    garden.set_observer([this](const std::string& type, const ResourceInfo& info, const Json& obj) {
+        garden_watches.publish(type, info, obj);
+    });
     garden.ensure_namespace("garden");
     if (!opts.project.empty())
         garden.ensure_namespace("garden-" + opts.project);
+    load_landscape(opts);
 }
 
 ApiResponse World::handle_gardener(const ApiRequest& req, const std::string& user) {
@@ -226,6 +237,12 @@ ApiResponse World::handle_gardener(const ApiRequest& req, const std::string& use
                 return info.namespaced;
         return false;
     });
+    if (p)
+        for (const ResourceInfo* info : {&cloud_profile_info(), &namespaced_cloud_profile_info(),
+                                         &credentials_binding_info(), &secret_binding_info()})
+            if (p->group == info->group && p->version == info->version &&
+                p->resource == info->resource)
+                return handle_landscape(*info, *p, req);
     if (p && p->group == "core.gardener.cloud" && p->version == "v1beta1") {
         if (p->resource == "shoots")
             return handle_shoots(*this, *p, req, user);

@@ -355,6 +355,7 @@ void Simulator::stop() {
         std::lock_guard lock(s.world->mu);
         s.world->clusters.shutdown();
         s.world->kcp.shutdown();
+        s.world->garden_watches.shutdown();
     }
     s.server->stop();
     if (s.listen_thread.joinable())

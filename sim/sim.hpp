@@ -36,6 +36,9 @@ struct SimOptions {
     bool watch_expired_as_event = false; ///< 410 as an ERROR event instead of an HTTP 410
     int threads = 64;
     std::uint64_t random_seed = 0; ///< fault-injection randomness; 0: from the clock
+    /// --landscape files (landscape.hpp), read at start after the default landscape.
+    std::vector<std::string> landscape_files;
+    bool default_landscape = true; ///< false: --no-default-landscape
 };
 
 class Simulator {

@@ -11,6 +11,7 @@
 #include "object_store.hpp"
 #include "shoot_store.hpp"
 #include "sim.hpp"
+#include "store_watches.hpp"
 #include "watch_hub.hpp"
 
 #include <condition_variable>
@@ -27,7 +28,8 @@ struct World {
     std::mutex mu;
     std::uint64_t rv = 0;
     WatchHub hub;
-    ObjectStore garden;
+    ObjectStore garden; ///< namespaces, config maps, secrets and the landscape (landscape.hpp)
+    StoreWatches garden_watches; ///< watches of the landscape resources
     ClusterRegistry clusters;
     ShootStore shoots;
     Kcp kcp;
@@ -41,6 +43,18 @@ struct World {
     /// Serves a Gardener API request (discovery, shoots, seeds, garden config maps, secrets
     /// and namespaces) for the authenticated `user`. Call with `mu` held. Throws ApiError.
     ApiResponse handle_gardener(const ApiRequest& req, const std::string& user);
+
+    /// CloudProfiles, NamespacedCloudProfiles, CredentialsBindings and SecretBindings: the
+    /// standard verbs and watch; a NamespacedCloudProfile's status.cloudProfileSpec follows
+    /// every write of it or its parent. Call with `mu` held. Throws ApiError.
+    ApiResponse handle_landscape(const ResourceInfo& info, const K8sPath& path,
+                                 const ApiRequest& req);
+    /// Stores the default landscape (unless switched off) and the --landscape files' objects,
+    /// a file's object replacing a default one of the same kind, namespace and name. Throws
+    /// std::runtime_error naming the file, document and field of a bad object.
+    void load_landscape(const SimOptions& opts);
+    /// Recomputes status.cloudProfileSpec of a NamespacedCloudProfile (a no-op when unchanged).
+    void refresh_namespaced_profile(const std::string& ns, const std::string& name);
 
     /// The resources the Gardener API serves, for discovery and path parsing.
     static const std::vector<ResourceInfo>& gardener_resources();

@@ -50,9 +50,9 @@ std::string runtime_file(const std::string& shoot) {
            "    name: " +
            shoot +
            "\n"
-           "    kubernetesVersion: \"1.29.2\"\n"
+           "    kubernetesVersion: \"1.34.6\"\n"
            "    provider: gcp\n"
-           "    targetSecret: gcp-secret\n"
+           "    targetSecret: gcp-kyma-dev\n"
            "    region: europe-west3\n"
            "    machineType: e2-medium\n"
            "    diskType: pd-balanced\n"

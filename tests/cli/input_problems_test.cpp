@@ -43,7 +43,7 @@ clusterConfig:
     provider: gcp
     targetSecret: gcp-kyma-dev
     region: europe-west3
-    kubernetesVersion: "1.29.2"
+    kubernetesVersion: "1.34.6"
     machineType: e2-medium
     machineImageVersion: "1.0"
     autoScalerMin: 5

@@ -67,8 +67,8 @@ protected:
         const json doc = json::parse(R"({
           "runtimeInput": {"name": "cli-registered", "labels": {"origin": "cli"}},
           "clusterConfig": {"gardenerConfig": {
-            "name": "cli-reg", "kubernetesVersion": "1.31.4", "provider": "gcp",
-            "targetSecret": "gcp-secret", "region": "europe-west3", "machineType": "e2-medium",
+            "name": "cli-reg", "kubernetesVersion": "1.34.6", "provider": "gcp",
+            "targetSecret": "gcp-kyma-dev", "region": "europe-west3", "machineType": "e2-medium",
             "diskType": "pd-balanced", "volumeSizeGB": 32, "workerCidr": "10.250.0.0/16",
             "autoScalerMin": 1, "autoScalerMax": 2, "maxSurge": 1, "maxUnavailable": 0,
             "providerSpecificConfig": {"gcpConfig": {"zones": ["europe-west3-b"]}}}}})");

@@ -45,7 +45,7 @@ json provision_document(const std::string& shoot) {
       "clusterConfig": {
         "administrators": ["admin@example.com"],
         "gardenerConfig": {
-          "kubernetesVersion": "1.31.4", "provider": "gcp", "targetSecret": "gcp-secret",
+          "kubernetesVersion": "1.34.6", "provider": "gcp", "targetSecret": "gcp-kyma-dev",
           "region": "europe-west3", "machineType": "e2-medium", "diskType": "pd-balanced",
           "volumeSizeGB": 32, "workerCidr": "10.250.0.0/16", "autoScalerMin": 1,
           "autoScalerMax": 2, "maxSurge": 1, "maxUnavailable": 0,

@@ -29,8 +29,8 @@ json shoot(const std::string& name) {
                        name + R"("},
       "spec": {
         "cloudProfile": {"kind": "CloudProfile", "name": "gcp"},
-        "credentialsBindingName": "gcp-binding", "region": "europe-west3",
-        "kubernetes": {"version": "1.33"},
+        "credentialsBindingName": "gcp-kyma-dev", "region": "europe-west3",
+        "kubernetes": {"version": "1.34"},
         "networking": {"type": "calico", "nodes": "10.250.0.0/16"},
         "provider": {"type": "gcp",
           "infrastructureConfig": {"apiVersion": "gcp.provider.extensions.gardener.cloud/v1alpha1",
@@ -38,7 +38,8 @@ json shoot(const std::string& name) {
           "controlPlaneConfig": {"apiVersion": "gcp.provider.extensions.gardener.cloud/v1alpha1",
                                  "kind": "ControlPlaneConfig", "zone": "europe-west3-a"},
           "workers": [{"name": "cpu-worker", "machine": {"type": "n2-standard-4"},
-                       "minimum": 1, "maximum": 2, "zones": ["europe-west3-a"]}]}}})");
+                       "minimum": 1, "maximum": 2, "zones": ["europe-west3-a"],
+                       "volume": {"type": "pd-balanced", "size": "50Gi"}}]}}})");
 }
 
 const json k_managed_labels = {{"app", "kyma"},

@@ -80,7 +80,7 @@ TEST_F(Lifecycle, CreateGoesThroughProcessingWithProgressToSucceeded) {
 TEST_F(Lifecycle, ObservedGenerationCatchesUpAfterAnUpdate) {
     f.http->post(f.shoots(), shoot_body("c1").dump());
     ASSERT_TRUE(reaches("c1", "Create/Succeeded"));
-    Resp r = f.http->patch(f.shoot("c1"), R"({"spec":{"kubernetes":{"version":"1.32.0"}}})",
+    Resp r = f.http->patch(f.shoot("c1"), R"({"spec":{"kubernetes":{"version":"1.35.4"}}})",
                            "application/merge-patch+json");
     ASSERT_EQ(r.status, 200);
     long long generation = r.json["metadata"]["generation"];

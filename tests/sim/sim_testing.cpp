@@ -107,10 +107,10 @@ Json shoot_body(const std::string& name, const std::string& ns) {
                    "annotations": {"kcp.provisioner.kyma-project.io/runtime-id": "rt-1"}},
       "spec": {
         "cloudProfile": {"kind": "CloudProfile", "name": "aws"},
-        "credentialsBindingName": "aws-binding",
+        "credentialsBindingName": "aws-kyma-dev",
         "region": "eu-central-1",
         "purpose": "production",
-        "kubernetes": {"version": "1.31.4"},
+        "kubernetes": {"version": "1.34.6"},
         "networking": {"type": "calico", "nodes": "10.250.0.0/16", "pods": "100.64.0.0/12",
                        "services": "100.104.0.0/13"},
         "maintenance": {"autoUpdate": {"kubernetesVersion": true, "machineImageVersion": false},
@@ -134,6 +134,7 @@ Json legacy_shoot_body(const std::string& name, const std::string& ns) {
     s["spec"].erase("credentialsBindingName");
     s["spec"]["cloudProfileName"] = "aws";
     s["spec"]["secretBindingName"] = "aws-binding";
+    s["spec"]["kubernetes"]["version"] = "1.33.9"; // Gardener refuses both names from 1.34 on
     s["spec"]["kubernetes"]["kubeAPIServer"] = {{"oidcConfig",
                                                  {{"clientID", "kprov"},
                                                   {"groupsClaim", "groups"},
