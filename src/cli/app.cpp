@@ -408,6 +408,10 @@ void configure_list(CLI::App& cmd, Parsed& p) {
     cmd.add_flag("--expired", p.read.expired,
                  "Only runtimes whose lifetime has passed (protected ones too: the workers keep "
                  "those)");
+    cmd.add_flag("--deprecated", p.read.deprecated,
+                 "Only runtimes whose Kubernetes version their CloudProfile classifies deprecated "
+                 "or expired, or gives an expiry date (Gardener force-upgrades them then; asks "
+                 "Gardener)");
     cmd.add_option("--limit", p.read.limit,
                    "Show at most N runtimes, newest first (default 100; 0: all)")
         ->type_name("N")
@@ -490,8 +494,9 @@ constexpr Command k_commands[] = {
      [](Context& ctx, const Parsed& p) {
          return cmd_list(ctx, p.read);
      }},
-    {"cloud-profile", "Show the landscape: the CloudProfiles, or one profile's versions, types, "
-                      "regions, images and volume types",
+    {"cloud-profile",
+     "Show the landscape: the CloudProfiles, or one profile's versions, types, "
+     "regions, images and volume types",
      [](CLI::App& cmd, Parsed& p) {
          cmd.add_option("NAME", p.cloud_profile.name, "A CloudProfile (no NAME: list them all)");
          cmd.add_flag("--namespaced", p.cloud_profile.namespaced,

@@ -3,6 +3,7 @@
 // types, regions and zones, images and volume types.
 
 #include "cli/access.hpp"
+#include "cli/app.hpp"
 #include "cli/context.hpp"
 #include "cli/render.hpp"
 #include "engine/error.hpp"
@@ -31,8 +32,7 @@ Json versions_json(const std::vector<engine::ExpirableVersion>& versions, Timest
         const auto expiry = engine::expiry_of(v);
         Json item{{"version", v.version},
                   {"classification", engine::to_text(engine::effective_classification(v, now))},
-                  {"expirationDate",
-                   expiry ? Json(format_rfc3339(*expiry)) : Json(nullptr)}};
+                  {"expirationDate", expiry ? Json(format_rfc3339(*expiry)) : Json(nullptr)}};
         if (architectures)
             item["architectures"] = v.architectures;
         out.push_back(std::move(item));
@@ -77,8 +77,7 @@ Json profile_json(const engine::CloudProfile& profile, Timestamp now) {
             {"machineTypes", types},
             {"regions", regions},
             {"volumeTypes", volumes},
-            {"maxNodesTotal",
-             spec.max_nodes_total ? Json(*spec.max_nodes_total) : Json(nullptr)}};
+            {"maxNodesTotal", spec.max_nodes_total ? Json(*spec.max_nodes_total) : Json(nullptr)}};
 }
 
 void print_profile_tables(std::ostream& out, const engine::CloudProfile& profile, Timestamp now,
@@ -113,12 +112,8 @@ void print_profile_tables(std::ostream& out, const engine::CloudProfile& profile
     out << "\nMachine types:\n";
     rows.clear();
     for (const auto& t : spec.machine_types)
-        rows.push_back({{t.name},
-                        {t.usable ? "yes" : "no"},
-                        {t.architecture},
-                        {t.cpu},
-                        {t.gpu},
-                        {t.memory}});
+        rows.push_back(
+            {{t.name}, {t.usable ? "yes" : "no"}, {t.architecture}, {t.cpu}, {t.gpu}, {t.memory}});
     print_table(out, {"NAME", "USABLE", "ARCHITECTURE", "CPU", "GPU", "MEMORY"}, rows, colour,
                 "  ");
     out << "\nRegions:\n";
@@ -129,7 +124,8 @@ void print_profile_tables(std::ostream& out, const engine::CloudProfile& profile
             std::vector<std::string> unavailable = z.unavailable_machine_types;
             unavailable.insert(unavailable.end(), z.unavailable_volume_types.begin(),
                                z.unavailable_volume_types.end());
-            zones.push_back(z.name + (unavailable.empty() ? "" : " (no " + joined(unavailable) + ")"));
+            zones.push_back(z.name +
+                            (unavailable.empty() ? "" : " (no " + joined(unavailable) + ")"));
         }
         rows.push_back({{r.name}, {joined(zones)}, {joined(r.access_restrictions)}});
     }
@@ -178,16 +174,17 @@ int cmd_cloud_profile(Context& ctx, const CloudProfileArgs& args) {
         print_table(ctx.out(), {"NAME", "TYPE", "REGIONS", "SUPPORTED VERSIONS"}, rows, colour);
         return k_exit_ok;
     }
-    const engine::CloudProfileRef ref{args.namespaced ? std::string(engine::k_namespaced_cloud_profile_kind)
-                                                      : std::string(engine::k_cloud_profile_kind),
+    const engine::CloudProfileRef ref{args.namespaced
+                                          ? std::string(engine::k_namespaced_cloud_profile_kind)
+                                          : std::string(engine::k_cloud_profile_kind),
                                       *args.name};
     const auto profile = landscape.cloud_profile(ref);
     if (!profile) {
         std::vector<std::string> names;
         for (const auto& p : landscape.cloud_profiles())
             names.push_back(p.ref.name);
-        throw NotFound(ref.kind + " \"" + ref.name + "\" does not exist; CloudProfiles: " +
-                       joined(names));
+        throw NotFound(ref.kind + " \"" + ref.name +
+                       "\" does not exist; CloudProfiles: " + joined(names));
     }
     if (format == OutputFormat::Json || format == OutputFormat::Yaml)
         print_document(ctx.out(), profile_json(*profile, now), format);

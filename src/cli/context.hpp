@@ -109,7 +109,8 @@ struct ReadArgs {
     std::optional<std::string> expiration; ///< kubeconfig --expiration DUR
     bool live = false;                     ///< status --live: Gardener's view and the drift
     bool expired = false;                  ///< list --expired: only runtimes whose lifetime ended
-    bool dry_run = false;                  ///< protect|unprotect -l --dry-run: show, change nothing
+    bool deprecated = false; ///< list --deprecated: only runtimes on deprecated/expiring versions
+    bool dry_run = false;    ///< protect|unprotect -l --dry-run: show, change nothing
 };
 
 // Command implementations (one file each, see commands_*.cpp). Each returns an exit code and

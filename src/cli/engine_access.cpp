@@ -267,8 +267,12 @@ EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int stor
     // A one-shot command is one request: it reads the landscape once.
     m_landscape = std::make_unique<engine::CachedLandscape>(
         *m_landscape_port, m_clock,
-        std::chrono::seconds(owner_prefix == "cli" ? 0 : ctx.config().settings.landscape_cache_seconds));
-    m_options.landscape = m_landscape.get();
+        std::chrono::seconds(
+            owner_prefix == "cli" ? 0 : ctx.config().settings.landscape_cache_seconds));
+    // Without a Gardener, plans and dry runs say that they did not check the landscape, and
+    // requests that write are refused (engine::require_landscape names the setting).
+    if (gardener_configured(ctx))
+        m_options.landscape = m_landscape.get();
     gardener::ClientOptions cluster_options;
     cluster_options.qps = ctx.config().settings.gardener_qps;
     cluster_options.burst = ctx.config().settings.gardener_burst;

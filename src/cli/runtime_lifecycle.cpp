@@ -174,8 +174,8 @@ std::optional<engine::CloudProfileRef> take_cloud_profile(json& document,
     }
     bool name_ok = !ref.name.empty() && ref.name.size() <= 253;
     for (const char c : ref.name)
-        name_ok = name_ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-                              c == '.');
+        name_ok =
+            name_ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.');
     if (!name_ok)
         problems.push_back({path + ".name", "\"" + ref.name +
                                                 "\" is not a profile name (1 to 253 lower-case "

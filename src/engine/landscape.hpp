@@ -32,7 +32,8 @@ inline bool is_active(VersionClass c) {
     return c != VersionClass::Expired && c != VersionClass::Unavailable;
 }
 
-/// One `lifecycle[]` stage: from `start_time` on (always, when absent) the version is `classification`.
+/// One `lifecycle[]` stage: from `start_time` on (always, when absent) the version is
+/// `classification`.
 struct LifecycleStage {
     VersionClass classification = VersionClass::Supported;
     std::optional<Timestamp> start_time;

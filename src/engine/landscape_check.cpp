@@ -120,9 +120,10 @@ public:
         m_profile = &profile->spec;
         m_profile_name = ref.kind + " " + in_quotes(ref.name);
         if (m_profile->type != m_type) {
-            add("provider", in_quotes(m_g.provider) + " is provider type " + in_quotes(m_type) + ", but " +
-                                m_profile_name + " is for " + in_quotes(m_profile->type) +
-                                ": name a profile of type " + m_type + " in cloudProfile");
+            add("provider", in_quotes(m_g.provider) + " is provider type " + in_quotes(m_type) +
+                                ", but " + m_profile_name + " is for " +
+                                in_quotes(m_profile->type) + ": name a profile of type " + m_type +
+                                " in cloudProfile");
             return finish();
         }
         check_version();
@@ -150,7 +151,8 @@ private:
         for (const auto& p : m_landscape.cloud_profiles())
             if (p.spec.type == m_type)
                 of_type.push_back(in_quotes(p.ref.name));
-        std::string message = ref.kind + " " + in_quotes(ref.name) + " does not exist in the landscape";
+        std::string message =
+            ref.kind + " " + in_quotes(ref.name) + " does not exist in the landscape";
         if (of_type.size() == 1)
             message += "; exactly one CloudProfile of provider type " + m_type + " exists, " +
                        of_type.front() + ": name it in gardenerConfig.cloudProfile.name or set " +
@@ -189,8 +191,8 @@ private:
         }
         std::string exact = requested;
         if (parts->size() < 3) {
-            const auto chosen =
-                default_kubernetes_version(m_profile->kubernetes_versions, requested, m_request.now);
+            const auto chosen = default_kubernetes_version(m_profile->kubernetes_versions,
+                                                           requested, m_request.now);
             if (!chosen) {
                 add("kubernetesVersion",
                     in_quotes(requested) + " has no version classified supported in " +
@@ -209,8 +211,8 @@ private:
             if (!listed || (!upgrade && !is_active(effective_classification(*it, m_request.now)))) {
                 add("kubernetesVersion",
                     in_quotes(requested) +
-                        (listed ? " is " + std::string(to_text(effective_classification(
-                                               *it, m_request.now)))
+                        (listed ? " is " + std::string(to_text(
+                                               effective_classification(*it, m_request.now)))
                                 : std::string(" is not offered")) +
                         " in " + m_profile_name + "; offered: " + offered_versions(!upgrade));
                 return;
@@ -220,11 +222,11 @@ private:
             if (const auto live = parts_of(m_request.live_version); live && live->size() >= 2) {
                 const auto target = *parts_of(exact);
                 if (target.size() >= 2 && target[0] == (*live)[0] && target[1] >= (*live)[1] + 2) {
-                    add("kubernetesVersion",
-                        in_quotes(exact) + " skips a minor version: the shoot runs " +
-                            in_quotes(m_request.live_version) + ", upgrade to " +
-                            std::to_string((*live)[0]) + "." + std::to_string((*live)[1] + 1) +
-                            " first");
+                    add("kubernetesVersion", in_quotes(exact) +
+                                                 " skips a minor version: the shoot runs " +
+                                                 in_quotes(m_request.live_version) +
+                                                 ", upgrade to " + std::to_string((*live)[0]) +
+                                                 "." + std::to_string((*live)[1] + 1) + " first");
                     return;
                 }
             }
@@ -253,16 +255,16 @@ private:
             for (const auto& [path, zone] : zones_of(m_g)) {
                 if (std::none_of(m_region->zones.begin(), m_region->zones.end(),
                                  [&](const Zone& z) { return z.name == zone; }))
-                    add(path, in_quotes(zone) + " is not a zone of region " + in_quotes(m_g.region) +
-                                  "; its zones: " + joined(zone_names));
+                    add(path, in_quotes(zone) + " is not a zone of region " +
+                                  in_quotes(m_g.region) + "; its zones: " + joined(zone_names));
                 else
                     m_zones.push_back(zone);
             }
             if (m_g.eu_access && !contains(m_region->access_restrictions, "eu-access-only"))
                 add("euAccess", "true needs region " + in_quotes(m_g.region) +
                                     " to offer access restriction \"eu-access-only\"; it offers " +
-                                    joined(m_region->access_restrictions) + "; regions that do: " +
-                                    eu_regions());
+                                    joined(m_region->access_restrictions) +
+                                    "; regions that do: " + eu_regions());
         } else {
             for (const auto& [path, zone] : zones_of(m_g))
                 m_zones.push_back(zone);
@@ -354,15 +356,16 @@ private:
         for (const auto& v : image->versions)
             if (supports(v, architecture) && is_active(effective_classification(v, m_request.now)))
                 offered.push_back(describe_version(v, m_request.now));
-        const auto listed = std::find_if(image->versions.begin(), image->versions.end(),
-                                         [&](const ExpirableVersion& v) { return v.version == requested; });
+        const auto listed =
+            std::find_if(image->versions.begin(), image->versions.end(),
+                         [&](const ExpirableVersion& v) { return v.version == requested; });
         if (listed != image->versions.end()) {
             if (!supports(*listed, architecture) ||
                 !is_active(effective_classification(*listed, m_request.now)))
-                add("machineImageVersion",
-                    in_quotes(requested) + " of image " + in_quotes(image->name) +
-                        " is expired or does not support architecture " + architecture +
-                        "; offered: " + joined(offered));
+                add("machineImageVersion", in_quotes(requested) + " of image " +
+                                               in_quotes(image->name) +
+                                               " is expired or does not support architecture " +
+                                               architecture + "; offered: " + joined(offered));
             return;
         }
         const auto chosen = default_image_version(*image, requested, architecture, m_request.now);
@@ -379,8 +382,8 @@ private:
         const bool needs_volume = m_type == "aws" || m_type == "azure" || m_type == "gcp";
         if (m_create && needs_volume && (!m_g.disk_type || !m_g.volume_size_gb))
             add(m_g.disk_type ? "volumeSizeGB" : "diskType",
-                "is required for provider type " + m_type +
-                    ": Gardener's " + m_type + " extension refuses workers without a volume; " +
+                "is required for provider type " + m_type + ": Gardener's " + m_type +
+                    " extension refuses workers without a volume; " +
                     "volume types: " + usable_volume_types());
         if (!m_g.disk_type || !changed(&GardenerConfig::disk_type))
             return;
@@ -433,8 +436,8 @@ private:
                 }
             }
         }
-        const std::string offered = "; the project's " + kind + "s of provider type " + m_type +
-                                    ": " + joined(of_type);
+        const std::string offered =
+            "; the project's " + kind + "s of provider type " + m_type + ": " + joined(of_type);
         if (!found)
             add("targetSecret",
                 in_quotes(m_g.target_secret) + " is not a " + kind + " of the project" + offered);

@@ -33,7 +33,8 @@ ProvisionPlan plan_provision(const ProvisionInput& input, const RequestContext& 
     plan.operation.id = ids.operation_id;
     // CreatingShoot builds the shoot again from the stored runtime, with the same function.
     plan.shoot = build_shoot(plan.runtime, plan.operation.id, options.shoot);
-    plan.warnings = provision_input_warnings(input);
+    const auto input_warnings = provision_input_warnings(input);
+    plan.warnings.insert(plan.warnings.begin(), input_warnings.begin(), input_warnings.end());
     if (plan.runtime.kyma && options.kyma.lifecycle())
         check_lifecycle_manager_input(*plan.runtime.kyma, options.kyma, plan.warnings);
     plan.warnings.insert(plan.warnings.end(), plan.shoot.warnings.begin(),

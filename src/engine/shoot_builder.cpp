@@ -100,10 +100,7 @@ struct ProviderBlockBuilder {
         ordered infra = typed_object(k_infrastructure_kind, "azure");
         infra["networks"] = std::move(networks);
         infra["zoned"] = zoned;
-        return {"azure",
-                c.vnet_cidr,
-                std::move(infra),
-                typed_object(k_control_plane_kind, "azure"),
+        return {"azure", c.vnet_cidr, std::move(infra), typed_object(k_control_plane_kind, "azure"),
                 std::move(worker_zones)};
     }
 
@@ -119,10 +116,7 @@ struct ProviderBlockBuilder {
         }
         ordered infra = typed_object(k_infrastructure_kind, "aws");
         infra["networks"] = ordered{{"vpc", ordered{{"cidr", c.vpc_cidr}}}, {"zones", zones}};
-        return {"aws",
-                c.vpc_cidr,
-                std::move(infra),
-                typed_object(k_control_plane_kind, "aws"),
+        return {"aws", c.vpc_cidr, std::move(infra), typed_object(k_control_plane_kind, "aws"),
                 std::move(names)};
     }
 
@@ -133,11 +127,7 @@ struct ProviderBlockBuilder {
         infra["networks"] = ordered{{"worker", ""}, {"workers", g.worker_cidr}};
         ordered cp = typed_object(k_control_plane_kind, "openstack");
         cp["loadBalancerProvider"] = c.load_balancer_provider;
-        return {"openstack",
-                g.worker_cidr,
-                std::move(infra),
-                std::move(cp),
-                c.zones};
+        return {"openstack", g.worker_cidr, std::move(infra), std::move(cp), c.zones};
     }
 };
 

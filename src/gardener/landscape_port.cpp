@@ -20,8 +20,8 @@ constexpr std::size_t k_max_text = 253;
 // retryable failure but a landscape kprov cannot use.
 [[noreturn]] void malformed(const std::string& what, const std::string& path,
                             const std::string& expected) {
-    throw KubeError("gardener: " + what + " is malformed: " + path + " " + expected, 200, false,
-                    "", {}, "", "k8s client - gardener");
+    throw KubeError("gardener: " + what + " is malformed: " + path + " " + expected, 200, false, "",
+                    {}, "", "k8s client - gardener");
 }
 
 // Reads members of one object with their paths, for errors that say where.
@@ -121,7 +121,8 @@ public:
         const json& stages = list(v, "lifecycle", path);
         for (std::size_t i = 0; i < stages.size(); ++i) {
             const std::string at = path + ".lifecycle[" + std::to_string(i) + "]";
-            out.lifecycle.push_back({classification(stages[i], at), time(stages[i], "startTime", at)});
+            out.lifecycle.push_back(
+                {classification(stages[i], at), time(stages[i], "startTime", at)});
         }
         out.architectures = strings(v, "architectures", path);
         return out;
@@ -164,9 +165,9 @@ engine::CloudProfile profile_of(const json& object, const std::string& kind) {
         }
     }
     if (spec == nullptr)
-        malformed(what, kind == engine::k_namespaced_cloud_profile_kind
-                            ? "status.cloudProfileSpec"
-                            : "spec",
+        malformed(what,
+                  kind == engine::k_namespaced_cloud_profile_kind ? "status.cloudProfileSpec"
+                                                                  : "spec",
                   "is missing");
     return {{kind, name}, parse_cloud_profile_spec(*spec, what)};
 }
@@ -239,10 +240,9 @@ engine::CloudProfileSpec parse_cloud_profile_spec(const json& spec, const std::s
     const json& volumes = r.list(spec, "volumeTypes", "spec");
     for (std::size_t i = 0; i < volumes.size(); ++i) {
         const std::string path = at("spec.volumeTypes", i);
-        out.volume_types.push_back({r.text(volumes[i], "name", path, true),
-                                    r.text(volumes[i], "class", path),
-                                    r.boolean(volumes[i], "usable", path, true),
-                                    r.text(volumes[i], "minSize", path)});
+        out.volume_types.push_back(
+            {r.text(volumes[i], "name", path, true), r.text(volumes[i], "class", path),
+             r.boolean(volumes[i], "usable", path, true), r.text(volumes[i], "minSize", path)});
     }
     if (const json* limits = r.member(spec, "limits", "spec"))
         if (const json* max = r.member(*limits, "maxNodesTotal", "spec.limits")) {

@@ -194,7 +194,8 @@ namespace {
 
 // gardener_config.cloud_profile: {"kind": ..., "name": ...}; NULL (or anything unreadable, which
 // only a hand-edited row holds) reads as none, so the shoot keeps its provider's default.
-std::optional<engine::CloudProfileRef> cloud_profile_from_db(const std::optional<std::string>& text) {
+std::optional<engine::CloudProfileRef>
+cloud_profile_from_db(const std::optional<std::string>& text) {
     if (!text)
         return std::nullopt;
     const auto j = nlohmann::json::parse(*text, nullptr, false);

@@ -48,9 +48,9 @@ TEST(EffectiveClassification, LegacyFieldsBecomeStages) {
                   legacy("1.32.13", VersionClass::Deprecated, at("2026-04-24 23:59:59")), k_now),
               VersionClass::Expired);
     // Only an expirationDate: supported until then (the default classification).
-    EXPECT_EQ(effective_classification(legacy("1.34.1", std::nullopt, at("2026-09-01 00:00:00")),
-                                       k_now),
-              VersionClass::Supported);
+    EXPECT_EQ(
+        effective_classification(legacy("1.34.1", std::nullopt, at("2026-09-01 00:00:00")), k_now),
+        VersionClass::Supported);
     // "Strictly before now": the instant itself still counts as before the expiry.
     EXPECT_EQ(effective_classification(legacy("1.34.1", std::nullopt, k_now), k_now),
               VersionClass::Supported);

@@ -100,10 +100,9 @@ make_profile(const std::string& name, const std::string& type,
 /// CredentialsBinding per provider (gcp-secret, azure-secret, aws-secret, openstack-secret, and
 /// the names the suites give).
 inline void fill_fixture_landscape(FakeLandscape& landscape) {
-    const std::vector<std::string> types = {"e2-medium",      "n2-standard-4", "Standard_D4_v3",
-                                            "Standard_D8_v3", "m5.xlarge",     "m6i.large",
-                                            "g_c4_m16",       "machine",       "e2-standard-8",
-                                            "n2-std",         "other"};
+    const std::vector<std::string> types = {
+        "e2-medium", "n2-standard-4", "Standard_D4_v3", "Standard_D8_v3", "m5.xlarge", "m6i.large",
+        "g_c4_m16",  "machine",       "e2-standard-8",  "n2-std",         "other"};
     landscape.profiles = {
         make_profile("gcp", "gcp", types, {"pd-balanced", "pd-standard", "pd-ssd"},
                      {{"europe-west3", {"europe-west3-a", "europe-west3-b", "europe-west3-c"}},
@@ -116,12 +115,11 @@ inline void fill_fixture_landscape(FakeLandscape& landscape) {
         make_profile("converged-cloud-kyma", "openstack", types, {},
                      {{"eu-de-1", {"eu-de-1a", "eu-de-1b", "eu-de-1d"}}}),
     };
-    for (const auto& [name, type] : std::vector<std::pair<std::string, std::string>>{
-             {"gcp-secret", "gcp"},
-             {"azure-secret", "azure"},
-             {"aws-secret", "aws"},
-             {"openstack-secret", "openstack"}})
-    {
+    for (const auto& [name, type] :
+         std::vector<std::pair<std::string, std::string>>{{"gcp-secret", "gcp"},
+                                                          {"azure-secret", "azure"},
+                                                          {"aws-secret", "aws"},
+                                                          {"openstack-secret", "openstack"}}) {
         landscape.credentials.push_back({name, type, "v1", "Secret", name, "garden-kyma-dev"});
         // Legacy mode sends secretBindingName: the same names as SecretBindings.
         landscape.secrets.push_back({name, {type}, name, "garden-kyma-dev"});
