@@ -393,7 +393,9 @@ private:
                 type = &v;
         if (!type || !type->usable || !available(*m_g.disk_type, &Zone::unavailable_volume_types))
             add("diskType", in_quotes(*m_g.disk_type) +
-                                (type ? " is not usable in all zones of " : " is not offered by ") +
+                                (!type           ? " is not offered by "
+                                 : !type->usable ? " is not usable in "
+                                                 : " is unavailable in a zone of the region in ") +
                                 m_profile_name + "; volume types: " + usable_volume_types());
     }
 

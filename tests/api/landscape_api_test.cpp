@@ -32,17 +32,17 @@ const std::string k_provision =
     "runtimeID operation state } }";
 
 json input(const std::string& version, const std::string& machine_type) {
-    return json::parse(R"({
+    auto doc = json::parse(R"({
       "runtimeInput": {"name": "api-landscape"},
       "clusterConfig": {"gardenerConfig": {
         "name": "api-landscape", "provider": "gcp", "targetSecret": "api-binding",
         "region": "api-1", "diskType": "api-disk", "volumeSizeGB": 30,
         "workerCidr": "10.250.0.0/16", "autoScalerMin": 1, "autoScalerMax": 2, "maxSurge": 1,
         "maxUnavailable": 0, "providerSpecificConfig": {"gcpConfig": {"zones": ["api-1a"]}}}}
-    })")
-        .merge_patch({{"clusterConfig",
-                       {{"gardenerConfig",
-                         {{"kubernetesVersion", version}, {"machineType", machine_type}}}}}});
+    })");
+    doc["clusterConfig"]["gardenerConfig"]["kubernetesVersion"] = version;
+    doc["clusterConfig"]["gardenerConfig"]["machineType"] = machine_type;
+    return doc;
 }
 
 class LandscapeApi : public ServeTest<> {

@@ -94,7 +94,7 @@ items:
 )";
 
 json runtime_file(const std::string& shoot) {
-    return json::parse(R"({
+    auto doc = json::parse(R"({
       "runtimeInput": {"name": "landscape-test"},
       "clusterConfig": {"gardenerConfig": {
         "name": "", "cloudProfile": {"name": "gcp-test"},
@@ -103,8 +103,9 @@ json runtime_file(const std::string& shoot) {
         "diskType": "disk-std", "volumeSizeGB": 50, "workerCidr": "10.250.0.0/16",
         "autoScalerMin": 2, "autoScalerMax": 4, "maxSurge": 1, "maxUnavailable": 0,
         "providerSpecificConfig": {"gcpConfig": {"zones": ["test-east-a", "test-east-b"]}}}}
-    })")
-        .merge_patch(json{{"clusterConfig", {{"gardenerConfig", {{"name", shoot}}}}}});
+    })");
+    doc["clusterConfig"]["gardenerConfig"]["name"] = shoot;
+    return doc;
 }
 
 class LandscapeCli : public ::testing::Test {
@@ -233,8 +234,9 @@ TEST_F(LandscapeCli, EveryRefusalNamesFieldValueAndOfferAndWritesNothing) {
         EXPECT_THAT(r.err, AllOf(HasSubstr(p + "kubernetesVersion: \"1.32.4\" is expired"),
                                  HasSubstr("1.36.3 (preview)"), HasSubstr("1.35.9 (supported)"),
                                  HasSubstr("1.34.9 (deprecated, expires 2099-01-31T00:00:00Z)")));
-        EXPECT_THAT(r.err, AllOf(HasSubstr(p + "machineType: \"tiny-1\" is not usable"),
-                                 HasSubstr("usable types in region \"test-east\": \"std-4\"")));
+        EXPECT_THAT(r.err,
+                    AllOf(HasSubstr(p + "machineType: \"tiny-1\" is not usable"),
+                          HasSubstr("usable types in region \"test-east\": \"big-8\", \"std-4\"")));
         EXPECT_THAT(r.err, AllOf(HasSubstr(p + "diskType: \"disk-old\""),
                                  HasSubstr("volume types: \"disk-std\"")));
         EXPECT_THAT(r.err, AllOf(HasSubstr(p + "targetSecret: \"aws-binding\""),
