@@ -1,8 +1,8 @@
 #include "admission.hpp"
 
+#include "admission_rules.hpp"
 #include "object_store.hpp"
 
-#include <regex>
 #include <set>
 
 namespace kprov::sim {
@@ -29,30 +29,55 @@ bool annotation_true(const Json& obj, const std::string& key) {
 }
 
 namespace {
+
+using rules::str;
 std::string string_at(const Json& s, const char* pointer) {
-    Json::json_pointer p(pointer);
-    return s.contains(p) && s.at(p).is_string() ? s.at(p).get<std::string>() : "";
+    return str(s, pointer);
 }
 
-bool version_at_least(const std::string& version, int major, int minor) {
-    std::smatch m;
-    static const std::regex re(R"(^(\d+)\.(\d+)(\.\d+)?$)");
-    if (!std::regex_match(version, m, re))
-        return false;
-    int a = std::stoi(m[1]), b = std::stoi(m[2]);
-    return a > major || (a == major && b >= minor);
+bool is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
+
+// A run of 1 to `max_digits` digits at `pos` (advanced past it) as a number; -1 if none.
+int digits_at(const std::string& s, std::size_t& pos, std::size_t max_digits) {
+    std::size_t start = pos;
+    int n = 0;
+    while (pos < s.size() && is_digit(s[pos]) && pos - start < max_digits)
+        n = n * 10 + (s[pos++] - '0');
+    return pos == start ? -1 : n;
 }
 
 bool is_cidr(const std::string& s) {
-    static const std::regex v4(R"(^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})/(\d{1,2})$)");
-    std::smatch m;
-    if (std::regex_match(s, m, v4)) {
-        for (int i = 1; i <= 4; ++i)
-            if (std::stoi(m[i]) > 255)
-                return false;
-        return std::stoi(m[5]) <= 32;
+    if (s.find(':') != std::string::npos)
+        return s.find('/') != std::string::npos; // IPv6: trust it
+    std::size_t pos = 0;
+    for (int i = 0; i < 4; ++i) {
+        int octet = digits_at(s, pos, 3);
+        if (octet < 0 || octet > 255)
+            return false;
+        if (pos >= s.size() || s[pos] != (i < 3 ? '.' : '/'))
+            return false;
+        ++pos;
     }
-    return s.find(':') != std::string::npos && s.find('/') != std::string::npos; // IPv6: trust it
+    int bits = digits_at(s, pos, 2);
+    return bits >= 0 && bits <= 32 && pos == s.size();
+}
+
+// "<digits>Gi"
+bool is_gibibytes(const std::string& s) {
+    std::size_t pos = 0;
+    return digits_at(s, pos, 9) >= 0 && s.compare(pos, std::string::npos, "Gi") == 0;
+}
+
+// "HHMMSS+ZZZZ" or "HHMMSS-ZZZZ"
+bool is_time_of_week(const std::string& s) {
+    if (s.size() != 11 || (s[6] != '+' && s[6] != '-'))
+        return false;
+    for (std::size_t i = 0; i < s.size(); ++i)
+        if (i != 6 && !is_digit(s[i]))
+            return false;
+    return true;
 }
 
 void require_field(std::vector<Cause>& causes, const std::string& field, const std::string& what) {
@@ -81,7 +106,6 @@ void check_workers(const Json& spec, const std::string& provider, std::vector<Ca
         require_field(causes, "spec.provider.workers", "must provide at least one worker pool");
         return;
     }
-    static const std::regex size_re(R"(^\d+Gi$)");
     std::set<std::string> names;
     bool zones_required = provider == "aws" || provider == "gcp" || provider == "openstack";
     for (std::size_t i = 0; i < workers.size(); ++i) {
@@ -124,7 +148,7 @@ void check_workers(const Json& spec, const std::string& provider, std::vector<Ca
                               "Invalid value: 0: may not be 0 when `maxSurge` is 0",
                               f + ".maxUnavailable"});
         std::string size = string_at(w, "/volume/size");
-        if (!size.empty() && !std::regex_match(size, size_re))
+        if (!size.empty() && !is_gibibytes(size))
             causes.push_back({"FieldValueInvalid",
                               "Invalid value: \"" + size + "\": must match ^\\d+Gi$",
                               f + ".volume.size"});
@@ -145,14 +169,12 @@ void check_spec(const Json& s, const AdmissionContext& ctx, std::vector<Cause>& 
     if (string_at(s, "/spec/region").empty())
         require_field(causes, "spec.region", "must specify a region");
     std::string version = string_at(s, "/spec/kubernetes/version");
-    static const std::regex version_re(R"(^\d+\.\d+(\.\d+)?$)");
     if (version.empty())
         require_field(causes, "spec.kubernetes.version", "kubernetes version must not be empty");
-    else if (!std::regex_match(version, version_re))
+    else if (!rules::parse_semver(version))
         causes.push_back({"FieldValueInvalid",
                           "Invalid value: \"" + version + "\": must be a semantic version",
                           "spec.kubernetes.version"});
-    bool k134 = version_at_least(version, 1, 34);
 
     std::string cp_name = string_at(s, "/spec/cloudProfile/name");
     std::string cp_legacy = string_at(s, "/spec/cloudProfileName");
@@ -169,26 +191,6 @@ void check_spec(const Json& s, const AdmissionContext& ctx, std::vector<Cause>& 
                           "Unsupported value: \"" + cp_kind +
                               "\": supported values: \"CloudProfile\", \"NamespacedCloudProfile\"",
                           "spec.cloudProfile.kind"});
-    if (k134 && !cp_legacy.empty() && cp_name.empty())
-        causes.push_back({"FieldValueForbidden",
-                          "Forbidden: for Kubernetes versions >= 1.34, cloudProfileName is not "
-                          "supported; use cloudProfile",
-                          "spec.cloudProfileName"});
-
-    std::string cb = string_at(s, "/spec/credentialsBindingName");
-    std::string sb = string_at(s, "/spec/secretBindingName");
-    if (cb.empty() && sb.empty())
-        require_field(causes, "spec.credentialsBindingName",
-                      "must be set when the shoot has workers");
-    if (!cb.empty() && !sb.empty())
-        causes.push_back({"FieldValueForbidden",
-                          "Forbidden: is incompatible with credentialsBindingName",
-                          "spec.secretBindingName"});
-    if (k134 && !sb.empty())
-        causes.push_back({"FieldValueForbidden",
-                          "Forbidden: for Kubernetes versions >= 1.34, secretBindingName is not "
-                          "supported; use credentialsBindingName",
-                          "spec.secretBindingName"});
 
     std::string purpose = string_at(s, "/spec/purpose");
     if (!purpose.empty() && purpose != "evaluation" && purpose != "testing" &&
@@ -218,10 +220,9 @@ void check_spec(const Json& s, const AdmissionContext& ctx, std::vector<Cause>& 
         causes.push_back({"FieldValueInvalid",
                           "Invalid value: \"" + domain + "\": must be a DNS subdomain",
                           "spec.dns.domain"});
-    static const std::regex window_re(R"(^\d{6}[+-]\d{4}$)");
     for (const char* edge : {"begin", "end"}) {
         std::string v = string_at(s, (std::string("/spec/maintenance/timeWindow/") + edge).c_str());
-        if (!v.empty() && !std::regex_match(v, window_re))
+        if (!v.empty() && !is_time_of_week(v))
             causes.push_back({"FieldValueInvalid",
                               "Invalid value: \"" + v + "\": must be in the format HHMMSS+ZZZZ",
                               std::string("spec.maintenance.timeWindow.") + edge});
@@ -256,18 +257,6 @@ void default_spec(Json& s, const AdmissionContext& ctx) {
     const std::string name = s["metadata"]["name"].get<std::string>();
     if (!spec.contains("purpose"))
         spec["purpose"] = "evaluation";
-    std::string legacy = string_at(s, "/spec/cloudProfileName");
-    if (!spec.contains("cloudProfile") && !legacy.empty())
-        spec["cloudProfile"] = {{"kind", "CloudProfile"}, {"name", legacy}};
-    if (spec.contains("cloudProfile") && !spec["cloudProfile"].contains("kind"))
-        spec["cloudProfile"]["kind"] = "CloudProfile";
-    std::string version = string_at(s, "/spec/kubernetes/version");
-    if (legacy.empty() && spec.contains("cloudProfile") &&
-        spec["cloudProfile"].value("kind", "") == "CloudProfile" &&
-        !version_at_least(version, 1, 34))
-        spec["cloudProfileName"] = spec["cloudProfile"]["name"];
-    if (std::count(version.begin(), version.end(), '.') == 1)
-        spec["kubernetes"]["version"] = version + ".0";
     Json& auto_update = spec["maintenance"]["autoUpdate"];
     if (!auto_update.contains("kubernetesVersion"))
         auto_update["kubernetesVersion"] = true;
@@ -298,27 +287,12 @@ void default_spec(Json& s, const AdmissionContext& ctx) {
             w["systemComponents"] = {{"allow", true}};
         if (!w["machine"].contains("architecture"))
             w["machine"]["architecture"] = "amd64";
-        if (!w["machine"].contains("image"))
-            w["machine"]["image"] = {{"name", "gardenlinux"}};
-        if (!w["machine"]["image"].contains("version"))
-            w["machine"]["image"]["version"] = "1592.2.0";
     }
     if (string_at(s, "/spec/dns/domain").empty())
         spec["dns"]["domain"] = name + "." + project_of(ctx.ns) + "." + ctx.dns_suffix;
     if (!spec.contains("schedulerName"))
         spec["schedulerName"] = "default-scheduler";
 }
-void check_references(const Json& s, const AdmissionContext& ctx) {
-    std::string cm =
-        string_at(s, "/spec/kubernetes/kubeAPIServer/structuredAuthentication/configMapName");
-    if (!cm.empty() && ctx.configmap_exists && !ctx.configmap_exists(cm))
-        throw forbidden(
-            shoot_info(), s["metadata"].value("name", ""),
-            "configmaps \"" + cm +
-                "\" not found (referenced by "
-                "spec.kubernetes.kubeAPIServer.structuredAuthentication.configMapName)");
-}
-
 Json user_metadata_only(Json md) {
     for (const char* k :
          {"uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp",
@@ -364,10 +338,18 @@ Json admit_create(Json body, const AdmissionContext& ctx) {
                 causes.push_back({"FieldValueForbidden",
                                   "Forbidden: finalizer \"gardener\" cannot be set on creation",
                                   "metadata.finalizers"});
+    // Gardener's order (gardener-landscape.md §0): mutating admission, strategy validation,
+    // then the validating plugins and the provider webhooks.
+    const Json no_old;
+    const Json profile = rules::resolve_profile(body, ctx, true);
+    rules::mutate(body, no_old, profile, ctx);
     check_spec(body, ctx, causes);
+    rules::strategy(body, no_old, causes);
     if (!causes.empty())
         throw invalid(info, name, causes);
-    check_references(body, ctx);
+    rules::check_references(body, no_old, ctx);
+    rules::validate_against_profile(body, no_old, profile, ctx);
+    rules::provider_webhook(body);
     default_spec(body, ctx);
     md["annotations"]["gardener.cloud/created-by"] = ctx.user;
     body["status"] = {{"gardener", {{"id", ""}, {"name", ""}, {"version", ""}}},
@@ -413,7 +395,10 @@ Json admit_update(const Json& current, Json body, const AdmissionContext& ctx) {
     if (string_at(body, "/spec/dns/domain").empty() &&
         !string_at(current, "/spec/dns/domain").empty())
         spec["dns"]["domain"] = old["dns"]["domain"];
+    const Json profile = rules::resolve_profile(body, ctx, false);
+    rules::mutate(body, current, profile, ctx);
     check_spec(body, ctx, causes);
+    rules::strategy(body, current, causes);
     auto immutable = [&](const char* pointer, const std::string& field) {
         std::string was = string_at(current, pointer), now = string_at(body, pointer);
         if (!was.empty() && was != now)
@@ -427,7 +412,9 @@ Json admit_update(const Json& current, Json body, const AdmissionContext& ctx) {
     immutable("/spec/dns/domain", "spec.dns.domain");
     if (!causes.empty())
         throw invalid(info, name, causes);
-    check_references(body, ctx);
+    rules::check_references(body, current, ctx);
+    rules::validate_against_profile(body, current, profile, ctx);
+    rules::provider_webhook(body);
     default_spec(body, ctx);
     body["status"] = current["status"];
     if (cmd.contains("deletionTimestamp") && body["spec"] != current["spec"])

@@ -4,12 +4,14 @@
 // (403), and the defaults a stored shoot gets. Both the current API (spec.cloudProfile,
 // spec.credentialsBindingName, kubeAPIServer.structuredAuthentication) and the legacy v1.74
 // fields (cloudProfileName, secretBindingName, kubeAPIServer.oidcConfig) are accepted.
-// The simulator checks the shape of a shoot, not a landscape's catalogue: any cloud profile,
-// region, credentials binding and machine type is fine.
+// Catalogue rules (profile, versions, regions, zones, machine types, images, volumes, bindings)
+// follow Gardener's admission plugins and provider webhooks, in Gardener's order, with its codes
+// and messages (gardener-landscape.md; admission_rules.hpp).
 
 #include "api.hpp"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,9 +27,13 @@ struct AdmissionContext {
     /// fieldValidation query parameter: "" (the sim's default: unknown spec fields are 422),
     /// "Strict" (400), "Warn" (dropped, Warning header), "Ignore" (dropped).
     std::string field_validation;
-    /// Whether a ConfigMap exists in the shoot's namespace (references must resolve).
-    std::function<bool(const std::string&)> configmap_exists;
     std::vector<std::string>* warnings = nullptr; ///< Warning headers to send
+    /// The landscape object (or Secret) of `info` in `ns` ("" for cluster-scoped); nullopt when
+    /// absent. Without it no catalogue rule runs.
+    std::function<std::optional<Json>(const ResourceInfo& info, const std::string& ns,
+                                      const std::string& name)>
+        lookup;
+    TimePoint now = Clock::now(); ///< classifications are computed at this time
 };
 
 /// The project of a garden-<project> namespace ("" for anything else).

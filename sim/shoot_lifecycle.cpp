@@ -157,6 +157,26 @@ bool ShootStore::step(Record& rec, TimePoint now) {
     return false;
 }
 
+namespace {
+
+// DiscoverVersion's list (pkg/utils/validation/kubernetesversion/version.go at v1.145+).
+bool gardenlet_supports(const std::string& version) {
+    int major = 0, minor = 0;
+    std::size_t pos = 0;
+    auto number = [&](int& out) {
+        std::size_t start = pos;
+        while (pos < version.size() && pos - start < 4 && version[pos] >= '0' &&
+               version[pos] <= '9')
+            out = out * 10 + (version[pos++] - '0');
+        return pos > start;
+    };
+    if (!number(major) || pos >= version.size() || version[pos++] != '.' || !number(minor))
+        return false;
+    return major == 1 && minor >= 32 && minor <= 36;
+}
+
+} // namespace
+
 void ShootStore::schedule(Record& rec, TimePoint) {
     rec.scheduled = true;
     if (!rec.obj["spec"].value("seedName", "").empty())
@@ -195,6 +215,18 @@ void ShootStore::start_operation(Record& rec, TimePoint now) {
             rec.plans.erase(it);
             break;
         }
+    }
+    // The API server admits any version its profile offers, but gardenlet reconciles only the
+    // minors it supports (1.32-1.36 today, gardener-landscape.md §3.1): anything else fails.
+    const std::string version =
+        rec.obj["spec"].value("kubernetes", Json::object()).value("version", "");
+    if (!op.fail && op.type != "Delete" && !gardenlet_supports(version)) {
+        FailPlan refusal;
+        refusal.codes = {};
+        refusal.type = op.type;
+        refusal.description = "unsupported kubernetes version \"" + version + "\"";
+        refusal.immediately = true;
+        op.fail = refusal;
     }
     rec.op = op;
     Json obj = rec.obj;

@@ -115,10 +115,14 @@ AdmissionContext ShootStore::admission(const std::string& ns, const WriteContext
     a.field_validation = ctx.field_validation;
     a.warnings = ctx.warnings;
     const ObjectStore& garden = m_garden;
-    a.configmap_exists = [&garden, ns](const std::string& name) {
-        const ResourceInfo* cm = garden.find("", "configmaps");
-        return cm && garden.find_object(*cm, ns, name).has_value();
+    a.lookup = [&garden](const ResourceInfo& info, const std::string& in_ns,
+                         const std::string& name) -> std::optional<Json> {
+        const ResourceInfo* stored = garden.find(info.group, info.resource);
+        if (!stored)
+            return std::nullopt;
+        return garden.find_object(*stored, in_ns, name);
     };
+    a.now = Clock::now();
     return a;
 }
 

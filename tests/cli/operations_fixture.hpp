@@ -124,6 +124,9 @@ protected:
         json document = read_runtime_file(k_examples + example + ".yaml");
         const std::string shoot = k_prefix.at(example) + "-t" + std::to_string(++counter);
         document["clusterConfig"]["gardenerConfig"]["name"] = shoot;
+        // The full patch kprov-sim's default landscape defaults "1.34" to, so that the store and
+        // Gardener agree (kprov does not resolve "1.34" itself yet).
+        document["clusterConfig"]["gardenerConfig"]["kubernetesVersion"] = "1.34.6";
         const std::string file = m_dir.file(shoot + ".json");
         std::ofstream(file) << document.dump();
         return {file, shoot};

@@ -59,7 +59,7 @@ TEST_P(Lifecycle, ProvisionUpgradeHibernateWakeUpDeprovision) {
     EXPECT_EQ(annotations["kcp.provisioner.kyma-project.io/operation-id"], status["id"]);
     EXPECT_EQ((*live)["metadata"]["labels"]["account"], "ga-1");
     EXPECT_EQ((*live)["status"]["lastOperation"]["state"], "Succeeded");
-    EXPECT_EQ((*live)["spec"]["kubernetes"]["version"], "1.29.2");
+    EXPECT_EQ((*live)["spec"]["kubernetes"]["version"], "1.34.6");
     expect_succeeded(
         runtime_id, OperationType::ProvisionNoInstall,
         {"WaitingForClusterDomain", "WaitingForClusterCreation", "CreatingBindingsForOperators"});
@@ -82,7 +82,7 @@ TEST_P(Lifecycle, ProvisionUpgradeHibernateWakeUpDeprovision) {
     EXPECT_THAT(r.out, HasSubstr("UpgradeShoot"));
     live = shoot(name);
     ASSERT_TRUE(live.has_value());
-    EXPECT_EQ((*live)["spec"]["kubernetes"]["version"], "1.30.2");
+    EXPECT_EQ((*live)["spec"]["kubernetes"]["version"], "1.35.4") << "1.35 defaulted by Gardener";
     EXPECT_EQ((*live)["spec"]["provider"]["workers"][0]["machine"]["type"], machine_type);
     EXPECT_EQ((*live)["spec"]["provider"]["workers"][0]["maximum"], 12);
     expect_succeeded(runtime_id, OperationType::UpgradeShoot,
@@ -325,9 +325,9 @@ TEST_P(Operations, DryRunsChangeNothing) {
     const std::string runtime_id = json::parse(r.out)["runtimeID"];
     r = kprov({"upgrade-shoot", runtime_id, "-f", k_examples + "upgrade.yaml", "--dry-run"});
     ASSERT_EQ(r.code, 0) << r.err;
-    EXPECT_THAT(r.out, HasSubstr("~ spec.kubernetes.version: \"1.29.2\" -> \"1.30.2\""));
+    EXPECT_THAT(r.out, HasSubstr("~ spec.kubernetes.version: \"1.34.6\" -> \"1.35\""));
     EXPECT_EQ(m_store->operations_of(runtime_id).size(), 1U);
-    EXPECT_EQ((*shoot(name))["spec"]["kubernetes"]["version"], "1.29.2");
+    EXPECT_EQ((*shoot(name))["spec"]["kubernetes"]["version"], "1.34.6");
 }
 
 TEST_P(Operations, UsageErrorsAndUnknownIds) {

@@ -40,8 +40,10 @@ protected:
         // A runtime provisioned from the GCP example: its row in the store, its shoot in Gardener.
         engine::ConversionOptions conversion;
         conversion.gardener_project = "kyma-dev";
-        const auto input =
-            engine::parse_provision_input(read_runtime_file(k_examples + "gcp.yaml"));
+        auto document = read_runtime_file(k_examples + "gcp.yaml");
+        // The patch the sim's default landscape defaults "1.34" to: store and shoot agree.
+        document["clusterConfig"]["gardenerConfig"]["kubernetesVersion"] = "1.34.6";
+        const auto input = engine::parse_provision_input(document);
         m_runtime = engine::to_runtime(input, engine::new_uuid(), "ga-1", "", kprov::testing::k_t0,
                                        conversion);
         stores::OpenOptions options;
@@ -80,7 +82,7 @@ protected:
 TEST_F(PlanUpgrade, ShowsTheChangeUpgradeShootWouldApply) {
     std::string out, err;
     ASSERT_EQ(plan({m_runtime.id, "-f", k_examples + "upgrade.yaml"}, out, err), 0) << err;
-    EXPECT_THAT(out, HasSubstr("~ spec.kubernetes.version: \"1.29.2\" -> \"1.30.2\""));
+    EXPECT_THAT(out, HasSubstr("~ spec.kubernetes.version: \"1.34.6\" -> \"1.35\""));
     EXPECT_THAT(out, Not(HasSubstr("machine.type"))) << "the example keeps the machine type";
     EXPECT_THAT(out, HasSubstr("~ spec.provider.workers[0].maximum: 4 -> 12"));
     EXPECT_THAT(out, HasSubstr("~ spec.maintenance.autoUpdate.machineImageVersion: false -> true"));
@@ -95,7 +97,7 @@ TEST_F(PlanUpgrade, JsonOutputIsTheWholeNewShoot) {
     const auto shoot = nlohmann::json::parse(out);
     EXPECT_EQ(shoot["kind"], "Shoot");
     EXPECT_EQ(shoot["metadata"]["name"], m_runtime.gardener.name);
-    EXPECT_EQ(shoot["spec"]["kubernetes"]["version"], "1.30.2");
+    EXPECT_EQ(shoot["spec"]["kubernetes"]["version"], "1.35");
     EXPECT_EQ(shoot["spec"]["provider"]["workers"][0]["minimum"], 3);
 }
 

@@ -190,15 +190,15 @@ TEST_P(ShootOwnership, PlanShowsWhatTheUpgradeSends) {
     const std::string runtime_id = json::parse(r.out)["runtimeID"];
 
     const std::vector<json> upgrades = {
-        {{"gardenerConfig", {{"kubernetesVersion", "1.30.1"}}}},
+        {{"gardenerConfig", {{"kubernetesVersion", "1.35.4"}}}},
         {{"gardenerConfig", {{"machineType", "n2-standard-8"}}}},
         {{"gardenerConfig", {{"diskType", "pd-ssd"}}}},
         {{"gardenerConfig", {{"volumeSizeGB", 80}}}},
         {{"gardenerConfig", {{"autoScalerMin", 2}}}},
         {{"gardenerConfig", {{"autoScalerMax", 6}}}},
         {{"gardenerConfig",
-          {{"machineImage", "gardenlinux"}, {"machineImageVersion", "1443.3.0"}}}},
-        {{"gardenerConfig", {{"machineImageVersion", "1443.4.0"}}}},
+          {{"machineImage", "gardenlinux"}, {"machineImageVersion", "1877.5.0"}}}},
+        {{"gardenerConfig", {{"machineImageVersion", "1877.7.0"}}}},
         {{"gardenerConfig", {{"maxSurge", 3}}}},
         {{"gardenerConfig", {{"maxUnavailable", 1}}}},
         {{"gardenerConfig", {{"purpose", "production"}}}},

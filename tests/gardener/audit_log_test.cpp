@@ -80,6 +80,7 @@ json shoot(const std::string& name, const std::string& runtime_id, const std::st
     json s = kprov::testing::minimal_aws_shoot(name);
     s["metadata"]["annotations"] = {{"kcp.provisioner.kyma-project.io/runtime-id", runtime_id}};
     s["spec"]["region"] = region;
+    s["spec"]["provider"]["workers"][0]["zones"] = {region + "a"};
     return s;
 }
 
@@ -137,7 +138,7 @@ TEST_F(AuditLogSimTest, AddsTheExtensionForTheSeedAndRegionOnceOnly) {
 
 TEST_F(AuditLogSimTest, LeavesOtherShootsAndUnknownRegionsAlone) {
     client->create_shoot(shoot("al-foreign", "theirs-1", "eu-central-1"));
-    client->create_shoot(shoot("al-region", "ours-2", "ap-south-1"));
+    client->create_shoot(shoot("al-region", "ours-2", "us-east-1"));
     const std::string foreign = resource_version("al-foreign");
     const std::string region = resource_version("al-region");
     auto r = reconciler();

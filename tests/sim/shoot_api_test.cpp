@@ -121,7 +121,7 @@ TEST_F(ShootApi, MissingRequiredFieldsAre422WithEveryCause) {
     auto fields = cause_fields(r);
     EXPECT_TRUE(has(fields, "spec.region")) << r.body;
     EXPECT_TRUE(has(fields, "spec.provider.type")) << r.body;
-    EXPECT_TRUE(has(fields, "spec.kubernetes.version")) << r.body;
+    EXPECT_FALSE(has(fields, "spec.kubernetes.version")) << "defaulted by the mutator: " << r.body;
     EXPECT_TRUE(has(fields, "spec.provider.workers")) << r.body;
     EXPECT_EQ(r.json["details"]["causes"][0]["reason"], "FieldValueRequired");
     EXPECT_EQ(r.json["message"].get<std::string>().rfind(
@@ -165,25 +165,40 @@ TEST_F(ShootApi, NameRules) {
 }
 
 TEST_F(ShootApi, AnyGardenNamespaceIsAcceptedOthersAreForbidden) {
+    Json binding = {{"metadata", {{"name", "aws-kyma-dev"}}},
+                    {"provider", {{"type", "aws"}}},
+                    {"credentialsRef",
+                     {{"apiVersion", "v1"},
+                      {"kind", "Secret"},
+                      {"name", "aws"},
+                      {"namespace", "garden-other"}}}};
+    ASSERT_EQ(f.http
+                  ->post("/apis/security.gardener.cloud/v1alpha1/namespaces/garden-other/"
+                         "credentialsbindings",
+                         binding.dump())
+                  .status,
+              201);
     EXPECT_EQ(create(shoot_body("c1", "garden-other"), "garden-other").status, 201);
     expect_status(create(shoot_body("c1", "default"), "default"), 403, "Forbidden");
     Json mismatch = shoot_body("c2", "garden-x");
     expect_status(create(mismatch, "garden-dev"), 400, "BadRequest");
 }
 
-TEST_F(ShootApi, LegacyFieldsAreAccepted) {
+TEST_F(ShootApi, LegacyFieldsAreAcceptedBelowKubernetes134) {
+    ASSERT_EQ(f.http
+                  ->post("/apis/core.gardener.cloud/v1beta1/namespaces/garden-dev/secretbindings",
+                         legacy_secret_binding().dump())
+                  .status,
+              201);
     Resp r = create(legacy_shoot_body("old"));
     ASSERT_EQ(r.status, 201) << r.body;
     EXPECT_EQ(r.json["spec"]["cloudProfile"]["name"], "aws");
-    EXPECT_EQ(r.json["spec"]["secretBindingName"], "aws-binding");
-    EXPECT_TRUE(r.json["spec"]["kubernetes"]["kubeAPIServer"].contains("oidcConfig"));
-    EXPECT_NE(r.header("Warning").find("oidcConfig"), std::string::npos);
+    EXPECT_EQ(r.json["spec"]["secretBindingName"], "legacy-aws");
     Json both = shoot_body("both");
     both["spec"]["secretBindingName"] = "x";
     expect_status(create(both), 422, "Invalid");
     Json new_k8s = legacy_shoot_body("new");
-    new_k8s["spec"]["kubernetes"].erase("kubeAPIServer");
-    new_k8s["spec"]["kubernetes"]["version"] = "1.34.1";
+    new_k8s["spec"]["kubernetes"]["version"] = "1.34.6";
     expect_status(create(new_k8s), 422, "Invalid");
 }
 

@@ -133,16 +133,17 @@ Json legacy_shoot_body(const std::string& name, const std::string& ns) {
     s["spec"].erase("cloudProfile");
     s["spec"].erase("credentialsBindingName");
     s["spec"]["cloudProfileName"] = "aws";
-    s["spec"]["secretBindingName"] = "aws-binding";
+    s["spec"]["secretBindingName"] = "legacy-aws";
     s["spec"]["kubernetes"]["version"] = "1.33.9"; // Gardener refuses both names from 1.34 on
-    s["spec"]["kubernetes"]["kubeAPIServer"] = {{"oidcConfig",
-                                                 {{"clientID", "kprov"},
-                                                  {"groupsClaim", "groups"},
-                                                  {"issuerURL", "https://issuer.example"},
-                                                  {"signingAlgs", {"RS256"}},
-                                                  {"usernameClaim", "sub"},
-                                                  {"usernamePrefix", "-"}}}};
     return s;
+}
+
+Json legacy_secret_binding(const std::string& ns) {
+    return {{"apiVersion", "core.gardener.cloud/v1beta1"},
+            {"kind", "SecretBinding"},
+            {"metadata", {{"name", "legacy-aws"}, {"namespace", ns}}},
+            {"provider", {{"type", "aws"}}},
+            {"secretRef", {{"name", "aws-kyma-dev"}, {"namespace", ns}}}};
 }
 
 bool eventually(const std::function<bool()>& pred, double seconds) {

@@ -63,8 +63,11 @@ struct SimFixture {
 
 /// A valid shoot of the current API (cloudProfile, credentialsBindingName).
 Json shoot_body(const std::string& name, const std::string& ns = "garden-dev");
-/// The same shoot with the legacy v1.74 fields (cloudProfileName, secretBindingName, oidcConfig).
+/// The same shoot with the legacy fields (cloudProfileName, secretBindingName "legacy-aws") on
+/// Kubernetes 1.33.9, the newest minor that still admits them.
 Json legacy_shoot_body(const std::string& name, const std::string& ns = "garden-dev");
+/// The SecretBinding "legacy-aws" of legacy_shoot_body (POST it to secretbindings of `ns`).
+Json legacy_secret_binding(const std::string& ns = "garden-dev");
 
 /// Polls `pred` every 10 ms until it is true or `seconds` have passed; returns its last value.
 bool eventually(const std::function<bool()>& pred, double seconds = 5);
