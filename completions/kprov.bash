@@ -24,7 +24,7 @@ _kprov() {
     # The command is the first word that names one (option values never do).
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-        provision | deprovision | upgrade-shoot | hibernate | wake-up | upgrade-kyma | rollback-kyma | protect | unprotect | status | operation | list | history | kubeconfig | plan | apply | diff | adopt | wait | cancel | watch | serve | migrate | config | completion | version)
+        provision | deprovision | upgrade-shoot | hibernate | wake-up | upgrade-kyma | rollback-kyma | protect | unprotect | status | operation | list | cloud-profile | history | kubeconfig | plan | apply | diff | adopt | wait | cancel | watch | serve | migrate | config | completion | version)
             command=${COMP_WORDS[i]}
             break
             ;;
@@ -62,7 +62,7 @@ _kprov() {
         if [[ $cur == -* ]]; then
             COMPREPLY=($(compgen -W "$globals" -- "$cur"))
         else
-            COMPREPLY=($(compgen -W "provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list history kubeconfig plan apply diff adopt wait cancel watch serve migrate config completion version" -- "$cur"))
+            COMPREPLY=($(compgen -W "provision deprovision upgrade-shoot hibernate wake-up upgrade-kyma rollback-kyma protect unprotect status operation list cloud-profile history kubeconfig plan apply diff adopt wait cancel watch serve migrate config completion version" -- "$cur"))
         fi
         return
     fi
@@ -145,7 +145,14 @@ _kprov() {
         ;;
     list)
         if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W "--state -a --all -l --selector --expired --limit $globals" -- "$cur"))
+            COMPREPLY=($(compgen -W "--state -a --all -l --selector --expired --deprecated --limit $globals" -- "$cur"))
+        fi
+        ;;
+    cloud-profile)
+        if [[ $cur == -* ]]; then
+            COMPREPLY=($(compgen -W "--namespaced $globals" -- "$cur"))
+        else
+            COMPREPLY=()
         fi
         ;;
     history)

@@ -101,6 +101,11 @@ std::shared_ptr<gardener::GardenerClient> open_gardener(Context& ctx) {
                                                       settings.gardener_project, options);
 }
 
+bool gardener_configured(Context& ctx) {
+    const config::Entry* entry = entry_of(ctx, "gardener.kubeconfig_path");
+    return entry != nullptr && entry->origin != config::Origin::Default;
+}
+
 namespace {
 
 // The waits between the Gardener check's tries: full jitter, 100 ms doubling up to 800 ms.

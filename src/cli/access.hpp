@@ -39,6 +39,10 @@ std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx, int co
 /// key to change when it cannot be used, or when no kubeconfig was set at all.
 std::shared_ptr<gardener::GardenerClient> open_gardener(Context& ctx);
 
+/// Whether a Gardener kubeconfig was set at all (any origin but the default): `kprov plan` then
+/// checks the landscape, and plans without it otherwise.
+bool gardener_configured(Context& ctx);
+
 /// Fails fast, before anything is written: one cheap request (a one-item list of the project's
 /// shoots, 4 s to connect, 8 s a try) to the Gardener API with the configured credentials. A
 /// connection cut after it was made (EOF, reset) is tried again, up to 8 tries within about

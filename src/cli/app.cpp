@@ -186,6 +186,7 @@ struct Parsed {
     DiffArgs diff;
     ApplyArgs apply;
     AdoptArgs adopt;
+    CloudProfileArgs cloud_profile;
 };
 
 // One command of the CLI contract: its name and summary as `kprov --help` lists them, how it
@@ -423,6 +424,10 @@ void configure_list(CLI::App& cmd, Parsed& p) {
     cmd.add_flag("--expired", p.read.expired,
                  "Only runtimes whose lifetime has passed (protected ones too: the workers keep "
                  "those)");
+    cmd.add_flag("--deprecated", p.read.deprecated,
+                 "Only runtimes whose Kubernetes version their CloudProfile classifies deprecated "
+                 "or expired, or gives an expiry date (Gardener force-upgrades them then; asks "
+                 "Gardener)");
     cmd.add_option("--limit", p.read.limit,
                    "Show at most N runtimes, newest first (default 100; 0: all)")
         ->type_name("N")
@@ -504,6 +509,21 @@ constexpr Command k_commands[] = {
     {"list", "List runtimes with their last operation", configure_list,
      [](Context& ctx, const Parsed& p) {
          return cmd_list(ctx, p.read);
+     }},
+    {"cloud-profile",
+     "Show the landscape: the CloudProfiles, or one profile's versions, types, "
+     "regions, images and volume types",
+     [](CLI::App& cmd, Parsed& p) {
+         cmd.add_option("NAME", p.cloud_profile.name, "A CloudProfile (no NAME: list them all)");
+         cmd.add_flag("--namespaced", p.cloud_profile.namespaced,
+                      "NAME is a NamespacedCloudProfile of the project");
+         cmd.footer("Classifications are as Gardener computes them now (from classification "
+                    "and expirationDate, or lifecycle stages): preview versions are used only "
+                    "when named exactly, a minor such as 1.34 becomes its highest supported "
+                    "patch, and Gardener force-upgrades shoots off a version when it expires.");
+     },
+     [](Context& ctx, const Parsed& p) {
+         return cmd_cloud_profile(ctx, p.cloud_profile);
      }},
     {"history", "Show every operation of a runtime with its stage transitions", add_runtime_id,
      [](Context& ctx, const Parsed& p) {

@@ -179,8 +179,11 @@ int cmd_adopt(Context& ctx, const AdoptArgs& args) {
     } catch (const ValidationError& e) {
         refuse_shoot_fields(args.shoot_name, "keep", e);
     }
-    auto [plan, owner] = service.plan_provision(input, owner_of(ctx, live),
-                                                {engine::new_uuid(), engine::new_uuid()});
+    // The shoot's own profile, whatever the provider's setting says.
+    input.gardener.cloud_profile = engine::cloud_profile_of_shoot(live.json);
+    auto [plan, owner] =
+        service.plan_provision(input, owner_of(ctx, live), {engine::new_uuid(), engine::new_uuid()},
+                               engine::LandscapeRequest::Kind::Adopt);
     if (owner) // adoptable_shoot checked the store a moment ago
         throw engine::ShootNameTaken(plan.runtime.gardener.project_name, args.shoot_name,
                                      owner->runtime_id, ", which kprov manages already");

@@ -20,6 +20,7 @@
 #include "gardener/kcp_client.hpp"
 #include "gardener/kyma_objects.hpp"
 #include "gardener/kyma_releases.hpp"
+#include "gardener/landscape_port.hpp"
 #include "gardener/operator_bindings.hpp"
 
 #include <map>
@@ -239,8 +240,26 @@ int cmd_plan(Context& ctx, const PlanArgs& args) {
     // Without a store: the plan of a file is what it is, whatever runtimes exist.
     const engine::RequestContext request{settings.tenant.value_or("<tenant>"),
                                          settings.sub_account.value_or("")};
-    const auto planned = engine::plan_provision(input, request, config::engine_options(settings),
-                                                SystemClock().now(), engine::k_placeholder_ids);
+    // With a Gardener the plan is checked against its landscape and shows what it will get;
+    // without one (offline, CI without credentials) it says that it was not checked.
+    auto options = config::engine_options(settings);
+    std::shared_ptr<gardener::GardenerClient> client;
+    std::optional<gardener::GardenerLandscape> landscape;
+    if (gardener_configured(ctx)) {
+        check_gardener_answers(ctx);
+        client = open_gardener(ctx);
+        landscape.emplace([&client]() -> gardener::GardenerClient& { return *client; });
+        options.landscape = &*landscape;
+    }
+    const auto planned = [&] {
+        try {
+            return engine::plan_provision(input, request, options, SystemClock().now(),
+                                          engine::k_placeholder_ids);
+        } catch (ValidationError& e) {
+            e.set_source(args.file);
+            throw;
+        }
+    }();
     print_warnings(ctx, planned.warnings);
     const auto& plan = planned.shoot;
 

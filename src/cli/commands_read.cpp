@@ -9,6 +9,7 @@
 #include "cli/lookup.hpp"
 #include "cli/render.hpp"
 #include "cli/undriven.hpp"
+#include "cli/version_lifecycle.hpp"
 #include "config/engine_options.hpp"
 #include "engine/duration.hpp"
 #include "engine/error.hpp"
@@ -209,12 +210,20 @@ std::string schedule_text(const engine::HibernationSchedule& schedule) {
     return text + " (" + schedule.location.value_or("UTC") + ")";
 }
 
+// The version and, when Gardener said, its lifecycle: "1.34.3 (deprecated, expires ...)".
+std::string version_cell(const std::string& version,
+                         const std::optional<VersionLifecycle>& lifecycle, Timestamp now) {
+    if (version.empty())
+        return "-";
+    return lifecycle ? version + " (" + lifecycle->text(now) + ")" : version;
+}
+
 void print_status_table(Context& ctx, const engine::Runtime& runtime,
                         const std::optional<engine::Operation>& last,
                         const std::optional<KymaInstallation>& kyma,
                         const std::optional<KymaResourceView>& resource,
                         const engine::RuntimeLifecycle& lifecycle, const LiveView& view,
-                        bool wide) {
+                        const std::optional<VersionLifecycle>& version, bool wide) {
     const Timestamp now = SystemClock().now();
     const auto& g = runtime.gardener;
     const bool colour = use_colour(ctx.out());
@@ -223,7 +232,7 @@ void print_status_table(Context& ctx, const engine::Runtime& runtime,
         {"name", runtime.name},
         {"shoot", g.name},
         {"provider", g.provider + " " + g.region},
-        {"kubernetes", g.kubernetes_version},
+        {"kubernetes", g.kubernetes_version + (version ? " (" + version->text(now) + ")" : "")},
         {"tenant", runtime.tenant},
         {"created", relative_time(runtime.creation_timestamp, now)},
     };
@@ -310,6 +319,13 @@ Json transition_json(const engine::StageTransition& t) {
 
 Json optional_time(const std::optional<Timestamp>& t) {
     return t ? Json(format_rfc3339(*t)) : Json(nullptr);
+}
+
+Json version_json(const std::optional<VersionLifecycle>& version) {
+    if (!version)
+        return nullptr;
+    return {{"classification", engine::to_text(version->classification)},
+            {"expirationDate", optional_time(version->expires)}};
 }
 
 // The runtime's desired state and its events, for status -o json|yaml.
@@ -415,6 +431,10 @@ int cmd_status(Context& ctx, const ReadArgs& args) {
         view.drift = drift(runtime, store->operations_of(runtime.id), view.shoot,
                            config::engine_options(ctx.config().settings).shoot);
     }
+    // When it expires, Gardener force-upgrades the shoot: worth a look at every status.
+    std::optional<VersionLifecycle> version;
+    if (format != OutputFormat::Name && !runtime.deleted)
+        version = VersionLifecycles(ctx, k_status_timeout).of(runtime.gardener);
     switch (format) {
     case OutputFormat::Json:
     case OutputFormat::Yaml: {
@@ -427,6 +447,7 @@ int cmd_status(Context& ctx, const ReadArgs& args) {
         if (resource)
             document["kymaResource"] = kyma_resource_json(resource);
         document["lifecycle"] = lifecycle_json(lifecycle, runtime, store->events_of(runtime.id));
+        document["kubernetesVersionLifecycle"] = version_json(version);
         document["gardener"] = view.shoot.asked || !view.shoot.error.empty()
                                    ? live_json(view.shoot, view.drift)
                                    : Json(nullptr);
@@ -438,7 +459,7 @@ int cmd_status(Context& ctx, const ReadArgs& args) {
         break;
     case OutputFormat::Table:
     case OutputFormat::Wide:
-        print_status_table(ctx, runtime, last, kyma, resource, lifecycle, view,
+        print_status_table(ctx, runtime, last, kyma, resource, lifecycle, view, version,
                            format == OutputFormat::Wide);
         break;
     }
@@ -473,6 +494,27 @@ int cmd_list(Context& ctx, const ReadArgs& args) {
         std::erase_if(runtimes, [&](const engine::RuntimeSummary& s) {
             return !has_expired(lifecycles[s.id], now);
         });
+    const auto format = output_format(ctx);
+    // The versions' lifecycles come from Gardener: for --deprecated and the wide table only.
+    std::map<std::string, std::optional<VersionLifecycle>> versions;
+    std::map<std::string, std::string> version_numbers;
+    if (args.deprecated || format == OutputFormat::Wide) {
+        VersionLifecycles lookup(ctx);
+        if (args.deprecated && !lookup.available())
+            throw ConfigError("list --deprecated asks Gardener's CloudProfiles which versions "
+                              "are deprecated: set APP_GARDENER_KUBECONFIG_PATH (config key "
+                              "gardener.kubeconfig_path)");
+        for (const auto& s : runtimes)
+            if (const auto runtime = store->find_runtime(s.id); runtime && !runtime->deleted) {
+                versions[s.id] = lookup.of(runtime->gardener, args.deprecated);
+                version_numbers[s.id] = runtime->gardener.kubernetes_version;
+            }
+        if (args.deprecated)
+            std::erase_if(runtimes, [&](const engine::RuntimeSummary& s) {
+                const auto& v = versions[s.id];
+                return !v || !v->ageing();
+            });
+    }
     const bool cut = limit > 0 && runtimes.size() > limit;
     if (cut)
         runtimes.resize(limit);
@@ -481,7 +523,6 @@ int cmd_list(Context& ctx, const ReadArgs& args) {
         shown_operations.push_back(s.last_operation ? &*s.last_operation : nullptr);
     note_undriven(ctx, shown_operations);
 
-    const auto format = output_format(ctx);
     if (format == OutputFormat::Json || format == OutputFormat::Yaml) {
         const CompassIds compass(ctx);
         Json list = Json::array();
@@ -502,8 +543,8 @@ int cmd_list(Context& ctx, const ReadArgs& args) {
         // The table fits 80 columns: short ids, the name shortened if need be; wide shows all.
         std::vector<std::string> headers = {"RUNTIME ID", "NAME", "STATE", "OPERATION", "AGE"};
         if (wide)
-            headers.insert(headers.end(), {"SHOOT", "PROVIDER", "REGION", "TENANT", "STAGE",
-                                           "OPERATION ID", "EXPIRES", "LABELS"});
+            headers.insert(headers.end(), {"SHOOT", "PROVIDER", "REGION", "KUBERNETES", "TENANT",
+                                           "STAGE", "OPERATION ID", "EXPIRES", "LABELS"});
         std::vector<std::string> ids;
         for (const auto& s : runtimes)
             ids.push_back(s.id);
@@ -522,6 +563,7 @@ int cmd_list(Context& ctx, const ReadArgs& args) {
                 row.insert(row.end(), {{s.shoot_name},
                                        {s.provider},
                                        {s.region},
+                                       {version_cell(version_numbers[s.id], versions[s.id], now)},
                                        {s.tenant},
                                        {op ? op->stage : "-"},
                                        {op ? op->id : "-"},

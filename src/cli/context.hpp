@@ -118,7 +118,8 @@ struct ReadArgs {
     std::optional<std::string> expiration; ///< kubeconfig --expiration DUR
     bool live = false;                     ///< status --live: Gardener's view and the drift
     bool expired = false;                  ///< list --expired: only runtimes whose lifetime ended
-    bool dry_run = false;                  ///< protect|unprotect -l --dry-run: show, change nothing
+    bool deprecated = false; ///< list --deprecated: only runtimes on deprecated/expiring versions
+    bool dry_run = false;    ///< protect|unprotect -l --dry-run: show, change nothing
 };
 
 // Command implementations (one file each, see commands_*.cpp). Each returns an exit code and
@@ -144,6 +145,13 @@ int cmd_status(Context& ctx, const ReadArgs& args);
 int cmd_operation(Context& ctx, const ReadArgs& args);
 int cmd_list(Context& ctx, const ReadArgs& args);
 int cmd_history(Context& ctx, const ReadArgs& args);
+
+/// What `kprov cloud-profile` is asked.
+struct CloudProfileArgs {
+    std::optional<std::string> name; ///< NAME; absent: list the profiles
+    bool namespaced = false;         ///< --namespaced: a NamespacedCloudProfile of the project
+};
+int cmd_cloud_profile(Context& ctx, const CloudProfileArgs& args);
 /// What `kprov diff` is asked.
 struct DiffArgs {
     std::optional<std::string> runtime_id; ///< RUNTIME_ID; absent with --all

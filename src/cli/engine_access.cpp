@@ -9,6 +9,7 @@
 #include "gardener/kcp_client.hpp"
 #include "gardener/kyma_installer.hpp"
 #include "gardener/kyma_releases.hpp"
+#include "gardener/landscape_port.hpp"
 #include "gardener/operator_bindings.hpp"
 #include "gardener/shoot_port.hpp"
 
@@ -382,6 +383,17 @@ EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int stor
     else
         m_store = open_configured_store(ctx, store_connections, store_use);
     m_shoots = std::make_unique<LazyShoots>(ctx, m_watched);
+    m_landscape_port = std::make_unique<gardener::GardenerLandscape>(
+        [shoots = m_shoots.get()]() -> gardener::GardenerClient& { return shoots->client(); });
+    // A one-shot command is one request: it reads the landscape once.
+    m_landscape = std::make_unique<engine::CachedLandscape>(
+        *m_landscape_port, m_clock,
+        std::chrono::seconds(
+            owner_prefix == "cli" ? 0 : ctx.config().settings.landscape_cache_seconds));
+    // Without a Gardener, plans and dry runs say that they did not check the landscape, and
+    // requests that write are refused (engine::require_landscape names the setting).
+    if (gardener_configured(ctx))
+        m_options.landscape = m_landscape.get();
     gardener::ClientOptions cluster_options;
     cluster_options.qps = ctx.config().settings.gardener_qps;
     cluster_options.burst = ctx.config().settings.gardener_burst;
@@ -431,6 +443,10 @@ gardener::GardenerClient& EngineAccess::gardener() {
 
 engine::ShootClient& EngineAccess::shoots() {
     return *m_shoots;
+}
+
+engine::Landscape& EngineAccess::landscape() {
+    return *m_landscape;
 }
 
 engine::RuntimeClusterClient& EngineAccess::clusters() {

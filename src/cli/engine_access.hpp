@@ -30,6 +30,7 @@ class sink;
 namespace kprov::gardener {
 class GardenerClient;
 class ClusterBindings;
+class GardenerLandscape;
 } // namespace kprov::gardener
 
 namespace kprov::cli {
@@ -124,6 +125,9 @@ public:
     /// The ShootClient port; opens Gardener at its first call (ConfigError then).
     engine::ShootClient& shoots();
     engine::RuntimeClusterClient& clusters();
+    /// The landscape (CloudProfiles, bindings) over the same Gardener client: read once by a
+    /// one-shot command, kept KPROV_LANDSCAPE_CACHE_SECONDS by watch and serve.
+    engine::Landscape& landscape();
     engine::EngineService& service() { return *m_service; }
     /// The executor over store(), built at the first call (serve runs its own, over a metered
     /// store, and never asks for this one).
@@ -161,6 +165,8 @@ private:
     std::unique_ptr<ScratchDir> m_scratch;
     std::unique_ptr<stores::StoreBackend> m_store;
     std::unique_ptr<LazyShoots> m_shoots;
+    std::unique_ptr<gardener::GardenerLandscape> m_landscape_port;
+    std::unique_ptr<engine::CachedLandscape> m_landscape;
     std::unique_ptr<gardener::ClusterBindings> m_clusters;
     std::unique_ptr<engine::KymaInstaller> m_installer; ///< null with KPROV_KYMA_INSTALLER=none
     /// The KCP; null unless KPROV_KYMA_INSTALLER=lifecycle-manager.

@@ -137,6 +137,59 @@ std::optional<LifecycleSpec> take_lifecycle(json& document, LifecycleUse use) {
     return spec;
 }
 
+namespace {
+
+// Removes clusterConfig.gardenerConfig.cloudProfile (kprov's own, not GraphQL's) from `document`
+// and reads it: {name, kind?}, kind CloudProfile (the default) or NamespacedCloudProfile.
+std::optional<engine::CloudProfileRef> take_cloud_profile(json& document,
+                                                          std::vector<FieldProblem>& problems) {
+    const std::string path = "clusterConfig.gardenerConfig.cloudProfile";
+    if (!document.is_object() || !document.contains("clusterConfig") ||
+        !document["clusterConfig"].is_object() ||
+        !document["clusterConfig"].contains("gardenerConfig") ||
+        !document["clusterConfig"]["gardenerConfig"].is_object())
+        return std::nullopt;
+    json& gardener = document["clusterConfig"]["gardenerConfig"];
+    const auto it = gardener.find("cloudProfile");
+    if (it == gardener.end())
+        return std::nullopt;
+    const json value = *it;
+    gardener.erase(it);
+    if (value.is_null())
+        return std::nullopt;
+    if (!value.is_object()) {
+        problems.push_back({path, "must be an object {name, kind}, got " + value.dump()});
+        return std::nullopt;
+    }
+    engine::CloudProfileRef ref;
+    for (const auto& [key, member] : value.items()) {
+        if (key != "name" && key != "kind") {
+            problems.push_back({path + "." + key, "is not a field of cloudProfile (name, kind)"});
+            continue;
+        }
+        const std::string text = member.is_string() ? member.get<std::string>() : std::string();
+        (key == "name" ? ref.name : ref.kind) = text;
+        if (!member.is_string())
+            problems.push_back({path + "." + key, "must be a string"});
+    }
+    bool name_ok = !ref.name.empty() && ref.name.size() <= 253;
+    for (const char c : ref.name)
+        name_ok =
+            name_ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.');
+    if (!name_ok)
+        problems.push_back({path + ".name", "\"" + ref.name +
+                                                "\" is not a profile name (1 to 253 lower-case "
+                                                "letters, digits, '-' and '.')"});
+    if (ref.kind != engine::k_cloud_profile_kind &&
+        ref.kind != engine::k_namespaced_cloud_profile_kind)
+        problems.push_back({path + ".kind", "\"" + ref.kind +
+                                                "\" is no profile kind: CloudProfile or "
+                                                "NamespacedCloudProfile"});
+    return ref;
+}
+
+} // namespace
+
 ProvisionFile read_provision_file(json document, const engine::ConversionOptions& options,
                                   LifecycleUse use) {
     ProvisionFile file;
@@ -146,6 +199,7 @@ ProvisionFile read_provision_file(json document, const engine::ConversionOptions
     } catch (const ValidationError& e) {
         problems = e.problems();
     }
+    const auto cloud_profile = take_cloud_profile(document, problems);
     try {
         file.input = engine::read_provision_input(document, options);
     } catch (const ValidationError& e) {
@@ -155,6 +209,7 @@ ProvisionFile read_provision_file(json document, const engine::ConversionOptions
         throw ValidationError(std::move(problems));
     if (file.lifecycle && file.lifecycle->hibernation_schedules)
         file.input.gardener.hibernation_schedules = *file.lifecycle->hibernation_schedules;
+    file.input.gardener.cloud_profile = cloud_profile;
     return file;
 }
 

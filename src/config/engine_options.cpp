@@ -17,6 +17,10 @@ engine::ConversionOptions conversion_options(const Settings& settings) {
         settings.default_enable_machine_image_version_auto_update;
     options.kyma_requires_runtime_agent = settings.kyma_installer != "lifecycle-manager";
     options.legacy_api = settings.gardener_legacy_api;
+    options.cloud_profiles = {{"aws", settings.cloud_profile_aws},
+                              {"azure", settings.cloud_profile_azure},
+                              {"gcp", settings.cloud_profile_gcp},
+                              {"openstack", settings.cloud_profile_openstack}};
     return options;
 }
 

@@ -81,6 +81,14 @@ struct Settings {
     double gardener_qps = 20;
     int gardener_burst = 40;
     bool gardener_legacy_api = false;
+    /// The CloudProfile of each provider type unless a runtime file names one
+    /// (KPROV_CLOUD_PROFILE_AWS, _AZURE, _GCP, _OPENSTACK).
+    std::string cloud_profile_aws = "aws";
+    std::string cloud_profile_azure = "az";
+    std::string cloud_profile_gcp = "gcp";
+    std::string cloud_profile_openstack = "converged-cloud-kyma";
+    /// How long serve and watch keep the landscape they read (KPROV_LANDSCAPE_CACHE_SECONDS).
+    int landscape_cache_seconds = 30;
     bool tenant_strict = false;
     std::optional<std::string> api_token;
     /// Serve without a token on an address other hosts can reach (KPROV_INSECURE_NO_AUTH).

@@ -570,6 +570,54 @@ const std::vector<SettingSpec>& setting_specs() {
              [](Settings& s) {
                  return Field{&s.gardener_legacy_api};
              }},
+        {.key = "gardener.cloud_profile_aws",
+         .env = "KPROV_CLOUD_PROFILE_AWS",
+         .default_value = "aws",
+         .description = "the CloudProfile of AWS shoots unless the runtime file names one "
+                        "(gardenerConfig.cloudProfile)",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.cloud_profile_aws};
+             }},
+        {.key = "gardener.cloud_profile_azure",
+         .env = "KPROV_CLOUD_PROFILE_AZURE",
+         .default_value = "az",
+         .description = "the CloudProfile of Azure shoots unless the runtime file names one "
+                        "(gardenerConfig.cloudProfile)",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.cloud_profile_azure};
+             }},
+        {.key = "gardener.cloud_profile_gcp",
+         .env = "KPROV_CLOUD_PROFILE_GCP",
+         .default_value = "gcp",
+         .description = "the CloudProfile of GCP shoots unless the runtime file names one "
+                        "(gardenerConfig.cloudProfile)",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.cloud_profile_gcp};
+             }},
+        {.key = "gardener.cloud_profile_openstack",
+         .env = "KPROV_CLOUD_PROFILE_OPENSTACK",
+         .default_value = "converged-cloud-kyma",
+         .description = "the CloudProfile of OpenStack shoots unless the runtime file names one "
+                        "(gardenerConfig.cloudProfile)",
+         .field =
+             [](Settings& s) {
+                 return Field{&s.cloud_profile_openstack};
+             }},
+        {.key = "gardener.landscape_cache_seconds",
+         .env = "KPROV_LANDSCAPE_CACHE_SECONDS",
+         .kind = Kind::Int,
+         .default_value = "30",
+         .description = "how long serve and watch keep the CloudProfiles and bindings they read "
+                        "(one-shot commands read them once)",
+         .min = 1,
+         .max = 3600,
+         .field =
+             [](Settings& s) {
+                 return Field{&s.landscape_cache_seconds};
+             }},
         {.key = "gardener.qps",
          .env = "KPROV_GARDENER_QPS",
          .kind = Kind::Double,

@@ -6,6 +6,7 @@
 #include "engine/duration.hpp"
 #include "engine/kyma.hpp"
 #include "engine/kyma_lifecycle.hpp"
+#include "engine/landscape.hpp"
 #include "engine/ports.hpp"
 #include "engine/runtime_input.hpp"
 #include "engine/shoot_builder.hpp"
@@ -153,6 +154,10 @@ struct EngineOptions {
     Duration drive_poll{std::chrono::seconds(1)};
     /// Empty: nothing is logged.
     LogSink log;
+    /// The landscape every request is checked against before anything is written
+    /// (landscape_check.hpp). Null: requests that write are refused, naming what to configure;
+    /// `kprov plan` then plans without checking and says so.
+    Landscape* landscape = nullptr;
 };
 
 } // namespace kprov::engine

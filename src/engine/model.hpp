@@ -181,6 +181,16 @@ struct OpenStackConfig {
 /// The provider sub-config; its alternative decides the cloud.
 using ProviderConfig = std::variant<GcpConfig, AzureConfig, AwsConfig, OpenStackConfig>;
 
+inline constexpr std::string_view k_cloud_profile_kind = "CloudProfile";
+inline constexpr std::string_view k_namespaced_cloud_profile_kind = "NamespacedCloudProfile";
+
+/// What a shoot's spec.cloudProfile names (../reference/gardener-landscape.md §1.1).
+struct CloudProfileRef {
+    std::string kind{k_cloud_profile_kind}; ///< CloudProfile or NamespacedCloudProfile
+    std::string name;
+    bool operator==(const CloudProfileRef&) const = default;
+};
+
 /// A row of `gardener_config` with its OIDC and DNS rows.
 struct GardenerConfig {
     std::string id;
@@ -216,6 +226,10 @@ struct GardenerConfig {
     std::optional<DnsConfig> dns;
     /// kprov's own (gardener_config.hibernation_schedules): written to spec.hibernation.
     std::vector<HibernationSchedule> hibernation_schedules;
+    /// kprov's own (gardener_config.cloud_profile): the profile chosen at provisioning (the
+    /// runtime file's, else the provider's setting); nullopt for runtimes stored before, whose
+    /// shoots use the provider's historical default.
+    std::optional<CloudProfileRef> cloud_profile;
 
     bool operator==(const GardenerConfig&) const = default;
 };

@@ -9,12 +9,22 @@
 namespace kprov::engine {
 
 ProvisionPlan plan_provision(const ProvisionInput& input, const RequestContext& context,
-                             const EngineOptions& options, Timestamp now, const PlanIds& ids) {
+                             const EngineOptions& options, Timestamp now, const PlanIds& ids,
+                             LandscapeRequest::Kind kind) {
     if (input.kyma_config_json && !options.kyma.installs())
         throw kyma_installer_refusal(options.kyma);
     ProvisionPlan plan;
     plan.runtime = to_runtime(input, ids.runtime_id, context.tenant, context.sub_account, now,
                               options.conversion);
+    if (options.landscape) {
+        LandscapeRequest request;
+        request.kind = kind;
+        request.now = now;
+        request.secret_binding = options.shoot.legacy_api;
+        check_against_landscape(plan.runtime.gardener, *options.landscape, request);
+    } else {
+        plan.warnings.emplace_back(k_landscape_not_checked);
+    }
     // The original's types: PROVISION installs Kyma, PROVISION_NO_INSTALL does not (§2.1).
     plan.operation = new_operation(ids.runtime_id,
                                    plan.runtime.kyma ? OperationType::Provision
@@ -23,7 +33,8 @@ ProvisionPlan plan_provision(const ProvisionInput& input, const RequestContext& 
     plan.operation.id = ids.operation_id;
     // CreatingShoot builds the shoot again from the stored runtime, with the same function.
     plan.shoot = build_shoot(plan.runtime, plan.operation.id, options.shoot);
-    plan.warnings = provision_input_warnings(input);
+    const auto input_warnings = provision_input_warnings(input);
+    plan.warnings.insert(plan.warnings.begin(), input_warnings.begin(), input_warnings.end());
     if (plan.runtime.kyma && options.kyma.lifecycle())
         check_lifecycle_manager_input(*plan.runtime.kyma, options.kyma, plan.warnings);
     plan.warnings.insert(plan.warnings.end(), plan.shoot.warnings.begin(),
@@ -31,8 +42,42 @@ ProvisionPlan plan_provision(const ProvisionInput& input, const RequestContext& 
     return plan;
 }
 
+namespace {
+
+// The landscape's rules for the upgrade, and the move off a SecretBinding that Gardener needs
+// for Kubernetes 1.34 and later, recorded in the merged config so that UpgradingShoot sends it.
+void check_upgrade(UpgradePlan& plan, const Runtime& runtime, const ShootState& live,
+                   const EngineOptions& options, Timestamp now) {
+    if (!options.landscape) {
+        plan.warnings.emplace_back(k_landscape_not_checked);
+        return;
+    }
+    LandscapeRequest request;
+    request.kind = LandscapeRequest::Kind::Upgrade;
+    request.prefix = "gardenerConfig";
+    request.before = &runtime.gardener;
+    request.live_version = live.kubernetes_version;
+    request.now = now;
+    check_against_landscape(plan.merged, *options.landscape, request);
+    const auto secret_binding = secret_binding_of_shoot(live.json);
+    const auto& version = plan.merged.kubernetes_version;
+    if (!secret_binding || options.shoot.legacy_api || version.empty() ||
+        compare_kubernetes_versions(version, "1.34.0") < 0)
+        return;
+    plan.merged.target_secret = credentials_binding_for(*options.landscape, *secret_binding,
+                                                        "gardenerConfig.kubernetesVersion");
+    plan.warnings.push_back("shoot " + runtime.gardener.name + " moves from SecretBinding \"" +
+                            *secret_binding + "\" to CredentialsBinding \"" +
+                            plan.merged.target_secret +
+                            "\", which holds the same Secret: Gardener refuses "
+                            "secretBindingName for Kubernetes 1.34 and later");
+}
+
+} // namespace
+
 UpgradePlan plan_upgrade(const Runtime& runtime, const ShootState& live,
-                         const UpgradeShootInput& input, const EngineOptions& options) {
+                         const UpgradeShootInput& input, const EngineOptions& options,
+                         Timestamp now) {
     UpgradePlan plan;
     plan.warnings = upgrade_input_warnings(runtime.gardener, input);
     plan.merged = merge_upgrade(runtime.gardener, input);
@@ -46,6 +91,7 @@ UpgradePlan plan_upgrade(const Runtime& runtime, const ShootState& live,
             plan.warnings.push_back(
                 kept_kubernetes_version_warning(requested, live.kubernetes_version));
     }
+    check_upgrade(plan, runtime, live, options, now);
     if (!input.gardener.shoot_networking_filter_disabled)
         if (const auto live_filter = live_networking_filter_disabled(live.json))
             merged.shoot_networking_filter_disabled = live_filter;

@@ -7,6 +7,7 @@
 #include "engine/model.hpp"
 
 #include <array>
+#include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
@@ -71,6 +72,8 @@ struct GardenerConfigInput {
     std::optional<bool> eu_access;
     /// Not GraphQL's: the runtime file's lifecycle.hibernationSchedules.
     std::vector<HibernationSchedule> hibernation_schedules;
+    /// Not GraphQL's: the runtime file's gardenerConfig.cloudProfile.
+    std::optional<CloudProfileRef> cloud_profile;
 };
 
 /// ProvisionRuntimeInput.
@@ -191,6 +194,10 @@ struct ConversionOptions {
     /// APP_GARDENER_LEGACY_API: the shoot gets the v1.74 fields, which no Gardener admits on
     /// today's Kubernetes versions (legacy_api_problems).
     bool legacy_api = false;
+    /// The CloudProfile name per provider type ("aws", "azure", "gcp", "openstack") for inputs
+    /// that name none (KPROV_CLOUD_PROFILE_*); a type missing here uses
+    /// default_cloud_profiles() (landscape_check.hpp).
+    std::map<std::string, std::string> cloud_profiles;
 };
 
 /// What APP_GARDENER_LEGACY_API cannot send for Kubernetes `version` (gardener-landscape.md §4):

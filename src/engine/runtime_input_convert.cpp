@@ -3,6 +3,7 @@
 // with the provider immutability rules (§1.5, §2.5 step 7).
 
 #include "engine/error.hpp"
+#include "engine/landscape_check.hpp"
 #include "engine/provider_config.hpp"
 #include "engine/runtime_input.hpp"
 #include "engine/runtime_input_detail.hpp"
@@ -191,6 +192,25 @@ void check_merged_workers(const GardenerConfig& merged, const GardenerUpgradeInp
         throw ValidationError(std::move(problems));
 }
 
+// The runtime file's profile, else OpenStack's cloudProfileName, else the provider's setting:
+// stored with the runtime, so that a changed setting never moves an existing shoot.
+std::optional<CloudProfileRef> cloud_profile_for(const GardenerConfigInput& g,
+                                                 const ConversionOptions& options) {
+    if (g.cloud_profile)
+        return g.cloud_profile;
+    const auto type = provider_type_of(g.provider);
+    if (!type)
+        return std::nullopt;
+    if (*type == "openstack" && g.provider_config.openstack &&
+        g.provider_config.openstack->cloud_profile_name)
+        return CloudProfileRef{std::string(k_cloud_profile_kind),
+                               *g.provider_config.openstack->cloud_profile_name};
+    const std::string key(*type);
+    if (const auto it = options.cloud_profiles.find(key); it != options.cloud_profiles.end())
+        return CloudProfileRef{std::string(k_cloud_profile_kind), it->second};
+    return CloudProfileRef{std::string(k_cloud_profile_kind), default_cloud_profiles().at(key)};
+}
+
 } // namespace
 
 Runtime to_runtime(const ProvisionInput& input, const std::string& runtime_id,
@@ -248,6 +268,7 @@ Runtime to_runtime(const ProvisionInput& input, const std::string& runtime_id,
     c.oidc = g.oidc;
     c.dns = provision_dns(g.dns);
     c.hibernation_schedules = g.hibernation_schedules;
+    c.cloud_profile = cloud_profile_for(g, options);
     return runtime;
 }
 

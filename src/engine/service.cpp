@@ -14,8 +14,16 @@ EngineService::EngineService(Store& store, ShootClient& shoots, const Clock& clo
     , m_clock(clock)
     , m_options(std::move(options)) {}
 
+void require_landscape(const EngineOptions& options) {
+    if (options.landscape == nullptr)
+        throw ConfigError("kprov checks every request against the Gardener landscape before it "
+                          "writes anything, and no Gardener is configured: set "
+                          "APP_GARDENER_KUBECONFIG_PATH (config key gardener.kubeconfig_path)");
+}
+
 StartedOperation EngineService::provision(const ProvisionInput& input,
                                           const RequestContext& context) {
+    require_landscape(m_options);
     ProvisionPlan plan =
         engine::plan_provision(input, context, m_options, m_clock.now(), {new_uuid(), new_uuid()});
     Runtime& runtime = plan.runtime;
@@ -56,8 +64,9 @@ StartedOperation EngineService::provision(const ProvisionInput& input,
 
 std::pair<ProvisionPlan, std::optional<ShootNameOwner>>
 EngineService::plan_provision(const ProvisionInput& input, const RequestContext& context,
-                              const PlanIds& ids) {
-    ProvisionPlan plan = engine::plan_provision(input, context, m_options, m_clock.now(), ids);
+                              const PlanIds& ids, LandscapeRequest::Kind kind) {
+    ProvisionPlan plan =
+        engine::plan_provision(input, context, m_options, m_clock.now(), ids, kind);
     auto owner = shoot_name_owner(plan.runtime);
     return {std::move(plan), std::move(owner)};
 }
@@ -146,6 +155,7 @@ StartedOperation EngineService::deprovision(const std::string& runtime_id,
 StartedOperation EngineService::upgrade_shoot(const std::string& runtime_id,
                                               const UpgradeShootInput& input,
                                               const RequestContext& context) {
+    require_landscape(m_options);
     const Runtime runtime = load_runtime(runtime_id, context);
     UpgradePlan plan = upgrade_plan_of(runtime, input);
     const RuntimeUpgrade upgrade{std::move(plan.merged), input.administrators
@@ -178,7 +188,7 @@ UpgradePlan EngineService::upgrade_plan_of(const Runtime& runtime, const Upgrade
     require_own(*live, runtime, "upgrade");
     // UpgradingShoot applies the same to the shoot as it is then; what cannot be applied to
     // the shoot as it is now (no workers, an unreadable Azure config) is refused here.
-    return engine::plan_upgrade(runtime, *live, input, m_options);
+    return engine::plan_upgrade(runtime, *live, input, m_options, m_clock.now());
 }
 
 StartedOperation EngineService::hibernate(const std::string& runtime_id,

@@ -10,6 +10,7 @@
 
 #include "engine/engine_options.hpp"
 #include "engine/error.hpp"
+#include "engine/landscape_check.hpp"
 #include "engine/model.hpp"
 #include "engine/ports.hpp"
 #include "engine/runtime_input.hpp"
@@ -80,9 +81,13 @@ struct ProvisionPlan {
 /// The one home of what provisioning `input` (as read_provision_input returns it) builds:
 /// EngineService::provision, `kprov plan -f` and `kprov provision --dry-run` all take it from here,
 /// and CreatingShoot builds the same shoot from the stored runtime. Throws ValidationError when no
-/// shoot can be built from it. Writes and asks nothing.
+/// shoot can be built from it. Writes nothing. With EngineOptions::landscape the runtime is
+/// checked against it (check_against_landscape, as `kind` says: Adopt for a shoot that exists)
+/// and completed as Gardener would (the exact Kubernetes version); without one a warning says
+/// that the landscape was not checked.
 ProvisionPlan plan_provision(const ProvisionInput& input, const RequestContext& context,
-                             const EngineOptions& options, Timestamp now, const PlanIds& ids);
+                             const EngineOptions& options, Timestamp now, const PlanIds& ids,
+                             LandscapeRequest::Kind kind = LandscapeRequest::Kind::Create);
 
 /// What upgrading a runtime's shoot sends.
 struct UpgradePlan {
@@ -105,7 +110,8 @@ struct UpgradePlan {
 /// ValidationError (the merge's rules, unparsable versions) and Error (a shoot no upgrade can be
 /// applied to).
 UpgradePlan plan_upgrade(const Runtime& runtime, const ShootState& live,
-                         const UpgradeShootInput& input, const EngineOptions& options);
+                         const UpgradeShootInput& input, const EngineOptions& options,
+                         Timestamp now);
 
 /// Whether `planned` (a plan_provision runtime) is what the request that made `stored` made:
 /// the same tenant, sub-account, runtime input and cluster configuration, labels and kymaConfig
@@ -131,6 +137,10 @@ class TenantMismatch : public Error {
 public:
     using Error::Error;
 };
+
+/// Throws ConfigError naming the setting when `options` have no landscape: every request that
+/// writes is checked against it first.
+void require_landscape(const EngineOptions& options);
 
 /// Throws RuntimeProtected when the runtime is protected (what deprovision() checks first).
 void refuse_if_protected(Store& store, const std::string& runtime_id);
@@ -201,7 +211,8 @@ public:
     /// plan_provision with this service's options and random ids, and the live runtime that
     /// owns the shoot name if any (what provision() would then answer). Writes nothing.
     std::pair<ProvisionPlan, std::optional<ShootNameOwner>>
-    plan_provision(const ProvisionInput& input, const RequestContext& context, const PlanIds& ids);
+    plan_provision(const ProvisionInput& input, const RequestContext& context, const PlanIds& ids,
+                   LandscapeRequest::Kind kind = LandscapeRequest::Kind::Create);
 
     /// plan_upgrade against the runtime's live shoot, as upgrade_shoot() would start it:
     /// throws what upgrade_shoot() throws before it writes. Writes nothing.

@@ -2,6 +2,7 @@
 
 #include "engine/error.hpp"
 #include "engine/hibernation_schedule.hpp"
+#include "engine/landscape_check.hpp"
 #include "engine/shoot_annotations.hpp"
 #include "engine/shoot_upgrade.hpp"
 
@@ -20,7 +21,6 @@ using ordered = nlohmann::ordered_json;
 
 constexpr const char* k_infrastructure_kind = "InfrastructureConfig";
 constexpr const char* k_control_plane_kind = "ControlPlaneConfig";
-constexpr const char* k_default_openstack_profile = "converged-cloud-kyma";
 constexpr const char* k_default_floating_pool = "FloatingIP-external-kyma-01";
 constexpr int k_default_idle_timeout_minutes = 4;
 
@@ -52,7 +52,6 @@ ordered nat_gateway(const AzureConfig& c) {
 /// The parts of spec that depend on the cloud (§4.2 "provider block per cloud").
 struct ProviderBlock {
     std::string type;
-    std::string cloud_profile;
     std::string nodes;
     ordered infrastructure;
     ordered control_plane;
@@ -72,7 +71,7 @@ struct ProviderBlockBuilder {
         infra["networks"] = ordered{{"worker", g.worker_cidr}, {"workers", g.worker_cidr}};
         ordered cp = typed_object(k_control_plane_kind, "gcp");
         cp["zone"] = c.zones.front();
-        return {"gcp", "gcp", g.worker_cidr, std::move(infra), std::move(cp), c.zones};
+        return {"gcp", g.worker_cidr, std::move(infra), std::move(cp), c.zones};
     }
 
     ProviderBlock operator()(const AzureConfig& c) const {
@@ -101,11 +100,7 @@ struct ProviderBlockBuilder {
         ordered infra = typed_object(k_infrastructure_kind, "azure");
         infra["networks"] = std::move(networks);
         infra["zoned"] = zoned;
-        return {"azure",
-                "az",
-                c.vnet_cidr,
-                std::move(infra),
-                typed_object(k_control_plane_kind, "azure"),
+        return {"azure", c.vnet_cidr, std::move(infra), typed_object(k_control_plane_kind, "azure"),
                 std::move(worker_zones)};
     }
 
@@ -121,11 +116,7 @@ struct ProviderBlockBuilder {
         }
         ordered infra = typed_object(k_infrastructure_kind, "aws");
         infra["networks"] = ordered{{"vpc", ordered{{"cidr", c.vpc_cidr}}}, {"zones", zones}};
-        return {"aws",
-                "aws",
-                c.vpc_cidr,
-                std::move(infra),
-                typed_object(k_control_plane_kind, "aws"),
+        return {"aws", c.vpc_cidr, std::move(infra), typed_object(k_control_plane_kind, "aws"),
                 std::move(names)};
     }
 
@@ -136,12 +127,7 @@ struct ProviderBlockBuilder {
         infra["networks"] = ordered{{"worker", ""}, {"workers", g.worker_cidr}};
         ordered cp = typed_object(k_control_plane_kind, "openstack");
         cp["loadBalancerProvider"] = c.load_balancer_provider;
-        return {"openstack",
-                c.cloud_profile_name.empty() ? k_default_openstack_profile : c.cloud_profile_name,
-                g.worker_cidr,
-                std::move(infra),
-                std::move(cp),
-                c.zones};
+        return {"openstack", g.worker_cidr, std::move(infra), std::move(cp), c.zones};
     }
 };
 
@@ -385,8 +371,9 @@ ShootPlan build_shoot(const Runtime& runtime, const std::string& operation_id,
     ProviderBlock block = std::visit(ProviderBlockBuilder{g}, g.provider_config);
 
     ordered spec = ordered::object();
+    const CloudProfileRef profile = cloud_profile_of(g);
     if (options.legacy_api)
-        spec["cloudProfileName"] = block.cloud_profile;
+        spec["cloudProfileName"] = profile.name;
     if (g.dns)
         spec["dns"] = dns(*g.dns, g.kubernetes_version);
     spec["extensions"] = extensions(g);
@@ -434,7 +421,7 @@ ShootPlan build_shoot(const Runtime& runtime, const std::string& operation_id,
             {"highAvailability",
              ordered{{"failureTolerance", ordered{{"type", *g.control_plane_failure_tolerance}}}}}};
     if (!options.legacy_api) {
-        spec["cloudProfile"] = ordered{{"kind", "CloudProfile"}, {"name", block.cloud_profile}};
+        spec["cloudProfile"] = ordered{{"kind", profile.kind}, {"name", profile.name}};
         spec["credentialsBindingName"] = g.target_secret;
     }
     // Also in legacy mode: a Gardener from v1.107 honours it, an older one drops the field.

@@ -361,6 +361,31 @@ std::optional<bool> live_networking_filter_disabled(std::string_view live_shoot_
     return networking_filter_disabled(shoot);
 }
 
+namespace {
+
+// SecretBinding -> CredentialsBinding in the upgrade itself (gardener-landscape.md §2): Gardener
+// refuses secretBindingName for Kubernetes >= 1.34 but admits the move in one update. The plan
+// put the CredentialsBinding of the same Secret into merged.target_secret; a target_secret that
+// is still the SecretBinding's name leaves the shoot as it is, for Gardener to refuse.
+void move_to_credentials_binding(ordered& spec, const GardenerConfig& merged,
+                                 const ShootOptions& options) {
+    const auto it = spec.find("secretBindingName");
+    if (options.legacy_api || it == spec.end() || !it->is_string() ||
+        it->get<std::string>() == merged.target_secret || merged.target_secret.empty())
+        return;
+    const auto& kubernetes = spec["kubernetes"];
+    std::string version = merged.kubernetes_version;
+    if (kubernetes.is_object() && kubernetes.contains("version") &&
+        kubernetes["version"].is_string() && !version.empty())
+        version = effective_kubernetes_version(kubernetes["version"].get<std::string>(), version);
+    if (version.empty() || compare_kubernetes_versions(version, "1.34.0") < 0)
+        return;
+    spec.erase("secretBindingName");
+    spec["credentialsBindingName"] = merged.target_secret;
+}
+
+} // namespace
+
 ShootUpgrade build_shoot_upgrade(std::string_view live_shoot_json, const GardenerConfig& merged,
                                  const UpgradeShootInput& input, const ShootOptions& options) {
     ordered shoot = parse_shoot(live_shoot_json);
@@ -382,6 +407,7 @@ ShootUpgrade build_shoot_upgrade(std::string_view live_shoot_json, const Gardene
         spec["exposureClassName"] = *merged.exposure_class_name;
     if (input.gardener.hibernation_schedules)
         write_hibernation_schedules(spec, *input.gardener.hibernation_schedules);
+    move_to_credentials_binding(spec, merged, options);
     out.shoot_networking_filter_disabled = input.gardener.shoot_networking_filter_disabled;
     if (!out.shoot_networking_filter_disabled)
         out.shoot_networking_filter_disabled = networking_filter_disabled(shoot);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <nlohmann/json.hpp>
 
 namespace kprov::stores {
 
@@ -189,6 +190,29 @@ std::vector<ColumnValue> transition_values(const std::string& operation_id,
 
 // --- gardener_config -------------------------------------------------------------------------
 
+namespace {
+
+// gardener_config.cloud_profile: {"kind": ..., "name": ...}; NULL (or anything unreadable, which
+// only a hand-edited row holds) reads as none, so the shoot keeps its provider's default.
+std::optional<engine::CloudProfileRef>
+cloud_profile_from_db(const std::optional<std::string>& text) {
+    if (!text)
+        return std::nullopt;
+    const auto j = nlohmann::json::parse(*text, nullptr, false);
+    if (!j.is_object() || !j.contains("name") || !j["name"].is_string() || !j.contains("kind") ||
+        !j["kind"].is_string())
+        return std::nullopt;
+    return engine::CloudProfileRef{j["kind"].get<std::string>(), j["name"].get<std::string>()};
+}
+
+std::optional<std::string> cloud_profile_to_db(const std::optional<engine::CloudProfileRef>& ref) {
+    if (!ref)
+        return std::nullopt;
+    return nlohmann::json{{"kind", ref->kind}, {"name", ref->name}}.dump();
+}
+
+} // namespace
+
 GardenerConfig read_gardener_config(const RowView& row, int first) {
     int c = first;
     GardenerConfig g;
@@ -222,6 +246,7 @@ GardenerConfig read_gardener_config(const RowView& row, int first) {
     g.control_plane_failure_tolerance = row.optional_text(c++);
     g.eu_access = row.boolean(c++);
     g.hibernation_schedules = engine::decode_hibernation_schedules(row.optional_text(c++));
+    g.cloud_profile = cloud_profile_from_db(row.optional_text(c++));
     return g;
 }
 
@@ -257,6 +282,7 @@ std::vector<ColumnValue> gardener_values(const GardenerConfig& g) {
         {"eu_access", g.eu_access},
         {"hibernation_schedules",
          db_text(engine::encode_hibernation_schedules(g.hibernation_schedules))},
+        {"cloud_profile", db_text(cloud_profile_to_db(g.cloud_profile))},
     };
 }
 

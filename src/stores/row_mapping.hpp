@@ -93,8 +93,8 @@ inline constexpr std::string_view k_gardener_columns =
     "max_surge, max_unavailable, enable_kubernetes_version_auto_update, "
     "enable_machine_image_version_auto_update, exposure_class_name, provider_specific_config, "
     "shoot_networking_filter_disabled, control_plane_failure_tolerance, eu_access, "
-    "hibernation_schedules";
-inline constexpr int k_gardener_column_count = 30;
+    "hibernation_schedules, cloud_profile";
+inline constexpr int k_gardener_column_count = 31;
 
 /// Reads k_gardener_columns starting at `first`; oidc and dns are left empty (other tables).
 engine::GardenerConfig read_gardener_config(const RowView& row, int first = 0);

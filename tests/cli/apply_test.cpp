@@ -169,15 +169,18 @@ TEST_P(Apply, AFleetIsCreatedThenLeftAloneThenChangedAsEditedAndPruned) {
     for (const auto& line : lines(r.out))
         EXPECT_THAT(line, EndsWith(": unchanged"));
 
-    // A region no operation can change: refused, naming it, and nothing is started.
+    // A region no operation can change (one the landscape has): refused, naming it, and nothing
+    // is started.
     json moved = read_runtime_file(fleet_path(shoots[3]));
-    moved["clusterConfig"]["gardenerConfig"]["region"] = "somewhere-else-1";
+    moved["clusterConfig"]["gardenerConfig"]["region"] = "eu-de-2";
+    moved["clusterConfig"]["gardenerConfig"]["providerSpecificConfig"] = {
+        {"openStackConfig", {{"zones", {"eu-de-2a"}}, {"loadBalancerProvider", "f5"}}}};
     const std::string moved_file = m_dir.file("moved.json");
     write(moved_file, moved);
     r = kprov({"apply", "-f", moved_file, "--wait"});
     EXPECT_EQ(r.code, 1) << r.out << r.err;
     EXPECT_THAT(r.out, HasSubstr("refused: region differs"));
-    EXPECT_THAT(r.out, HasSubstr("\"somewhere-else-1\""));
+    EXPECT_THAT(r.out, HasSubstr("\"eu-de-2\""));
     EXPECT_THAT(r.out, HasSubstr("the runtime must be replaced"));
     EXPECT_EQ(m_store->operations_of(runtime_of(shoots[3]).id).size(), 1U);
     EXPECT_EQ(kprov({"diff", "-f", moved_file}).code, 1);

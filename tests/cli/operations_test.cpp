@@ -325,7 +325,7 @@ TEST_P(Operations, DryRunsChangeNothing) {
     const std::string runtime_id = json::parse(r.out)["runtimeID"];
     r = kprov({"upgrade-shoot", runtime_id, "-f", k_examples + "upgrade.yaml", "--dry-run"});
     ASSERT_EQ(r.code, 0) << r.err;
-    EXPECT_THAT(r.out, HasSubstr("~ spec.kubernetes.version: \"1.34.6\" -> \"1.35\""));
+    EXPECT_THAT(r.out, HasSubstr("~ spec.kubernetes.version: \"1.34.6\" -> \"1.35.4\""));
     EXPECT_EQ(m_store->operations_of(runtime_id).size(), 1U);
     EXPECT_EQ((*shoot(name))["spec"]["kubernetes"]["version"], "1.34.6");
 }

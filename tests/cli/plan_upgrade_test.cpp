@@ -82,7 +82,7 @@ protected:
 TEST_F(PlanUpgrade, ShowsTheChangeUpgradeShootWouldApply) {
     std::string out, err;
     ASSERT_EQ(plan({m_runtime.id, "-f", k_examples + "upgrade.yaml"}, out, err), 0) << err;
-    EXPECT_THAT(out, HasSubstr("~ spec.kubernetes.version: \"1.34.6\" -> \"1.35\""));
+    EXPECT_THAT(out, HasSubstr("~ spec.kubernetes.version: \"1.34.6\" -> \"1.35.4\""));
     EXPECT_THAT(out, Not(HasSubstr("machine.type"))) << "the example keeps the machine type";
     EXPECT_THAT(out, HasSubstr("~ spec.provider.workers[0].maximum: 4 -> 12"));
     EXPECT_THAT(out, HasSubstr("~ spec.maintenance.autoUpdate.machineImageVersion: false -> true"));
@@ -97,7 +97,7 @@ TEST_F(PlanUpgrade, JsonOutputIsTheWholeNewShoot) {
     const auto shoot = nlohmann::json::parse(out);
     EXPECT_EQ(shoot["kind"], "Shoot");
     EXPECT_EQ(shoot["metadata"]["name"], m_runtime.gardener.name);
-    EXPECT_EQ(shoot["spec"]["kubernetes"]["version"], "1.35");
+    EXPECT_EQ(shoot["spec"]["kubernetes"]["version"], "1.35.4"); // the landscape's 1.35
     EXPECT_EQ(shoot["spec"]["provider"]["workers"][0]["minimum"], 3);
 }
 

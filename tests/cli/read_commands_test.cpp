@@ -188,7 +188,8 @@ TEST_P(ReadCommands, StatusAsTableWideJsonYamlAndName) {
     EXPECT_EQ(keys(status),
               (std::vector<std::string>{"lastOperationStatus", "runtimeConnectionStatus",
                                         "runtimeConfiguration", "hibernationStatus", "runtime",
-                                        "kymaInstallation", "lifecycle", "gardener"}));
+                                        "kymaInstallation", "lifecycle",
+                                        "kubernetesVersionLifecycle", "gardener"}));
     // No Gardener here: status says so instead of failing.
     EXPECT_TRUE(status["hibernationStatus"].is_null());
     EXPECT_THAT(status["gardener"]["error"].get<std::string>(),

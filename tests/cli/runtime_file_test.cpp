@@ -207,7 +207,7 @@ TEST(RuntimeFile, QuotedTextInAFieldThatWantsABooleanIsReportedByTheParser) {
 // ---------------------------------------------------------------------------------------------
 // Examples
 
-const engine::ConversionOptions k_options{"kyma-dev", false, false};
+const engine::ConversionOptions k_options{"kyma-dev", false, false, true, {}};
 
 // Which schema an example names in its yaml-language-server modeline.
 std::string schema_of(const std::string& text) {
@@ -291,9 +291,12 @@ json load_schema(const char* name) {
     return json::parse(read_text(std::string(KPROV_SOURCE_DIR "/schemas/") + name));
 }
 
-// The runtime schema without kprov's own lifecycle block: the GraphQL input alone.
+// The runtime schema without kprov's own lifecycle block and cloudProfile: the GraphQL input
+// alone.
 json graphql_part(json schema) {
     schema["properties"].erase("lifecycle");
+    schema["definitions"]["GardenerConfigInput"]["properties"].erase("cloudProfile");
+    schema["definitions"].erase("CloudProfileReference");
     schema["definitions"].erase("RuntimeLifecycle");
     schema["definitions"].erase("HibernationSchedule");
     return schema;

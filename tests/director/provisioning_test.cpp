@@ -11,6 +11,7 @@
 #include "engine/service.hpp"
 #include "gardener/gardener_client.hpp"
 #include "gardener/kubeconfig.hpp"
+#include "gardener/landscape_port.hpp"
 #include "gardener/operator_bindings.hpp"
 #include "gardener/runtime_cluster_client.hpp"
 #include "gardener/shoot_port.hpp"
@@ -78,6 +79,9 @@ protected:
         gardener = std::make_shared<gardener::GardenerClient>(
             gardener::load_kubeconfig(s_sim->kubeconfig), "kprov");
         shoots = std::make_unique<gardener::GardenerShootClient>(gardener);
+        landscape = std::make_unique<gardener::GardenerLandscape>(
+            [this]() -> gardener::GardenerClient& { return *gardener; });
+        options.landscape = landscape.get();
         director =
             std::make_unique<DirectorClient>(sim_credentials(s_sim->url), fast_options(s_sim->url));
 
@@ -130,6 +134,7 @@ protected:
     std::unique_ptr<gardener::GardenerShootClient> shoots;
     gardener::ClusterBindings clusters;
     std::unique_ptr<DirectorClient> director;
+    std::unique_ptr<gardener::GardenerLandscape> landscape;
     engine::EngineOptions options;
 
 private:

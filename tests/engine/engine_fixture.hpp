@@ -6,6 +6,7 @@
 #include "engine/service.hpp"
 #include "support/fake_clock.hpp"
 #include "support/fake_gardener.hpp"
+#include "support/fake_landscape.hpp"
 #include "support/fake_store.hpp"
 
 #include <gtest/gtest.h>
@@ -28,6 +29,8 @@ protected:
         , gardener(clock) {
         options.conversion.gardener_project = "kyma-dev";
         options.shoot.project = "kyma-dev";
+        fakes::fill_fixture_landscape(landscape);
+        options.landscape = &landscape;
     }
 
     /// A valid GCP ProvisionRuntimeInput document for shoot `shoot`.
@@ -120,6 +123,7 @@ protected:
     fakes::FakeStore store;
     fakes::FakeGardener gardener;
     fakes::FakeRuntimeClusters clusters;
+    fakes::FakeLandscape landscape;
     EngineOptions options;
     RequestContext context{"tenant-a", "sub-a"};
     double jitter = 0; ///< what the jitter source returns
