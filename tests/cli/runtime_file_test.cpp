@@ -207,7 +207,7 @@ TEST(RuntimeFile, QuotedTextInAFieldThatWantsABooleanIsReportedByTheParser) {
 // ---------------------------------------------------------------------------------------------
 // Examples
 
-const engine::ConversionOptions k_options{"kyma-dev", false, false, true, {}};
+const engine::ConversionOptions k_options{"kyma-dev", false, false, true, false, {}};
 
 // Which schema an example names in its yaml-language-server modeline.
 std::string schema_of(const std::string& text) {

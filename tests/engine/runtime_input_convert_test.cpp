@@ -90,7 +90,7 @@ TEST(RuntimeInputConvert, GardenerFieldsAndDefaults) {
 }
 
 TEST(RuntimeInputConvert, AutoUpdateDefaultsComeFromTheOptionsWhenOmitted) {
-    const ConversionOptions on{"kyma-dev", true, true, true, {}};
+    const ConversionOptions on{"kyma-dev", true, true, true, false, {}};
     auto c = convert(provision_document(), on).gardener;
     EXPECT_TRUE(c.enable_kubernetes_version_auto_update);
     EXPECT_TRUE(c.enable_machine_image_version_auto_update);

@@ -84,6 +84,6 @@ inline std::vector<std::string> lines(const std::vector<FieldProblem>& problems)
     return out;
 }
 
-inline const ConversionOptions k_options{"kyma-dev", false, false, true, {}};
+inline const ConversionOptions k_options{"kyma-dev", false, false, true, false, {}};
 
 } // namespace kprov::engine::testing
