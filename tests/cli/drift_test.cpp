@@ -20,9 +20,9 @@ protected:
     void SetUp() override {
         const auto input =
             engine::parse_provision_input(read_runtime_file(KPROV_SOURCE_DIR "/examples/gcp.yaml"));
-        m_runtime =
-            engine::to_runtime(input, "2ae6642d-1111-4222-8333-944455556666", "ga-1", "", {},
-                               engine::ConversionOptions{"kyma-dev", false, false, true, false, {}});
+        m_runtime = engine::to_runtime(
+            input, "2ae6642d-1111-4222-8333-944455556666", "ga-1", "", {},
+            engine::ConversionOptions{"kyma-dev", false, false, true, false, {}});
         m_options.project = "kyma-dev";
         // The live shoot as Gardener keeps it: what kprov sent, then its own additions.
         m_live = ordered_json::parse(engine::build_shoot(m_runtime, "op-1", m_options).shoot);
