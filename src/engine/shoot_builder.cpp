@@ -4,6 +4,7 @@
 #include "engine/hibernation_schedule.hpp"
 #include "engine/landscape_check.hpp"
 #include "engine/shoot_annotations.hpp"
+#include "engine/shoot_fields.hpp"
 #include "engine/shoot_upgrade.hpp"
 
 #include <algorithm>
@@ -22,17 +23,12 @@ using ordered = nlohmann::ordered_json;
 constexpr const char* k_infrastructure_kind = "InfrastructureConfig";
 constexpr const char* k_control_plane_kind = "ControlPlaneConfig";
 constexpr const char* k_default_floating_pool = "FloatingIP-external-kyma-01";
-constexpr int k_default_idle_timeout_minutes = 4;
 
 std::string lower(std::string_view text) {
     std::string out(text);
     std::transform(out.begin(), out.end(), out.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return out;
-}
-
-bool non_empty(const std::optional<std::string>& value) {
-    return value && !value->empty();
 }
 
 std::string provider_api_version(std::string_view provider) {

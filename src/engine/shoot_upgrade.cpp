@@ -3,6 +3,7 @@
 #include "engine/error.hpp"
 #include "engine/hibernation_schedule.hpp"
 #include "engine/shoot_annotations.hpp"
+#include "engine/shoot_fields.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -19,7 +20,6 @@ namespace {
 using ordered = nlohmann::ordered_json;
 
 constexpr const char* k_networking_filter = "shoot-networking-filter";
-constexpr int k_default_idle_timeout_minutes = 4;
 
 // Replaces spec.hibernation.schedules, keeping `enabled` (the cluster's state now); no
 // schedules remove the member, and an emptied hibernation with it.
@@ -173,10 +173,6 @@ const ordered* find(const ordered& parent, const char* key) {
 std::string string_at(const ordered& parent, const char* key) {
     const ordered* value = find(parent, key);
     return value && value->is_string() ? value->get<std::string>() : std::string();
-}
-
-bool non_empty(const std::optional<std::string>& value) {
-    return value && !value->empty();
 }
 
 std::optional<bool> networking_filter_disabled(const ordered& shoot) {
