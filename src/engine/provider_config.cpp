@@ -39,7 +39,7 @@ std::string str(const json& j, const char* key) {
     return v->get<std::string>();
 }
 
-std::vector<std::string> strings(const json& v) {
+std::vector<std::string> string_list(const json& v) {
     if (!v.is_array())
         throw Mismatch{};
     std::vector<std::string> out;
@@ -51,12 +51,12 @@ std::vector<std::string> strings(const json& v) {
     return out;
 }
 
-std::vector<std::string> strings(const json& j, const char* key) {
+std::vector<std::string> string_list(const json& j, const char* key) {
     const json* v = field(j, key);
-    return v ? strings(*v) : std::vector<std::string>{};
+    return v ? string_list(*v) : std::vector<std::string>{};
 }
 
-int integer(const json& v) {
+int integer_of(const json& v) {
     if (!v.is_number_integer())
         throw Mismatch{};
     return v.get<int>();
@@ -68,7 +68,7 @@ json optional_strings(const std::optional<std::vector<std::string>>& v) {
 
 GcpConfig decode_gcp(const json& j) {
     only_keys(j, {"zones"});
-    return GcpConfig{strings(j, "zones")};
+    return GcpConfig{string_list(j, "zones")};
 }
 
 AzureConfig decode_azure(const json& j) {
@@ -77,7 +77,7 @@ AzureConfig decode_azure(const json& j) {
     AzureConfig c;
     c.vnet_cidr = str(j, "vnetCidr");
     if (const json* v = field(j, "zones"))
-        c.zones = strings(*v);
+        c.zones = string_list(*v);
     if (const json* v = field(j, "azureZones")) {
         if (!v->is_array())
             throw Mismatch{};
@@ -85,7 +85,7 @@ AzureConfig decode_azure(const json& j) {
         for (const auto& z : *v) {
             only_keys(z, {"name", "cidr"});
             const json* name = field(z, "name");
-            c.azure_zones->push_back(AzureZone{name ? integer(*name) : 0, str(z, "cidr")});
+            c.azure_zones->push_back(AzureZone{name ? integer_of(*name) : 0, str(z, "cidr")});
         }
     }
     if (const json* v = field(j, "enableNatGateway")) {
@@ -94,7 +94,7 @@ AzureConfig decode_azure(const json& j) {
         c.enable_nat_gateway = v->get<bool>();
     }
     if (const json* v = field(j, "idleConnectionTimeoutMinutes"))
-        c.idle_connection_timeout_minutes = integer(*v);
+        c.idle_connection_timeout_minutes = integer_of(*v);
     return c;
 }
 
@@ -120,7 +120,7 @@ AwsConfig decode_aws(const json& j) {
 
 OpenStackConfig decode_openstack(const json& j) {
     only_keys(j, {"zones", "floatingPoolName", "cloudProfileName", "loadBalancerProvider"});
-    return OpenStackConfig{strings(j, "zones"), str(j, "floatingPoolName"),
+    return OpenStackConfig{string_list(j, "zones"), str(j, "floatingPoolName"),
                            str(j, "cloudProfileName"), str(j, "loadBalancerProvider")};
 }
 

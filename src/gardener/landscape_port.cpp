@@ -14,7 +14,7 @@ constexpr const char* k_core_api = "/apis/core.gardener.cloud/v1beta1";
 constexpr const char* k_security_api = "/apis/security.gardener.cloud/v1alpha1";
 // Far above any real landscape, far below what would hurt.
 constexpr std::size_t k_max_items = 2000;
-constexpr std::size_t k_max_text = 253;
+constexpr std::size_t k_max_name_length = 253;
 
 // A malformed answer: Gardener's own validation would never let it through, so it is no
 // retryable failure but a landscape kprov cannot use.
@@ -48,9 +48,10 @@ public:
         // Quantities (cpu: 4) may come as numbers.
         if (value->is_number_integer())
             return std::to_string(value->get<long long>());
-        if (!value->is_string() || value->get_ref<const std::string&>().size() > k_max_text)
+        if (!value->is_string() || value->get_ref<const std::string&>().size() > k_max_name_length)
             malformed(m_what, path + "." + key,
-                      "must be a string of at most " + std::to_string(k_max_text) + " characters");
+                      "must be a string of at most " + std::to_string(k_max_name_length) +
+                          " characters");
         return value->get<std::string>();
     }
 
@@ -81,7 +82,8 @@ public:
         std::vector<std::string> out;
         const json& items = list(object, key, path);
         for (std::size_t i = 0; i < items.size(); ++i) {
-            if (!items[i].is_string() || items[i].get_ref<const std::string&>().size() > k_max_text)
+            if (!items[i].is_string() ||
+                items[i].get_ref<const std::string&>().size() > k_max_name_length)
                 malformed(m_what, path + "." + key + "[" + std::to_string(i) + "]",
                           "must be a short string");
             out.push_back(items[i].get<std::string>());
@@ -138,7 +140,7 @@ std::string at(const std::string& path, std::size_t i) {
 
 // A name that goes into a request path: a DNS subdomain, nothing that could change the path.
 void check_name(const std::string& name, const char* what) {
-    bool ok = !name.empty() && name.size() <= k_max_text;
+    bool ok = !name.empty() && name.size() <= k_max_name_length;
     for (const char c : name)
         ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.');
     if (!ok)
