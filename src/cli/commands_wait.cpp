@@ -133,6 +133,15 @@ int wait_for_operation(Context& ctx, EngineAccess& access, const std::string& op
     engine::InstallationWatches* installations = access.installation_watches();
     if (installations)
         installations->set_on_change([&sleeper] { sleeper.wake(); });
+    // The watches outlive this function (they are the EngineAccess's): they must stop calling
+    // on `sleeper` before it goes, on every way out.
+    struct ForgetWaker {
+        engine::InstallationWatches* installations;
+        ~ForgetWaker() {
+            if (installations)
+                installations->set_on_change({});
+        }
+    } forget_waker{installations};
 
     const bool show = !ctx.global().quiet;
     const bool terminal = is_terminal(ctx.err());
@@ -158,8 +167,6 @@ int wait_for_operation(Context& ctx, EngineAccess& access, const std::string& op
         result = drive_woken(access, *op, sleeper, options);
         signal_number = interrupt.signal_number();
     }
-    if (installations)
-        installations->set_on_change({});
     progress.finish();
     return report_end(ctx, result, timeout, signal_number);
 }
