@@ -143,6 +143,15 @@ ShownDrive drive_shown(Context& ctx, EngineAccess& access, const std::string& op
     engine::InstallationWatches* installations = access.installation_watches();
     if (installations)
         installations->set_on_change([&sleeper] { sleeper.wake(); });
+    // The watches outlive this function (they are the EngineAccess's): they must stop calling
+    // on `sleeper` before it goes, on every way out.
+    struct ForgetWaker {
+        engine::InstallationWatches* installations;
+        ~ForgetWaker() {
+            if (installations)
+                installations->set_on_change({});
+        }
+    } forget_waker{installations};
 
     const bool show = !ctx.global().quiet;
     const bool terminal = is_terminal(ctx.err());
@@ -167,8 +176,6 @@ ShownDrive drive_shown(Context& ctx, EngineAccess& access, const std::string& op
         shown.result = drive_woken(access, *op, sleeper, options);
         shown.signal_number = interrupt.signal_number();
     }
-    if (installations)
-        installations->set_on_change({});
     progress.finish();
     return shown;
 }

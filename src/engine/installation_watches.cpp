@@ -34,7 +34,7 @@ InstallationWatches::~InstallationWatches() {
 }
 
 void InstallationWatches::set_on_change(std::function<void()> on_change) {
-    std::lock_guard lock(m_mutex);
+    std::lock_guard lock(m_callback_mutex);
     m_on_change = std::move(on_change);
 }
 
@@ -63,12 +63,10 @@ void InstallationWatches::run(const std::string& runtime_id, const std::string& 
     const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(max_wait);
     const bool changed =
         m_await_change(kubeconfig, resource_version, wait, stop) && !stop.stop_requested();
-    std::function<void()> on_change;
     {
         // Done before the operation is made due: the pass that follows may ask for the next
         // watch of this runtime at once, and must get it.
         std::lock_guard lock(m_mutex);
-        on_change = m_on_change;
         *done = true;
     }
     if (!changed)
@@ -78,8 +76,12 @@ void InstallationWatches::run(const std::string& runtime_id, const std::string& 
     } catch (const std::exception&) {
         return; // the operation polls
     }
-    if (on_change)
-        on_change();
+    // Read and called under m_callback_mutex, never from a copy taken earlier: once
+    // set_on_change({}) has returned, the waker it replaced (a --wait's sleeper, a local of the
+    // command) is never called again, though this thread lives until the watches go.
+    std::lock_guard lock(m_callback_mutex);
+    if (m_on_change)
+        m_on_change();
 }
 
 std::vector<std::jthread> InstallationWatches::take_ended() {

@@ -47,7 +47,8 @@ public:
     InstallationWatches& operator=(const InstallationWatches&) = delete;
 
     /// Called from a watch thread after a change made an operation due. Set it before the
-    /// first watch().
+    /// first watch(). Once this returns, the callback it replaced is not running and is never
+    /// called again. It must not call set_on_change itself.
     void set_on_change(std::function<void()> on_change);
 
     /// Watches the runtime's object (`target`: a kubeconfig or a Kyma name) for a change after
@@ -76,6 +77,7 @@ private:
     const Clock& m_clock;
     std::size_t m_max_watches;
     mutable std::mutex m_mutex;
+    std::mutex m_callback_mutex; ///< guards m_on_change, and is held while it runs
     std::function<void()> m_on_change;
     std::map<std::string, Watch> m_watches;
 };

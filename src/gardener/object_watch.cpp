@@ -38,9 +38,18 @@ public:
         return key;
     }
 
+    // The last removal stops the thread and joins it before returning: a one-shot command
+    // leaves no thread behind once its waits are over (an in-process caller that changes the
+    // environment afterwards races nothing), and the next add() starts a thread again.
     void remove(const Key& key) {
-        std::lock_guard lock(m_mutex);
-        m_pending.erase(key);
+        std::jthread idle;
+        {
+            std::lock_guard lock(m_mutex);
+            m_pending.erase(key);
+            if (m_pending.empty())
+                idle = std::move(m_thread);
+        }
+        // Its destructor requests stop and joins, without m_mutex: the thread needs it to end.
     }
 
 private:

@@ -9,6 +9,8 @@
 #include "net/base64.hpp"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <regex>
 #include <set>
 #include <thread>
@@ -187,6 +189,25 @@ protected:
         return out;
     }
 
+    // The process's live threads ("tid name"), this one included; a thread that has ended
+    // but is not yet reaped (state Z or X) is not listed.
+    static std::set<std::string> live_threads() {
+        std::set<std::string> out;
+        for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+            std::ifstream stat(task.path() / "stat");
+            std::string line;
+            std::getline(stat, line);
+            const auto close = line.rfind(')');
+            if (close == std::string::npos || close + 2 >= line.size())
+                continue; // gone while listed
+            if (const char state = line[close + 2]; state == 'Z' || state == 'X')
+                continue;
+            out.insert(task.path().filename().string() + " " +
+                       line.substr(0, close + 1).substr(line.find(' ') + 1));
+        }
+        return out;
+    }
+
     // Waits (bounded) until `done` holds; returns whether it did.
     template <typename Predicate>
     static bool eventually(Predicate done, std::chrono::milliseconds limit = 30s) {
@@ -216,8 +237,23 @@ TEST_P(Klm, ProvisioningWritesTheSecretAndTheKymaAndSucceedsOnceReady) {
         klm_runtime_file(modules_config({"istio", "api-gateway", "btp-operator", "istio",
                                          "serverless", "telemetry"}),
                          labels);
+    const auto threads_before = live_threads();
     const auto r = kprov({"provision", "-f", file, "--wait", "-o", "json"});
     ASSERT_EQ(r.code, 0) << r.err;
+    // A one-shot command leaves no thread behind (the Kyma watches' deadline timer did, and
+    // the tests change the environment between in-process runs). A thread that has joined
+    // may take a moment to leave /proc, hence the bounded wait; one left running never does.
+    std::set<std::string> left;
+    EXPECT_TRUE(eventually(
+        [&] {
+            left.clear();
+            for (const auto& t : live_threads())
+                if (!threads_before.count(t))
+                    left.insert(t);
+            return left.empty();
+        },
+        5s))
+        << "threads left behind: " << ::testing::PrintToString(left);
     const std::string id = json::parse(r.out)["runtimeID"];
     const std::string name = lowercase(id);
     const auto op = expect_succeeded(id, OperationType::Provision,

@@ -5,6 +5,7 @@
 #include "engine/installation_watches.hpp"
 #include "engine_fixture.hpp"
 #include "support/fake_kyma.hpp"
+#include "support/fake_store.hpp"
 
 #include <atomic>
 #include <condition_variable>
@@ -80,6 +81,42 @@ TEST_F(InstallationWatchesTest, OneWatchPerRuntimeAndTheNextStartsRightAfterACha
     for (int i = 0; i < 200 && started < 2; ++i)
         std::this_thread::sleep_for(5ms);
     EXPECT_EQ(started, 2) << "the watch after the change was not started";
+}
+
+// A store whose make_due waits until the test lets it go.
+class HeldMakeDue : public fakes::FakeStore {
+public:
+    int make_due(const std::vector<std::string>& runtime_ids, Timestamp now) override {
+        entered.set_value();
+        let_go.get_future().wait();
+        return FakeStore::make_due(runtime_ids, now);
+    }
+    std::promise<void> entered;
+    std::promise<void> let_go;
+};
+
+// `kprov provision --wait` sets a waker on a local sleeper and clears it when the wait ends,
+// while a watch that saw a change may still be making its operation due (a PostgreSQL round
+// trip): the cleared waker must not be called after, when the sleeper is gone.
+TEST_F(InstallationWatchesTest, AClearedWakerIsNeverCalledAgain) {
+    HeldMakeDue held;
+    std::atomic<bool> cleared{false};
+    std::atomic<int> called_after_clearing{0};
+    {
+        InstallationWatches watches([](const std::string&, const std::string&,
+                                       std::chrono::milliseconds, std::stop_token) { return true; },
+                                    held, clock);
+        watches.set_on_change([&] {
+            if (cleared)
+                ++called_after_clearing;
+        });
+        watches.watch("runtime-1", "kyma-1", "7", 30s);
+        ASSERT_EQ(held.entered.get_future().wait_for(5s), std::future_status::ready);
+        watches.set_on_change({});
+        cleared = true;
+        held.let_go.set_value();
+    } // joins the watch
+    EXPECT_EQ(called_after_clearing, 0);
 }
 
 TEST_F(InstallationWatchesTest, TheNumberOfWatchesIsBounded) {
