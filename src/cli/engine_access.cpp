@@ -149,7 +149,7 @@ std::string format_log_line(LogLineFormat format, std::string_view level,
             .append(": ")
             .append(message);
         break;
-    case LogLineFormat::Json: {
+    case LogLineFormat::JsonLines: {
         nlohmann::ordered_json object;
         object["ts"] = rfc3339_utc(time);
         object["level"] = std::string(level);
@@ -216,8 +216,9 @@ engine::LogLevel log_threshold(Context& ctx) {
 LogScope::LogScope(Context& ctx, LogStyle style)
     : m_previous(spdlog::default_logger()) {
     const LogLineFormat format = style == LogStyle::Command ? LogLineFormat::Command
-                                 : ctx.config().settings.log_format == "json" ? LogLineFormat::Json
-                                                                              : LogLineFormat::Text;
+                                 : ctx.config().settings.log_format == "json"
+                                     ? LogLineFormat::JsonLines
+                                     : LogLineFormat::Text;
     m_logger = std::make_shared<spdlog::logger>("kprov", make_log_sink(ctx.err(), format));
     m_logger->set_level(to_spdlog(log_threshold(ctx)));
     spdlog::set_default_logger(m_logger);

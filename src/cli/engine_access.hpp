@@ -49,9 +49,9 @@ engine::LogLevel log_threshold(Context& ctx);
 /// stamp, and a daemon's JSON lines (one object per line: ts, level, msg, then the fields of
 /// engine/thread_log_fields.hpp) for Loki, Elasticsearch and the like.
 enum class LogLineFormat {
-    Command, ///< "kprov: <level>: <message>"
-    Text,    ///< "2026-01-02T03:04:05.678Z kprov: <level>: <message>"
-    Json,    ///< {"ts":"2026-01-02T03:04:05.678Z","level":"info","msg":"...","runtime":"..."}
+    Command,   ///< "kprov: <level>: <message>"
+    Text,      ///< "2026-01-02T03:04:05.678Z kprov: <level>: <message>"
+    JsonLines, ///< {"ts":"2026-01-02T03:04:05.678Z","level":"info","msg":"...","runtime":"..."}
 };
 
 /// `time` in RFC 3339, UTC, with milliseconds: "2026-01-02T03:04:05.678Z".

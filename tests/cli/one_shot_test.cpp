@@ -369,7 +369,7 @@ TEST(LogLines, EachFormatWritesOneLine) {
     EXPECT_EQ(format_log_line(LogLineFormat::Text, "warning", k_time, "two\nlines", fields),
               "2026-12-07T13:42:26.123Z kprov: warning: two lines\n");
     const std::string line =
-        format_log_line(LogLineFormat::Json, "error", k_time, "bad \"x\"\n\xff", fields);
+        format_log_line(LogLineFormat::JsonLines, "error", k_time, "bad \"x\"\n\xff", fields);
     ASSERT_EQ(line.back(), '\n');
     EXPECT_EQ(line.find('\n'), line.size() - 1) << "one line";
     const json object = json::parse(line);
@@ -382,7 +382,7 @@ TEST(LogLines, EachFormatWritesOneLine) {
 }
 
 TEST(LogLines, AFieldCannotReplaceTsLevelOrMsg) {
-    const std::string line = format_log_line(LogLineFormat::Json, "info", k_time, "m",
+    const std::string line = format_log_line(LogLineFormat::JsonLines, "info", k_time, "m",
                                              {{"msg", "forged"}, {"level", "x"}, {"ts", "y"}});
     const json object = json::parse(line);
     EXPECT_EQ(object["msg"], "m");
