@@ -122,6 +122,11 @@ inline std::string read_text(const std::string& path) {
     return text.str();
 }
 
+/// examples/gcp.yaml, the runtime file the hostile-input tests start from.
+inline std::string example_runtime() {
+    return read_text(KPROV_SOURCE_DIR "/examples/gcp.yaml");
+}
+
 /// Runs the command to its end (killed after `limit`), with stdout and stderr captured through
 /// files in `scratch_dir`.
 inline ProcessResult run_process(const std::vector<std::string>& argv,

@@ -47,15 +47,11 @@ protected:
     kprov::testing::TempDir m_dir;
 };
 
-std::string example_runtime() {
-    return kprov::testing::read_text(k_examples + "gcp.yaml");
-}
-
 // Finding 8: `provision -f` and `apply -f DIR` hung for ever on a FIFO named *.yaml.
 TEST_F(HostileFiles, AFifoOrDeviceNamedYamlIsRefusedAtOnce) {
     const auto dir = m_dir.file("runtimes");
     std::filesystem::create_directories(dir);
-    std::ofstream(dir + "/a.yaml") << example_runtime();
+    std::ofstream(dir + "/a.yaml") << kprov::testing::example_runtime();
     ASSERT_EQ(mkfifo((dir + "/b.yaml").c_str(), 0600), 0);
     const auto apply = kprov({"apply", "-f", dir, "--gardener-project", "kyma-dev", "--store",
                               store_url(), "--dry-run"});
@@ -80,7 +76,7 @@ TEST_F(HostileFiles, AFifoOrDeviceNamedYamlIsRefusedAtOnce) {
 TEST_F(HostileFiles, ASymlinkToAForeignFileIsNamedNotShown) {
     const auto dir = m_dir.file("runtimes");
     std::filesystem::create_directories(dir);
-    std::ofstream(dir + "/a.yaml") << example_runtime();
+    std::ofstream(dir + "/a.yaml") << kprov::testing::example_runtime();
     // Shaped like /etc/shadow, and like a config file whose lines read as YAML fields.
     const auto shadow = m_dir.file("shadow");
     std::ofstream(shadow) << "root:$6$" << k_foreign_secret << ":19000:0:99999:7:::\n"
@@ -120,7 +116,7 @@ TEST_F(HostileFiles, ASymlinkToAForeignFileIsNamedNotShown) {
 // Finding 7: a runtime file with a 30,000-digit plain number crashed plan, apply and
 // provision (std::regex recursed once per digit).
 TEST_F(HostileFiles, AThirtyThousandDigitNumberIsAValidationErrorNotACrash) {
-    std::string text = example_runtime();
+    std::string text = kprov::testing::example_runtime();
     const std::string field = "autoScalerMin: 2";
     ASSERT_NE(text.find(field), std::string::npos);
     text.replace(text.find(field), field.size(), "autoScalerMin: " + std::string(30'000, '7'));

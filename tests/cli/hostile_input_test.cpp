@@ -64,10 +64,6 @@ protected:
     kprov::testing::TempDir m_dir;
 };
 
-std::string example_runtime() {
-    return kprov::testing::read_text(KPROV_SOURCE_DIR "/examples/gcp.yaml");
-}
-
 // {"a":{"a":...1...}} nested `depth` times.
 std::string nested_object(std::size_t depth) {
     std::string text;
@@ -124,7 +120,7 @@ TEST_F(HostileInput, LabelsAtTheLimitAreAccepted) {
 }
 
 TEST_F(HostileInput, DeepYamlIsAValidationError) {
-    std::string text = example_runtime();
+    std::string text = kprov::testing::example_runtime();
     text.replace(text.find("runtimeInput:\n"), 14,
                  "runtimeInput:\n  labels: " + std::string(5000, '[') + std::string(5000, ']') +
                      "\n");
@@ -136,7 +132,7 @@ TEST_F(HostileInput, DeepYamlIsAValidationError) {
 // Bytes that are not UTF-8 are refused with their line and column before yaml-cpp sees them
 // (issue 32: yaml-cpp grew without bound on some), never shown.
 TEST_F(HostileInput, InvalidUtf8InYamlNamesTheLineAndColumnNotTheBytes) {
-    std::string text = example_runtime();
+    std::string text = kprov::testing::example_runtime();
     const std::string description = "  description: Short-lived test cluster";
     ASSERT_NE(text.find(description), std::string::npos);
     text.replace(text.find(description), description.size(),
@@ -211,7 +207,8 @@ TEST_F(HostileInput, BytesThatAreNotUtf8NeverReachYamlCpp) {
 
 TEST_F(HostileInput, AFileOneByteAboveTheDefaultLimitIsRefused) {
     const auto at_limit = write(
-        "at.yaml", example_runtime() + std::string((4u << 20) - example_runtime().size(), '\n'));
+        "at.yaml", kprov::testing::example_runtime() +
+                       std::string((4u << 20) - kprov::testing::example_runtime().size(), '\n'));
     ASSERT_EQ(std::filesystem::file_size(at_limit), 4u << 20);
     EXPECT_EQ(
         kprov({"plan", "-f", at_limit, "--gardener-project", "kyma-dev", "-o", "json"}).exit_code,
