@@ -58,6 +58,15 @@ engine::Runtime store_provisioned_runtime(engine::Store& store) {
 
 class HostileGardener : public ServeTest<> {};
 
+// The most a hostile answer may make kprov hold. AddressSanitizer keeps up to 256 MiB of freed
+// memory in quarantine (its quarantine_size_mb), which a plain build returns: measured 22 MiB
+// plain and 277 MiB under ASan for the deep shoot below.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr long k_rss_bound_kib = 512 * 1024;
+#else
+constexpr long k_rss_bound_kib = 256 * 1024;
+#endif
+
 // Finding 2: a shoot nested 100,000 arrays deep overflowed the stack when kprov serialized it
 // again (kprov status exited 139). It is refused as it arrives.
 TEST_F(HostileGardener, AShoot100kDeepDoesNotCrashStatus) {
@@ -101,7 +110,7 @@ TEST_F(HostileGardener, AShoot100kDeepDoesNotCrashStatus) {
             // Said on stderr (--live) or in the status itself (Gardener could not be asked).
             EXPECT_NE((r.out + r.err).find("nests deeper than 256 levels"), std::string::npos)
                 << r.out.substr(0, 2000) << r.err.substr(0, 2000);
-            EXPECT_LT(r.max_rss_kib, 256 * 1024);
+            EXPECT_LT(r.max_rss_kib, k_rss_bound_kib);
         }
     }
     EXPECT_FALSE(gardener.requests().empty()) << "Gardener was never asked";

@@ -60,11 +60,11 @@ protected:
 };
 
 TEST_F(LandscapeApi, ARefusalIsAValidationErrorAndWritesNothing) {
-    const auto refused = process->graphql(k_provision, {{"config", input("1.34.10", "big-9")}});
+    const auto refused = process->graphql(k_provision, {{"config", input("1.33.2", "big-9")}});
     EXPECT_EQ(refused.extensions().value("error_code", 0), 400) << refused.body;
     EXPECT_THAT(
         refused.error(),
-        ::testing::AllOf(::testing::HasSubstr("kubernetesVersion: \"1.34.10\""),
+        ::testing::AllOf(::testing::HasSubstr("kubernetesVersion: \"1.33.2\""),
                          ::testing::HasSubstr("1.34.13 (supported)"),
                          ::testing::HasSubstr("machineType: \"big-9\" is not offered"),
                          ::testing::HasSubstr("usable types in region \"api-1\": \"api-4\"")))

@@ -122,8 +122,8 @@ TEST_F(WatchDaemon, ServesProbesAndMetricsAndLogsJsonWithoutSecretsAtTrace) {
     std::ofstream(runtime) << R"({
       "runtimeInput": {"name": "logged"},
       "clusterConfig": {"gardenerConfig": {
-        "name": "logged", "kubernetesVersion": "1.31.4", "provider": "gcp",
-        "targetSecret": "gcp-secret", "region": "europe-west3", "machineType": "e2-medium",
+        "name": "logged", "kubernetesVersion": "1.34.6", "provider": "gcp",
+        "targetSecret": "gcp-kyma-dev", "region": "europe-west3", "machineType": "e2-medium",
         "diskType": "pd-balanced", "volumeSizeGB": 32, "workerCidr": "10.250.0.0/16",
         "autoScalerMin": 1, "autoScalerMax": 2, "maxSurge": 1, "maxUnavailable": 0,
         "providerSpecificConfig": {"gcpConfig": {"zones": ["europe-west3-b"]}}}}})";

@@ -430,7 +430,8 @@ TEST(ShootDns, FromKubernetes135TheSecretIsACredentialsRef) {
         golden::check("shoot-dns-1.35.json", nlohmann::ordered_json::parse(plan.shoot));
     EXPECT_FALSE(difference) << *difference;
     EXPECT_TRUE(plan.warnings.empty()) << plan.warnings.front();
-    for (const auto& provider : json::parse(plan.shoot)["spec"]["dns"]["providers"]) {
+    const json shoot = json::parse(plan.shoot); // the loop below must not outlive it
+    for (const auto& provider : shoot["spec"]["dns"]["providers"]) {
         EXPECT_FALSE(provider.contains("secretName")) << provider;
         EXPECT_EQ(provider["credentialsRef"]["kind"], "Secret");
         EXPECT_FALSE(provider["type"].get<std::string>().empty());

@@ -162,11 +162,13 @@ TEST_F(UpgradeShoot, InvalidInputIsRefused) {
 TEST_F(UpgradeShoot, LegacyApiRefusesVersionsWhereGardenerRefusesItsFields) {
     options.shoot.legacy_api = true;
     EngineService legacy_service(store, gardener, clock, options); // the fixture's has no legacy
-    const auto upgrade = [&](const json& config) {
+    // Each case starts from the minor below its target: Gardener refuses skipping one.
+    const auto upgrade = [&](const json& config, const std::string& live_version) {
+        gardener.shoot("shoot1")["spec"]["kubernetes"]["version"] = live_version;
         return legacy_service.upgrade_shoot(m_runtime, input(config), context);
     };
     try {
-        upgrade({{"kubernetesVersion", "1.34.2"}});
+        upgrade({{"kubernetesVersion", "1.34.2"}}, "1.33.3");
         ADD_FAILURE() << "accepted";
     } catch (const ValidationError& e) {
         ASSERT_EQ(e.problems().size(), 1u);
@@ -181,7 +183,7 @@ TEST_F(UpgradeShoot, LegacyApiRefusesVersionsWhereGardenerRefusesItsFields) {
                  {"usernameClaim", "sub"},
                  {"usernamePrefix", "-"}};
     try {
-        upgrade({{"kubernetesVersion", "1.32.1"}, {"oidcConfig", oidc}});
+        upgrade({{"kubernetesVersion", "1.32.1"}, {"oidcConfig", oidc}}, "1.31.4");
         ADD_FAILURE() << "accepted";
     } catch (const ValidationError& e) {
         ASSERT_EQ(e.problems().size(), 1u);
@@ -190,7 +192,7 @@ TEST_F(UpgradeShoot, LegacyApiRefusesVersionsWhereGardenerRefusesItsFields) {
     }
     EXPECT_EQ(store.operations_of(m_runtime).size(), 1u);
     EXPECT_EQ(runtime(m_runtime).gardener.oidc, std::nullopt);
-    EXPECT_NO_THROW(upgrade({{"kubernetesVersion", "1.33.3"}}));
+    EXPECT_NO_THROW(upgrade({{"kubernetesVersion", "1.33.3"}}, "1.32.1"));
 }
 
 TEST_F(UpgradeShoot, WaitingForShootNewVersionWaitsFailsOrGoesOn) {

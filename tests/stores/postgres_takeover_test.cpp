@@ -575,6 +575,7 @@ TEST_F(PostgresTakeover, MigrationOnlyAddsToTheOriginalSchema) {
         "constraint live_shoot ",
         "column runtime_lifecycle.",
         "column gardener_config.hibernation_schedules ",
+        "column gardener_config.cloud_profile ", // the CloudProfile a runtime uses (issue 31)
         "constraint runtime_lifecycle ",
         "column runtime_event.",
         "constraint runtime_event ",
