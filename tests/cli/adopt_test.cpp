@@ -124,6 +124,7 @@ TEST_P(Adopt, AShootCreatedWithKubectlFromThePlanIsAdoptedAndDeprovisionedLikeAn
 // A shoot on Kubernetes 1.35 names its DNS Secret by credentialsRef, and EU access is an access
 // restriction without the old annotation: adoption reads both.
 TEST_P(Adopt, ReadsDnsCredentialsRefsAndTheEuAccessRestriction) {
+    sim_secret("route53");
     const Planned p = create_planned("gcp", [](json& shoot) {
         shoot["spec"]["kubernetes"]["version"] = "1.35.4";
         shoot["spec"]["dns"] = json::parse(R"({"domain": "adopted.example.com", "providers": [

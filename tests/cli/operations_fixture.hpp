@@ -115,6 +115,16 @@ protected:
         return m_gardener->kube().create(path, body);
     }
 
+    // A Secret in the project's namespace, such as the DNS credentials a shoot names: Gardener
+    // (and so kprov-sim) refuses a credentialsRef to a Secret that is not there.
+    void sim_secret(const std::string& name) {
+        sim_post("/api/v1/namespaces/garden-" + std::string(k_project) + "/secrets",
+                 {{"apiVersion", "v1"},
+                  {"kind", "Secret"},
+                  {"metadata", {{"name", name}}},
+                  {"data", {{"key", "c2VjcmV0"}}}});
+    }
+
     // A runtime file from examples/<example>.yaml with a shoot name of its own; returns the file
     // and the shoot name.
     std::pair<std::string, std::string> runtime_file(const std::string& example) {

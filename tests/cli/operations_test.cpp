@@ -43,6 +43,8 @@ protected:
 TEST_P(Lifecycle, ProvisionUpgradeHibernateWakeUpDeprovision) {
     const std::string provider = std::get<1>(GetParam());
     const auto [file, name] = runtime_file(provider);
+    if (provider == "azure") // its DNS provider's Secret, named by credentialsRef from 1.35
+        sim_secret("azure-dns-billing");
 
     // provision --wait
     auto r = kprov({"provision", "-f", file, "--wait", "-o", "json"});
