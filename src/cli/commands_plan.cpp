@@ -60,18 +60,18 @@ std::string plan_document(const engine::ShootPlan& plan,
                           const std::optional<engine::KymaConfig>& kyma,
                           const std::optional<engine::KymaResource>& klm,
                           const std::string& namespace_name) {
-    using Json = nlohmann::ordered_json;
+    using Ordered = nlohmann::ordered_json;
     if (!plan.oidc_config_map && !kyma)
         return plan.shoot;
-    Json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", Json::array()}};
+    Ordered list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", Ordered::array()}};
     if (plan.oidc_config_map)
-        list["items"].push_back(Json::parse(*plan.oidc_config_map));
-    list["items"].push_back(Json::parse(plan.shoot));
+        list["items"].push_back(Ordered::parse(*plan.oidc_config_map));
+    list["items"].push_back(Ordered::parse(plan.shoot));
     if (kyma && klm)
-        list["items"].push_back(Json::parse(gardener::kyma_object(*klm, namespace_name).dump()));
+        list["items"].push_back(Ordered::parse(gardener::kyma_object(*klm, namespace_name).dump()));
     else if (kyma)
         for (const auto& object : kyma_objects(*kyma))
-            list["items"].push_back(Json::parse(object.dump()));
+            list["items"].push_back(Ordered::parse(object.dump()));
     return list.dump();
 }
 
