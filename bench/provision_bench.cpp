@@ -6,7 +6,7 @@
 // time, operations per second, the delay between the sim finishing a shoot and kprov marking its
 // operation Succeeded (p50, p99, max), and the requests kprov sent per runtime (/sim/stats).
 
-#include "../tests/cli/child_process.hpp"
+#include "../tests/support/child_process.hpp"
 #include "cli/runtime_file.hpp"
 #include "config/engine_options.hpp"
 #include "config/settings.hpp"

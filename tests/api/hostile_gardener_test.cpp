@@ -4,8 +4,8 @@
 // getrusage, or /proc for serve), no hang (every run has a limit after which it is killed and
 // the test fails).
 
-#include "hostile_server.hpp"
 #include "serve_fixture.hpp"
+#include "support/hostile_server.hpp"
 #include "support/store_fixtures.hpp"
 
 #include <condition_variable>
@@ -99,7 +99,8 @@ TEST_F(HostileGardener, AShoot100kDeepDoesNotCrashStatus) {
                                              k_project};
             if (live)
                 argv.push_back("--live");
-            const auto r = kprov::testing::run_measured(argv, env, dir.path());
+            const auto r =
+                kprov::testing::run_process(argv, env, dir.path(), std::chrono::seconds(60));
             SCOPED_TRACE(std::string(format) + (live ? " --live" : ""));
             std::cout << "[ STATUS   ] -o " << format << (live ? " --live" : "") << ": exit "
                       << r.exit_code << ", peak RSS " << r.max_rss_kib / 1024 << " MiB, "

@@ -4,9 +4,9 @@
 // inputs from examples/ rendered as GraphQL literals, the way the Kyma Environment Broker
 // inlines them.
 
-#include "cli/child_process.hpp"
 #include "cli/runtime_file.hpp"
 #include "stores/open_store.hpp"
+#include "support/child_process.hpp"
 #include "support/sim_process.hpp"
 #include "support/skip.hpp"
 #include "support/test_databases.hpp"

@@ -14,13 +14,7 @@ using ::testing::Not;
 
 const std::string k_token = "the-api-token-3f9a1c";
 
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);)
-        lines.push_back(line);
-    return lines;
-}
+using kprov::testing::lines_of;
 
 // "2026-12-07T13:42:26.123Z": digits where digits belong, UTC.
 bool is_rfc3339_utc(const std::string& ts) {

@@ -4,8 +4,8 @@
 // refused, naming the field or the shoot; --dry-run and -f show the runtime file and the
 // difference and change nothing.
 
-#include "cli/child_process.hpp"
 #include "cli/operations_fixture.hpp"
+#include "support/child_process.hpp"
 
 #include <functional>
 #include <unistd.h>

@@ -1,9 +1,9 @@
 // The built binary's command line as kubectl, terraform and eksctl users type it (issue 20): a
 // store that is not there, --version, -o=FORMAT, kubectl's verbs, --limit, columns that fit.
 
-#include "child_process.hpp"
 #include "cli_testing.hpp"
 #include "stores/open_store.hpp"
+#include "support/child_process.hpp"
 #include "support/test_databases.hpp"
 
 #include <filesystem>

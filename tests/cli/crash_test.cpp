@@ -6,12 +6,12 @@
 // The kill schedule comes from a seeded RNG; the seed is printed, and KPROV_CRASH_SEED=<seed>
 // replays it.
 
-#include "child_process.hpp"
 #include "cli_testing.hpp"
 #include "engine/store.hpp"
 #include "gardener/gardener_client.hpp"
 #include "gardener/kubeconfig.hpp"
 #include "stores/open_store.hpp"
+#include "support/child_process.hpp"
 #include "support/sim_process.hpp"
 #include "support/skip.hpp"
 #include "support/test_databases.hpp"

@@ -3,7 +3,7 @@
 // warning (and keeps its mode), the key file is refused as a symbolic link or when another user
 // owns it, and a config file holding a secret that others can read gets a warning.
 
-#include "cli/child_process.hpp"
+#include "support/child_process.hpp"
 #include "support/skip.hpp"
 #include "support/test_databases.hpp"
 

@@ -4,7 +4,6 @@
 // retries what client-go retries for a GET, so 20 provisionings and their deprovisionings, each
 // a separate run of the binary, all succeed, with one shoot each.
 
-#include "child_process.hpp"
 #include "cli/operations_fixture.hpp"
 
 extern char** environ;
@@ -38,17 +37,6 @@ protected:
                                  {"pathPrefix", gardener_api}});
         sim_post("/sim/faults",
                  {{"rate", 0.05 / 0.85}, {"drop", true}, {"pathPrefix", gardener_api}});
-    }
-
-    kprov::testing::ProcessResult binary(std::vector<std::string> args) const {
-        args.insert(args.begin(), KPROV_BINARY);
-        args.insert(args.end(), {"--store", m_store_url, "--gardener-kubeconfig",
-                                 m_sim->kubeconfig.string(), "--gardener-project", k_project});
-        auto env = kprov::testing::environment_without_settings();
-        env.insert(env.end(), {"HOME=" + m_dir.path(), "XDG_CONFIG_HOME=" + m_dir.file("config"),
-                               "XDG_STATE_HOME=" + m_dir.file("state"),
-                               "APP_DATABASE_SECRET_KEY=" + k_secret_key, "KPROV_TENANT=ga-1"});
-        return kprov::testing::run_process(args, env, m_dir.path(), 120s);
     }
 };
 

@@ -4,9 +4,9 @@
 // has a limit after which it is killed (exit -1), so a hang fails the test; a crash shows as an
 // exit status of 128 and more.
 
-#include "child_process.hpp"
 #include "cli_testing.hpp"
 #include "stores/open_store.hpp"
+#include "support/child_process.hpp"
 #include "support/store_fixtures.hpp"
 #include "support/test_databases.hpp"
 

@@ -4,11 +4,11 @@
 // a store that already holds a deeply nested labels value (as an older kprov wrote it) still
 // lists and shows every runtime in every format.
 
-#include "child_process.hpp"
 #include "cli/runtime_file.hpp"
 #include "cli_testing.hpp"
 #include "engine/error.hpp"
 #include "stores/open_store.hpp"
+#include "support/child_process.hpp"
 #include "support/store_fixtures.hpp"
 #include "support/test_databases.hpp"
 

@@ -1,7 +1,7 @@
 // Black-box: the built kprov reports every problem of a runtime file at once, an unknown field
 // among them, and says which provider members it ignores.
 
-#include "child_process.hpp"
+#include "support/child_process.hpp"
 #include "support/test_databases.hpp"
 
 #include <fstream>

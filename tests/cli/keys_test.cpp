@@ -2,9 +2,9 @@
 // PostgreSQL store without APP_DATABASE_SECRET_KEY, and a SQLite store gets a key file only
 // while it holds no encrypted value.
 
-#include "cli/child_process.hpp"
 #include "cli_testing.hpp"
 #include "stores/open_store.hpp"
+#include "support/child_process.hpp"
 #include "support/store_fixtures.hpp"
 #include "support/test_databases.hpp"
 

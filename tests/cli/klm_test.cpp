@@ -3,10 +3,10 @@
 // (kyma-lifecycle-manager.md §6), the sim's Kyma Lifecycle Manager reconciles the Kyma, and the
 // stages read it back. The KCP objects are read through the sim's KCP API as KLM would see them.
 
-#include "cli/child_process.hpp"
 #include "cli/operations_fixture.hpp"
 #include "gardener/kube_client.hpp"
 #include "net/base64.hpp"
+#include "support/child_process.hpp"
 
 #include <algorithm>
 #include <filesystem>

@@ -4,9 +4,9 @@
 // cluster, whose simulated Kyma installer runs them component by component; the stages read
 // its state back. Messages, components and reasons are compared literally.
 
-#include "cli/child_process.hpp"
 #include "cli/operations_fixture.hpp"
 #include "gardener/kube_client.hpp"
+#include "support/child_process.hpp"
 
 #include <set>
 #include <thread>

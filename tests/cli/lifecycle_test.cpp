@@ -3,8 +3,8 @@
 // and the runtime file's `lifecycle:` block (protected, lifetime), with `kprov watch`
 // deprovisioning a runtime whose lifetime passed. Against kprov-sim, on SQLite and PostgreSQL.
 
-#include "cli/child_process.hpp"
 #include "cli/operations_fixture.hpp"
+#include "support/child_process.hpp"
 
 #include <csignal>
 #include <fstream>

@@ -3,9 +3,9 @@
 // --detailed-exitcode; status with hibernation from Gardener, --live drift; the extra
 // OperationStatus fields; kubeconfig of a hibernated runtime.
 
-#include "child_process.hpp"
 #include "cli/live_shoot.hpp"
 #include "operations_fixture.hpp"
+#include "support/child_process.hpp"
 
 #include <chrono>
 #include <regex>

@@ -3,13 +3,13 @@
 // operation commands that make progress without a daemon, `kprov cancel`, and SIGTERM during
 // --wait. Against kprov-sim, in-process and through the built binary.
 
-#include "child_process.hpp"
 #include "cli/app.hpp"
 #include "cli/context.hpp"
 #include "cli/engine_access.hpp"
 #include "cli/operations_fixture.hpp"
 #include "cli/progress.hpp"
 #include "engine/thread_log_fields.hpp"
+#include "support/child_process.hpp"
 
 #include <arpa/inet.h>
 #include <chrono>

@@ -10,6 +10,7 @@
 #include "gardener/gardener_client.hpp"
 #include "gardener/kubeconfig.hpp"
 #include "stores/open_store.hpp"
+#include "support/child_process.hpp"
 #include "support/sim_process.hpp"
 #include "support/skip.hpp"
 #include "support/test_databases.hpp"
@@ -109,6 +110,22 @@ protected:
         args.insert(args.end(), {"--store", m_store_url, "--gardener-kubeconfig",
                                  m_sim->kubeconfig.string(), "--gardener-project", k_project});
         return kprov_raw(args);
+    }
+
+    // The built kprov with `args` against this test's store and `gardener_kubeconfig` (the
+    // simulator's when empty), as a process of its own run to its end (at most 120 s).
+    kprov::testing::ProcessResult binary(std::vector<std::string> args,
+                                         std::string gardener_kubeconfig = {}) const {
+        if (gardener_kubeconfig.empty())
+            gardener_kubeconfig = m_sim->kubeconfig.string();
+        args.insert(args.begin(), KPROV_BINARY);
+        args.insert(args.end(), {"--store", m_store_url, "--gardener-kubeconfig",
+                                 gardener_kubeconfig, "--gardener-project", k_project});
+        auto env = kprov::testing::environment_without_settings();
+        env.insert(env.end(), {"HOME=" + m_dir.path(), "XDG_CONFIG_HOME=" + m_dir.file("config"),
+                               "XDG_STATE_HOME=" + m_dir.file("state"),
+                               "APP_DATABASE_SECRET_KEY=" + k_secret_key, "KPROV_TENANT=ga-1"});
+        return kprov::testing::run_process(args, env, m_dir.path(), 120s);
     }
 
     json sim_post(const std::string& path, const json& body) {

@@ -3,7 +3,6 @@
 // what the sim's Gardener holds after each step, and what the store recorded.
 
 #include "cli/app.hpp"
-#include "cli/child_process.hpp"
 #include "cli/operations_fixture.hpp"
 #include "cli/runtime_file.hpp"
 #include "engine/error.hpp"
@@ -11,6 +10,7 @@
 #include "gardener/kubeconfig.hpp"
 #include "gardener/runtime_cluster_client.hpp"
 #include "stores/open_store.hpp"
+#include "support/child_process.hpp"
 #include "support/sim_process.hpp"
 #include "support/skip.hpp"
 #include "support/test_databases.hpp"

@@ -3,11 +3,11 @@
 // nothing secret in either), a rerun rewrites nothing, and once refused, an old secret written
 // afterwards fails `kprov status` with a message that says what to run.
 
-#include "cli/child_process.hpp"
 #include "cli/store_warning.hpp"
 #include "stores/cipher.hpp"
 #include "stores/open_store.hpp"
 #include "stores/re_encrypt_rows.hpp"
+#include "support/child_process.hpp"
 #include "support/store_fixtures.hpp"
 #include "support/test_databases.hpp"
 

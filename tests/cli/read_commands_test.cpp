@@ -2,11 +2,11 @@
 // in-process through kprov::cli::run and as the built binary, on a SQLite store (and
 // PostgreSQL for list and status) that the test fills through the Store API.
 
-#include "child_process.hpp"
 #include "cli/app.hpp"
 #include "cli/store_warning.hpp"
 #include "cli_testing.hpp"
 #include "stores/open_store.hpp"
+#include "support/child_process.hpp"
 #include "support/skip.hpp"
 #include "support/store_fixtures.hpp"
 #include "support/test_databases.hpp"

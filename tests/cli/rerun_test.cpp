@@ -5,8 +5,8 @@
 // The kill points come from a seeded RNG; the seed is printed, and KPROV_RERUN_SEED=<seed>
 // replays it.
 
-#include "child_process.hpp"
 #include "cli/operations_fixture.hpp"
+#include "support/child_process.hpp"
 
 #include <csignal>
 #include <iostream>

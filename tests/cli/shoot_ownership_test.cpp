@@ -3,8 +3,8 @@
 // any other is refused), and what `kprov plan RUNTIME_ID -f FILE` shows is what the
 // UpgradingShoot stage sends. Against kprov-sim, on SQLite and on PostgreSQL.
 
-#include "cli/child_process.hpp"
 #include "cli/operations_fixture.hpp"
+#include "support/child_process.hpp"
 
 #include <set>
 #include <thread>

@@ -3,9 +3,7 @@
 // level, while it provisions a runtime registered in Director; and /metrics, /healthz and
 // /readyz on its metrics address.
 
-#include "cli/child_process.hpp"
-#include "director_testing.hpp"
-#include "support/test_databases.hpp"
+#include "watch_fixture.hpp"
 
 #include <csignal>
 #include <fstream>
@@ -15,8 +13,6 @@
 #include <sstream>
 #include <thread>
 
-extern char** environ;
-
 namespace kprov::director::test {
 namespace {
 
@@ -25,7 +21,6 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using namespace std::chrono_literals;
 
-const std::string k_secret_key = "0123456789abcdef0123456789abcdef";
 const std::string k_director_secret = "kprov-sim-secret";
 
 // The values of every "token:" line of a kubeconfig (quotes dropped).
@@ -45,50 +40,19 @@ std::vector<std::string> tokens_of(const std::string& kubeconfig) {
     return tokens;
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);)
-        lines.push_back(line);
-    return lines;
-}
+using kprov::testing::lines_of;
 
-class WatchDaemon : public ::testing::Test {
+class WatchDaemon : public WatchProcessTest {
 protected:
     void SetUp() override {
-        std::string why;
-        m_sim = start_sim({"--project", "kprov", "--create-seconds", "0.3"}, why);
+        start({"--project", "kprov", "--create-seconds", "0.3"},
+              {{"APP_RUNTIME_REGISTRATION_ENABLED", "true"},
+               {"APP_RUNTIME_DEREGISTRATION_ENABLED", "true"},
+               {"KPROV_LOG_LEVEL", "trace"}});
         if (!m_sim)
-            KPROV_SKIP_UNLESS_CI(why);
-        const std::vector<std::pair<std::string, std::string>> settings = {
-            {"HOME", m_dir.path()},
-            {"XDG_CONFIG_HOME", m_dir.file("config")},
-            {"XDG_STATE_HOME", m_dir.file("state")},
-            {"KPROV_STORE", "sqlite://" + m_dir.file("kprov.db")},
-            {"APP_DATABASE_SECRET_KEY", k_secret_key},
-            {"KPROV_TENANT", "ga-1"},
-            {"APP_GARDENER_KUBECONFIG_PATH", m_sim->kubeconfig.string()},
-            {"APP_GARDENER_PROJECT", "kprov"},
-            {"APP_DIRECTOR_URL", m_sim->url + "/director/graphql"},
-            {"APP_DIRECTOR_OAUTH_PATH", write_director_yaml(m_dir.path(), m_sim->url)},
-            {"APP_RUNTIME_REGISTRATION_ENABLED", "true"},
-            {"APP_RUNTIME_DEREGISTRATION_ENABLED", "true"},
-            {"KPROV_LOG_LEVEL", "trace"},
-        };
-        for (char** e = environ; *e; ++e) {
-            const std::string entry = *e;
-            if (entry.rfind("KPROV_", 0) != 0 && entry.rfind("APP_", 0) != 0 &&
-                entry.rfind("XDG_", 0) != 0 && entry.rfind("HOME=", 0) != 0)
-                m_env.push_back(entry);
-        }
-        for (const auto& [key, value] : settings)
-            m_env.push_back(key + "=" + value);
-    }
-
-    kprov::testing::ProcessResult kprov(const std::vector<std::string>& args) {
-        std::vector<std::string> argv = {KPROV_BINARY};
-        argv.insert(argv.end(), args.begin(), args.end());
-        return kprov::testing::run_process(argv, m_env, m_dir.path(), 120s);
+            return;
+        m_env.push_back("APP_DIRECTOR_URL=" + m_sim->url + "/director/graphql");
+        m_env.push_back("APP_DIRECTOR_OAUTH_PATH=" + write_director_yaml(m_dir.path(), m_sim->url));
     }
 
     // The URL watch prints on stdout once its metrics listener is up; "" when it does not.
@@ -103,10 +67,6 @@ protected:
         }
         return {};
     }
-
-    kprov::testing::TempDir m_dir;
-    std::unique_ptr<kprov::testing::SimProcess> m_sim;
-    std::vector<std::string> m_env;
 };
 
 std::pair<int, std::string> http_get(const std::string& url) {
@@ -118,15 +78,7 @@ std::pair<int, std::string> http_get(const std::string& url) {
 }
 
 TEST_F(WatchDaemon, ServesProbesAndMetricsAndLogsJsonWithoutSecretsAtTrace) {
-    const std::string runtime = m_dir.file("runtime.json");
-    std::ofstream(runtime) << R"({
-      "runtimeInput": {"name": "logged"},
-      "clusterConfig": {"gardenerConfig": {
-        "name": "logged", "kubernetesVersion": "1.34.6", "provider": "gcp",
-        "targetSecret": "gcp-kyma-dev", "region": "europe-west3", "machineType": "e2-medium",
-        "diskType": "pd-balanced", "volumeSizeGB": 32, "workerCidr": "10.250.0.0/16",
-        "autoScalerMin": 1, "autoScalerMax": 2, "maxSurge": 1, "maxUnavailable": 0,
-        "providerSpecificConfig": {"gcpConfig": {"zones": ["europe-west3-b"]}}}}})";
+    const std::string runtime = write_runtime("logged");
 
     kprov::testing::ChildProcess watch({KPROV_BINARY, "watch", "--workers", "2", "--log-format",
                                         "json", "--metrics-address", "127.0.0.1:0"},
@@ -163,7 +115,7 @@ TEST_F(WatchDaemon, ServesProbesAndMetricsAndLogsJsonWithoutSecretsAtTrace) {
     watch.signal(SIGTERM);
     EXPECT_EQ(watch.wait_for(60s), 0);
 
-    std::vector<std::string> secrets = {k_secret_key, k_director_secret};
+    std::vector<std::string> secrets = {k_watch_secret_key, k_director_secret};
     for (const auto& t : tokens_of(kprov::testing::read_text(m_sim->kubeconfig.string())))
         secrets.push_back(t);
     for (const auto& t : tokens_of(admin.out))

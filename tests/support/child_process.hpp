@@ -1,7 +1,9 @@
 #pragma once
 // Running the built binaries as child processes for black-box tests: a command run to its end
-// (output captured), or a long-running one (kprov watch) that a test signals and kills.
+// (output and peak memory captured), or a long-running one (kprov watch) that a test signals
+// and kills.
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -12,9 +14,11 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 namespace kprov::testing {
@@ -64,7 +68,7 @@ public:
     int wait() {
         while (!m_status) {
             int status = 0;
-            if (waitpid(m_pid, &status, 0) == m_pid)
+            if (wait4(m_pid, &status, 0, &m_usage) == m_pid)
                 m_status = decode(status);
             else if (errno != EINTR)
                 m_status = -1;
@@ -76,7 +80,7 @@ public:
         const auto until = std::chrono::steady_clock::now() + limit;
         while (!m_status) {
             int status = 0;
-            if (waitpid(m_pid, &status, WNOHANG) == m_pid) {
+            if (wait4(m_pid, &status, WNOHANG, &m_usage) == m_pid) {
                 m_status = decode(status);
                 break;
             }
@@ -86,6 +90,8 @@ public:
         }
         return m_status;
     }
+    /// The child's peak resident memory (KiB), once it has been reaped; 0 before.
+    long max_rss_kib() const { return m_status ? m_usage.ru_maxrss : 0; }
 
 private:
     static int decode(int status) {
@@ -94,12 +100,15 @@ private:
 
     pid_t m_pid = -1;
     std::optional<int> m_status;
+    rusage m_usage{};
 };
 
 struct ProcessResult {
-    int exit_code = -1;
+    int exit_code = -1; ///< 128 + signal when a signal ended it; -1 when killed at the limit
     std::string out;
     std::string err;
+    long max_rss_kib = 0; ///< the child's peak resident memory
+    double seconds = 0;
 };
 
 /// This process's environment without kprov's and the original's settings (KPROV_*, APP_*) and
@@ -115,6 +124,28 @@ inline std::vector<std::string> environment_without_settings() {
     return env;
 }
 
+/// environment_without_settings() without HOME, then `settings` ("NAME", "value"): the whole
+/// environment of a child that gets the test's own directories and settings.
+inline std::vector<std::string>
+environment_with(const std::vector<std::pair<std::string, std::string>>& settings) {
+    std::vector<std::string> env;
+    for (auto& entry : environment_without_settings())
+        if (entry.rfind("HOME=", 0) != 0)
+            env.push_back(std::move(entry));
+    for (const auto& [name, value] : settings)
+        env.push_back(name + "=" + value);
+    return env;
+}
+
+/// The lines of `text` (a child's output or log), without their line ends.
+inline std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+        lines.push_back(line);
+    return lines;
+}
+
 inline std::string read_text(const std::string& path) {
     std::ifstream in(path);
     std::ostringstream text;
@@ -128,19 +159,27 @@ inline std::string example_runtime() {
 }
 
 /// Runs the command to its end (killed after `limit`), with stdout and stderr captured through
-/// files in `scratch_dir`.
+/// files in `scratch_dir`, its peak memory and how long it ran.
 inline ProcessResult run_process(const std::vector<std::string>& argv,
                                  const std::vector<std::string>& env,
                                  const std::string& scratch_dir,
                                  std::chrono::milliseconds limit = std::chrono::seconds(30)) {
-    static int counter = 0;
+    static std::atomic<int> counter{0};
     const std::string base = scratch_dir + "/run-" + std::to_string(++counter);
     ProcessResult result;
+    const auto start = std::chrono::steady_clock::now();
     {
         ChildProcess child(argv, env, base + ".out", base + ".err");
         const auto code = child.wait_for(limit);
+        if (!code) {
+            child.signal(SIGKILL);
+            child.wait();
+        }
         result.exit_code = code.value_or(-1);
+        result.max_rss_kib = child.max_rss_kib();
     }
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     result.out = read_text(base + ".out");
     result.err = read_text(base + ".err");
     std::remove((base + ".out").c_str());
