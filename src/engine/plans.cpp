@@ -98,6 +98,9 @@ UpgradePlan plan_upgrade(const Runtime& runtime, const ShootState& live,
     // Exactly the stage's call: UpgradingShoot has only the stored config to go by.
     plan.upgrade =
         build_shoot_upgrade(live.json, merged, stored_upgrade_input(merged), options.shoot);
+    // The live oidcConfig moved to structured authentication is the runtime's OIDC from now on.
+    if (!merged.oidc && plan.upgrade.oidc)
+        merged.oidc = plan.upgrade.oidc;
     // Legacy mode keeps the live shoot's cloudProfileName and secretBindingName and writes
     // oidcConfig: refused here, before anything is stored, for the versions Gardener refuses.
     if (options.shoot.legacy_api) {

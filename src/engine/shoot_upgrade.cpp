@@ -324,6 +324,57 @@ void update_oidc(ordered& shoot, ordered& kubernetes, const OidcConfig& oidc,
     const std::string runtime_id =
         annotations ? string_at(*annotations, k_runtime_id_annotation.data()) : "";
     out.oidc_config_map = build_oidc_config_map(oidc, name, namespace_name, runtime_id);
+    out.oidc = oidc;
+}
+
+// A shoot made by the original provisioner or in legacy mode (or adopted from one) may still
+// carry kubeAPIServer.oidcConfig, which Gardener refuses for Kubernetes 1.32 and later (v1.107
+// to v1.141) and drops from v1.142, leaving the cluster without OIDC (gardener-landscape.md
+// §4). Structured authentication, in the same update, is what Gardener asks for instead. The
+// live settings as kprov's OidcConfig; ValidationError naming every member that structured
+// authentication as kprov writes it cannot carry, before anything is written.
+OidcConfig live_oidc_config(const ordered& oidc, const std::string& version) {
+    const std::string base = "spec.kubernetes.kubeAPIServer.oidcConfig";
+    const std::string why = "the shoot goes to Kubernetes " + version +
+                            ", where Gardener refuses oidcConfig and kprov moves it to "
+                            "structured authentication, ";
+    std::vector<FieldProblem> problems;
+    OidcConfig out;
+    if (!oidc.is_object()) {
+        problems.push_back({base, "is " + oidc.dump() + ", not an object: " + why +
+                                      "which needs the OIDC settings"});
+        throw ValidationError(std::move(problems));
+    }
+    const std::string remedy =
+        "; give gardenerConfig.oidcConfig in the upgrade (it replaces the shoot's), or move the "
+        "shoot to kubeAPIServer.structuredAuthentication yourself";
+    for (const auto& [key, value] : oidc.items()) {
+        std::string* text = key == "clientID"         ? &out.client_id
+                            : key == "groupsClaim"    ? &out.groups_claim
+                            : key == "issuerURL"      ? &out.issuer_url
+                            : key == "usernameClaim"  ? &out.username_claim
+                            : key == "usernamePrefix" ? &out.username_prefix
+                                                      : nullptr;
+        if (text && value.is_string()) {
+            *text = value.get<std::string>();
+        } else if (key == "signingAlgs" && value.is_array()) {
+            for (const auto& alg : value)
+                if (alg.is_string())
+                    out.signing_algs.push_back(alg.get<std::string>());
+        } else if (!value.is_null()) {
+            problems.push_back({base + "." + key, "is " + value.dump() + ": " + why +
+                                                      "which cannot carry it" + remedy});
+        }
+    }
+    if (out.client_id.empty())
+        problems.push_back(
+            {base + ".clientID", "is empty: " + why + "whose audience it must be" + remedy});
+    if (out.issuer_url.empty())
+        problems.push_back(
+            {base + ".issuerURL", "is empty: " + why + "which needs the issuer" + remedy});
+    if (!problems.empty())
+        throw ValidationError(std::move(problems));
+    return out;
 }
 
 } // namespace
@@ -430,8 +481,15 @@ ShootUpgrade build_shoot_upgrade(std::string_view live_shoot_json, const Gardene
              compare_kubernetes_versions(out.kubernetes_version, "1.27.0") >= 0)
         kubernetes["enableStaticTokenKubeconfig"] = false;
     kubernetes.erase("allowPrivilegedContainers");
-    if (input.gardener.oidc)
+    if (input.gardener.oidc) {
         update_oidc(shoot, kubernetes, *input.gardener.oidc, merged, options, out);
+    } else if (const ordered* server = find(kubernetes, "kubeAPIServer")) {
+        const ordered* live = find(*server, "oidcConfig");
+        if (!options.legacy_api && live && !live->is_null() &&
+            kubernetes_version_at_least(out.kubernetes_version, "1.32"))
+            update_oidc(shoot, kubernetes, live_oidc_config(*live, out.kubernetes_version), merged,
+                        options, out);
+    }
 
     ordered& auto_update = object_at(spec["maintenance"], "autoUpdate");
     auto_update["kubernetesVersion"] = merged.enable_kubernetes_version_auto_update;

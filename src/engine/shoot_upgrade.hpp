@@ -52,6 +52,10 @@ struct ShootUpgrade {
     /// Current API with OIDC in the input: the new content of the structured-authentication
     /// ConfigMap named by the shoot; create or replace it before updating the shoot.
     std::optional<std::string> oidc_config_map;
+    /// The OIDC settings that ConfigMap carries: the input's, or (no OIDC in the input, current
+    /// API, Kubernetes 1.32 or later) the live shoot's kubeAPIServer.oidcConfig, which the
+    /// update moves to structured authentication, as Gardener refuses oidcConfig there.
+    std::optional<OidcConfig> oidc;
     /// The version written to spec.kubernetes.version (effective_kubernetes_version).
     std::string kubernetes_version;
     /// The shoot-networking-filter `disabled` value written: the input's, else the live
@@ -65,7 +69,9 @@ struct ShootUpgrade {
 /// (kubeAPIServer, maintenance, a worker's volume or machine image) are created, never
 /// dereferenced. Throws kprov::Error "no worker groups assigned to Gardener shoot '<name>'"
 /// when the shoot has no workers, kprov::Error when the text is not a JSON object or an Azure
-/// shoot's infrastructureConfig cannot be read, ValidationError for unparsable versions.
+/// shoot's infrastructureConfig cannot be read, ValidationError for unparsable versions and for
+/// a live oidcConfig that structured authentication cannot carry (every such member named:
+/// caBundle, requiredClaims, ..., or no clientID or issuerURL).
 ShootUpgrade build_shoot_upgrade(std::string_view live_shoot_json, const GardenerConfig& merged,
                                  const UpgradeShootInput& input, const ShootOptions& options);
 

@@ -2,10 +2,11 @@
 // a real kprov-sim that serves only a landscape this test writes (other versions and names than
 // the sim's default): every refusal names field, value and offer, exits 2 and leaves the store
 // and Gardener untouched; a minor plans as its highest supported patch; an upgrade to 1.34 moves
-// a shoot off its SecretBinding.
+// a shoot off its SecretBinding, and one that carries oidcConfig to structured authentication.
 
 #include "cli/app.hpp"
 #include "cli_testing.hpp"
+#include "engine/error.hpp"
 #include "engine/runtime_input.hpp"
 #include "engine/shoot_builder.hpp"
 #include "gardener/gardener_client.hpp"
@@ -17,6 +18,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -147,11 +149,13 @@ protected:
 
     std::size_t shoots() { return m_client->list_shoots()["items"].size(); }
 
-    // A runtime on Kubernetes 1.33.5 whose shoot names SecretBinding `binding`, as the original
-    // provisioner made them: its row in the store, its shoot in Gardener. Returns its id.
-    std::string shoot_on_secret_binding(const std::string& shoot, const std::string& binding) {
+    // A runtime on Kubernetes `version`, stored with a succeeded provisioning, and its shoot in
+    // Gardener as kprov builds it, then changed by `edit` (as the original provisioner made
+    // them). Returns its id.
+    std::string stored_with_shoot(const std::string& shoot, const std::string& version,
+                                  const std::function<void(json&)>& edit) {
         auto doc = runtime_file(shoot);
-        doc["clusterConfig"]["gardenerConfig"]["kubernetesVersion"] = "1.33.5";
+        doc["clusterConfig"]["gardenerConfig"]["kubernetesVersion"] = version;
         doc["clusterConfig"]["gardenerConfig"].erase("cloudProfile");
         engine::ConversionOptions conversion;
         conversion.gardener_project = "kyma-dev";
@@ -159,7 +163,6 @@ protected:
                                           "ga-1", "", kprov::testing::k_t0, conversion);
         runtime.gardener.cloud_profile = engine::CloudProfileRef{"CloudProfile", "gcp-test"};
         runtime.gardener.machine_image_version = "1877.8.0";
-        runtime.gardener.target_secret = binding;
         stores::OpenOptions options;
         options.schema = stores::SchemaCheck::Migrate;
         auto op = kprov::testing::new_operation(runtime.id);
@@ -168,11 +171,36 @@ protected:
         engine::ShootOptions shoot_options;
         shoot_options.project = "kyma-dev";
         auto object = json::parse(engine::build_shoot(runtime, "op-1", shoot_options).shoot);
-        object["spec"].erase("credentialsBindingName");
-        object["spec"]["secretBindingName"] = binding;
+        edit(object);
         m_client->create_shoot(object);
         return runtime.id;
     }
+
+    // A runtime on Kubernetes 1.33.5 whose shoot names SecretBinding `binding`. Returns its id.
+    std::string shoot_on_secret_binding(const std::string& shoot, const std::string& binding) {
+        return stored_with_shoot(shoot, "1.33.5", [&](json& object) {
+            object["spec"].erase("credentialsBindingName");
+            object["spec"]["secretBindingName"] = binding;
+        });
+    }
+
+    // A runtime on Kubernetes 1.31.8 (which the profile is made to offer) whose shoot carries
+    // kubeAPIServer.oidcConfig `oidc` and whose stored config has no OIDC. Returns its id.
+    std::string shoot_with_oidc_config(const std::string& shoot, const json& oidc) {
+        const std::string profile = "/apis/core.gardener.cloud/v1beta1/cloudprofiles/gcp-test";
+        json cloud_profile = m_client->kube().get(profile);
+        auto& versions = cloud_profile["spec"]["kubernetes"]["versions"];
+        if (versions.back()["version"] != "1.31.8") {
+            versions.push_back({{"version", "1.31.8"},
+                                {"classification", "deprecated"},
+                                {"expirationDate", "2099-01-31T00:00:00Z"}});
+            m_client->kube().update(profile, cloud_profile);
+        }
+        return stored_with_shoot(shoot, "1.31.8", [&](json& object) {
+            object["spec"]["kubernetes"]["kubeAPIServer"]["oidcConfig"] = oidc;
+        });
+    }
+
     std::size_t runtimes() {
         if (!std::filesystem::exists(m_dir.file("kprov.db")))
             return 0; // not even the store was created
@@ -304,6 +332,71 @@ TEST_F(LandscapeCli, AShootOnASecretBindingWithoutCredentialsBindingIsRefusedNam
     EXPECT_THAT(r.err, AllOf(HasSubstr("SecretBinding \"orphan-gcp\""), HasSubstr("create one"),
                              HasSubstr("name: nobody, namespace: garden-kyma-dev")));
     EXPECT_EQ((*m_client->get_shoot("orphan"))["metadata"]["generation"], generation);
+    const auto history = kprov({"history", runtime_id, "-o", "json"}, false);
+    EXPECT_EQ(json::parse(history.out).size(), 1u) << history.out;
+}
+
+// issue 31: a shoot that still carries oidcConfig, upgraded to 1.32 in the current API. Gardener
+// (and the sim) refuse the field there; kprov moves it to structured authentication in the same
+// update, or refuses before writing anything what structured authentication cannot carry.
+TEST_F(LandscapeCli, AnUpgradeTo132MovesTheShootsOidcConfigToStructuredAuthentication) {
+    const json oidc = {{"clientID", "kyma-oidc"},
+                       {"groupsClaim", "groups"},
+                       {"issuerURL", "https://issuer.example.com"},
+                       {"signingAlgs", {"RS256"}},
+                       {"usernameClaim", "sub"},
+                       {"usernamePrefix", "-"}};
+    const std::string runtime_id = shoot_with_oidc_config("oidc-old", oidc);
+    // What Gardener answers to the same update without the move (v1.107-v1.141).
+    json unconverted = *m_client->get_shoot("oidc-old");
+    unconverted["spec"]["kubernetes"]["version"] = "1.32.4";
+    try {
+        m_client->update_shoot(unconverted);
+        ADD_FAILURE() << "the sim admitted oidcConfig on 1.32";
+    } catch (const RemoteError& e) {
+        EXPECT_EQ(e.http_status(), 422);
+        EXPECT_THAT(std::string(e.what()),
+                    AllOf(HasSubstr("spec.kubernetes.kubeAPIServer.oidcConfig: Invalid value"),
+                          HasSubstr("for Kubernetes versions >= 1.32, oidcConfig field is no "
+                                    "longer supported")));
+    }
+
+    const auto up = write("up.json", {{"gardenerConfig", {{"kubernetesVersion", "1.32.4"}}}});
+    auto r = kprov({"plan", runtime_id, "-f", up});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_THAT(r.out, AllOf(HasSubstr("oidcConfig"), HasSubstr("structuredAuthentication")));
+    r = kprov({"upgrade-shoot", runtime_id, "-f", up, "--wait", "--timeout", "2m"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto live = *m_client->get_shoot("oidc-old");
+    EXPECT_EQ(live["spec"]["kubernetes"]["version"], "1.32.4");
+    const json& server = live["spec"]["kubernetes"]["kubeAPIServer"];
+    EXPECT_FALSE(server.contains("oidcConfig")) << server.dump();
+    const std::string name = engine::structured_auth_config_map_name("oidc-old");
+    EXPECT_EQ(server["structuredAuthentication"]["configMapName"], name);
+    const auto config_map = m_client->get_config_map(name);
+    ASSERT_TRUE(config_map.has_value());
+    const std::string config = (*config_map)["data"]["config.yaml"].get<std::string>();
+    EXPECT_THAT(config, AllOf(HasSubstr("https://issuer.example.com"), HasSubstr("kyma-oidc"),
+                              HasSubstr("groups")));
+    // The runtime's OIDC is what the shoot now has.
+    r = kprov({"status", runtime_id, "-o", "json"}, false);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("https://issuer.example.com"));
+}
+
+TEST_F(LandscapeCli, AnOidcConfigStructuredAuthenticationCannotCarryIsRefusedBeforeAnyWrite) {
+    const std::string runtime_id =
+        shoot_with_oidc_config("oidc-ca", {{"clientID", "kyma-oidc"},
+                                           {"issuerURL", "https://issuer.example.com"},
+                                           {"requiredClaims", {{"tenant", "t-1"}}}});
+    const auto generation = (*m_client->get_shoot("oidc-ca"))["metadata"]["generation"];
+    const auto r =
+        kprov({"upgrade-shoot", runtime_id, "-f",
+               write("up.json", {{"gardenerConfig", {{"kubernetesVersion", "1.32.4"}}}})});
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_THAT(r.err, AllOf(HasSubstr("spec.kubernetes.kubeAPIServer.oidcConfig.requiredClaims"),
+                             HasSubstr("gardenerConfig.oidcConfig")));
+    EXPECT_EQ((*m_client->get_shoot("oidc-ca"))["metadata"]["generation"], generation);
     const auto history = kprov({"history", runtime_id, "-o", "json"}, false);
     EXPECT_EQ(json::parse(history.out).size(), 1u) << history.out;
 }

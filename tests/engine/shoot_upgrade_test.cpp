@@ -179,6 +179,87 @@ TEST(DnsUpgrade, RaisingTo135MovesSecretNamesToCredentialsRefs) {
     EXPECT_EQ(upgraded("1.34.7")["spec"]["dns"], live["spec"]["dns"]);
 }
 
+// A shoot that still carries oidcConfig (made by the original provisioner or in legacy mode)
+// raised to 1.32: Gardener refuses oidcConfig there (gardener-landscape.md §4), so the same
+// update moves it to structured authentication, with the ConfigMap a new shoot gets.
+json live_with_oidc(const json& oidc) {
+    json live = json::parse(read_golden("upgrade-aws.live.json"));
+    live["spec"]["kubernetes"]["version"] = "1.31.2";
+    live["spec"]["kubernetes"]["kubeAPIServer"]["oidcConfig"] = oidc;
+    return live;
+}
+
+TEST(OidcUpgrade, RaisingTo132MovesTheLiveOidcConfigToStructuredAuthentication) {
+    const json oidc = {{"clientID", "kyma"},
+                       {"groupsClaim", "groups"},
+                       {"issuerURL", "https://issuer.example.com"},
+                       {"signingAlgs", {"RS256"}},
+                       {"usernameClaim", "sub"},
+                       {"usernamePrefix", "-"}};
+    const json live = live_with_oidc(oidc);
+    GardenerConfig merged = aws_merged();
+    merged.kubernetes_version = "1.32.4";
+    const ShootUpgrade up = build_shoot_upgrade(live.dump(), merged, {}, mode(false));
+    const json server = json::parse(up.shoot)["spec"]["kubernetes"]["kubeAPIServer"];
+    EXPECT_FALSE(server.contains("oidcConfig")) << server.dump();
+    EXPECT_EQ(server["structuredAuthentication"]["configMapName"],
+              structured_auth_config_map_name("c-1a2b3c4"));
+    ASSERT_TRUE(up.oidc);
+    EXPECT_EQ(*up.oidc,
+              (OidcConfig{"kyma", "groups", "https://issuer.example.com", {"RS256"}, "sub", "-"}));
+    ASSERT_TRUE(up.oidc_config_map);
+    const json config_map = json::parse(*up.oidc_config_map);
+    EXPECT_EQ(config_map["metadata"]["name"], structured_auth_config_map_name("c-1a2b3c4"));
+    const json config = json::parse(config_map["data"]["config.yaml"].get<std::string>());
+    EXPECT_EQ(config["apiVersion"], "apiserver.config.k8s.io/v1beta1");
+    EXPECT_EQ(config["jwt"][0]["issuer"]["url"], "https://issuer.example.com");
+    EXPECT_EQ(config["jwt"][0]["issuer"]["audiences"], json::array({"kyma"}));
+    EXPECT_EQ(config["jwt"][0]["claimMappings"]["groups"]["claim"], "groups");
+    EXPECT_EQ(config["jwt"][0]["claimMappings"]["username"],
+              (json{{"claim", "sub"}, {"prefix", ""}}));
+
+    // Below 1.32, and in legacy mode (which refuses 1.32 with OIDC before this), it stays.
+    const json& kept = live["spec"]["kubernetes"]["kubeAPIServer"]["oidcConfig"];
+    merged.kubernetes_version = "1.31.9";
+    const ShootUpgrade below = build_shoot_upgrade(live.dump(), merged, {}, mode(false));
+    EXPECT_EQ(json::parse(below.shoot)["spec"]["kubernetes"]["kubeAPIServer"]["oidcConfig"], kept);
+    EXPECT_FALSE(below.oidc_config_map);
+    merged.kubernetes_version = "1.32.4";
+    const ShootUpgrade legacy = build_shoot_upgrade(live.dump(), merged, {}, mode(true));
+    EXPECT_EQ(json::parse(legacy.shoot)["spec"]["kubernetes"]["kubeAPIServer"]["oidcConfig"], kept);
+}
+
+TEST(OidcUpgrade, WhatStructuredAuthenticationCannotCarryIsRefusedNamingEveryMember) {
+    const json live = live_with_oidc({{"clientID", ""},
+                                      {"issuerURL", "https://issuer.example.com"},
+                                      {"caBundle", "-----BEGIN CERTIFICATE-----"},
+                                      {"requiredClaims", {{"tenant", "a"}}}});
+    GardenerConfig merged = aws_merged();
+    merged.kubernetes_version = "1.32.4";
+    try {
+        build_shoot_upgrade(live.dump(), merged, {}, mode(false));
+        ADD_FAILURE() << "no error";
+    } catch (const ValidationError& e) {
+        std::vector<std::string> paths;
+        for (const auto& problem : e.problems()) {
+            paths.push_back(problem.path);
+            EXPECT_THAT(problem.message, HasSubstr("Kubernetes 1.32.4"));
+            EXPECT_THAT(problem.message, HasSubstr("gardenerConfig.oidcConfig"));
+        }
+        const std::string base = "spec.kubernetes.kubeAPIServer.oidcConfig.";
+        EXPECT_THAT(paths, ::testing::UnorderedElementsAre(
+                               base + "caBundle", base + "requiredClaims", base + "clientID"));
+        EXPECT_THAT(e.problems()[0].message, HasSubstr("-----BEGIN CERTIFICATE-----"));
+    }
+    // An OIDC config in the request replaces the shoot's: nothing left to refuse.
+    UpgradeShootInput input;
+    input.gardener.oidc = OidcConfig{"kyma", "", "https://issuer.example.com", {}, "", ""};
+    const json server = json::parse(build_shoot_upgrade(live.dump(), merged, input, mode(false))
+                                        .shoot)["spec"]["kubernetes"]["kubeAPIServer"];
+    EXPECT_FALSE(server.contains("oidcConfig"));
+    EXPECT_TRUE(server.contains("structuredAuthentication"));
+}
+
 GardenerConfig azure_merged() {
     GardenerConfig g;
     g.name = "c-1a2b3c4";
