@@ -103,6 +103,10 @@ StageResult create_bindings_for_operators(StageContext& context, std::string_vie
         context.clusters().create_operator_bindings(kubeconfig, bindings);
     } catch (const RemoteError& e) {
         throw from_remote(e, k_component_cluster_client, true);
+    } catch (const ConfigError& e) {
+        // A kubeconfig kprov refuses to use (a proxy, no certificate check, ...): asking again
+        // in 20 s gets the same answer, so the operation fails now with the field named.
+        throw StageError::non_recoverable(e.what(), "", std::string(k_component_cluster_client));
     } catch (const std::exception& e) {
         throw StageError::recoverable(e.what(), "", std::string(k_component_cluster_client));
     }

@@ -432,6 +432,24 @@ TEST_F(Provision, BindingsFailureIsARecoverableClusterError) {
     EXPECT_EQ(pass(id).outcome, PassOutcome::Succeeded);
 }
 
+// A kubeconfig kprov refuses to use (Gardener's, naming a proxy): asking again gets the same
+// answer, so the operation fails now, with the field named, instead of at the stage's timeout.
+TEST_F(Provision, ARefusedAdminKubeconfigFailsTheOperationAtOnce) {
+    const std::string id = waiting_for_creation();
+    gardener.succeed("shoot1");
+    const std::string refusal =
+        "kubeconfig <runtime cluster admin kubeconfig>: clusters[\"c\"].cluster.proxy-url: a "
+        "kubeconfig from Gardener may not change where or how kprov connects";
+    clusters.fail_next(error<ConfigError>(refusal));
+    clock.advance(20s);
+    EXPECT_EQ(pass(id).outcome, PassOutcome::Failed);
+    const Operation op = operation(id);
+    EXPECT_EQ(op.state, OperationState::Failed);
+    EXPECT_EQ(op.stage, "CreatingBindingsForOperators");
+    EXPECT_EQ(op.last_error.message, refusal);
+    EXPECT_EQ(op.last_error.component, "k8s client - cluster");
+}
+
 TEST_F(Provision, BindingsForAdministratorsFollowTheOptions) {
     options.operator_bindings.create_for_administrators = true;
     options.operator_bindings.l2_subject_name = "l2-group";
