@@ -326,6 +326,20 @@ TEST_P(ListExpiry, WideShowsWhenRuntimesExpireAndExpiredListsThoseWhoseLifetimeP
     EXPECT_THAT(r.err, HasSubstr("no runtimes match"));
 }
 
+// Labels in `list -o wide` as kubectl shows them (issue 33): "k=v,k=v", "<none>" for none.
+TEST_P(ListExpiry, WideShowsLabelsAsKeyEqualsValue) {
+    const auto [labelled, labelled_shoot] = provisioned({{"env", "trial"}, {"team", "ci"}}, false);
+    const auto [bare, bare_shoot] = provisioned(json::object(), false);
+
+    const auto r = kprov({"list", "-o", "wide"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("LABELS"));
+    const std::string line = line_of(r.out, labelled);
+    EXPECT_THAT(line, ::testing::EndsWith("   env=trial,team=ci")) << r.out;
+    EXPECT_THAT(line_of(r.out, bare), ::testing::EndsWith("   <none>")) << r.out;
+    EXPECT_THAT(r.out, Not(HasSubstr("{"))) << "labels as JSON";
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, ListExpiry,
                          ::testing::Values(StoreKind::Sqlite, StoreKind::Postgres), store_name);
 
