@@ -56,7 +56,19 @@ engine::Runtime store_provisioned_runtime(engine::Store& store) {
     return runtime;
 }
 
-class HostileGardener : public ServeTest<> {};
+class HostileGardener : public ServeTest<> {
+protected:
+    // `kprov serve` with `gardener` as its Gardener (a kubeconfig in `dir`) and a provisioned
+    // runtime in its store; returns the runtime.
+    engine::Runtime serve_with_runtime(const HostileServer& gardener,
+                                       const kprov::testing::TempDir& dir) {
+        ServeOptions options;
+        options.gardener_kubeconfig =
+            kprov::testing::write_kubeconfig(dir.file("gardener.yaml"), gardener.url);
+        start(std::move(options));
+        return store_provisioned_runtime(*process->open_store());
+    }
+};
 
 // The most a hostile answer may make kprov hold. AddressSanitizer keeps up to 256 MiB of freed
 // memory in quarantine (its quarantine_size_mb), which a plain build returns: measured 22 MiB
@@ -129,12 +141,8 @@ TEST_F(HostileGardener, AShoot100kDeepDoesNotCrashServesHibernationStatus) {
         else
             not_found(res);
     });
-    ServeOptions options;
     kprov::testing::TempDir dir;
-    options.gardener_kubeconfig =
-        kprov::testing::write_kubeconfig(dir.file("gardener.yaml"), gardener.url);
-    start(std::move(options));
-    const auto runtime = store_provisioned_runtime(*process->open_store());
+    const auto runtime = serve_with_runtime(gardener, dir);
     {
         const std::lock_guard lock(mutex);
         name = runtime.gardener.name;
@@ -269,12 +277,8 @@ TEST_F(HostileGardener, ProbesAnswerWhileSlowGardenerCallsHoldEveryWorker) {
         }
         not_found(res);
     });
-    ServeOptions options;
     kprov::testing::TempDir dir;
-    options.gardener_kubeconfig =
-        kprov::testing::write_kubeconfig(dir.file("gardener.yaml"), gardener.url);
-    start(std::move(options));
-    const auto runtime = store_provisioned_runtime(*process->open_store());
+    const auto runtime = serve_with_runtime(gardener, dir);
     {
         const std::lock_guard lock(mutex);
         name = runtime.gardener.name;

@@ -83,13 +83,13 @@ TEST_P(Diff, StatusLiveAndDiffReportTheSameDriftOfStateAndSpec) {
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(json::parse(r.out)["gardener"]["drift"], differences);
     const std::vector<std::string> lines = differences;
-    EXPECT_THAT(lines, ::testing::IsSupersetOf(
-                           {"the cluster is awake in Gardener, but kprov's last hibernation "
-                            "operation hibernated it",
-                            "~ spec.provider.workers[0].minimum: " + std::to_string(minimum) +
-                                " -> " + std::to_string(minimum + 1),
-                            "~ spec.provider.workers[0].maximum: " + std::to_string(maximum) +
-                                " -> " + std::to_string(maximum + 7)}));
+    const std::vector<std::string> expected = {
+        "the cluster is awake in Gardener, but kprov's last hibernation operation hibernated it",
+        "~ spec.provider.workers[0].minimum: " + std::to_string(minimum) + " -> " +
+            std::to_string(minimum + 1),
+        "~ spec.provider.workers[0].maximum: " + std::to_string(maximum) + " -> " +
+            std::to_string(maximum + 7)};
+    EXPECT_THAT(lines, ::testing::IsSupersetOf(expected));
     // The table shows the same lines, one drift row each.
     r = kprov({"status", id, "--live"});
     ASSERT_EQ(r.code, 0) << r.err;
