@@ -221,9 +221,9 @@ INSTANTIATE_TEST_SUITE_P(Fields, RemoteKubeconfigSetting,
                                            HostileSetting{
                                                "tls-server-name",
                                                "    tls-server-name: kube-apiserver.example\n"}),
-                         [](const auto& info) {
+                         [](const auto& setting) {
                              std::string name;
-                             for (char c : info.param.field)
+                             for (char c : setting.param.field)
                                  if (c != '-')
                                      name += c;
                              return name;
