@@ -47,7 +47,8 @@ graphql::FieldError to_field_error(const std::exception& error) {
     // A Conflict (an operation in progress, a shoot name another runtime owns, a shoot that is
     // not the runtime's) stays a conflict however often it is sent: 400, so that KEB does not
     // retry it.
-    if (dynamic_cast<const ValidationError*>(&error) || dynamic_cast<const Conflict*>(&error))
+    if (dynamic_cast<const ValidationError*>(&error) || dynamic_cast<const Conflict*>(&error) ||
+        dynamic_cast<const engine::TenantMissing*>(&error))
         return bad_request(error.what());
     if (dynamic_cast<const engine::TenantMismatch*>(&error))
         return graphql::FieldError(error.what(), error_extensions(k_code_forbidden));

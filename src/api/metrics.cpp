@@ -209,8 +209,9 @@ public:
         : m_inner(inner)
         , m_metrics(metrics) {}
 
-    void insert_runtime(const engine::Runtime& runtime, const engine::Operation& first) override {
-        m_inner.insert_runtime(runtime, first);
+    void insert_runtime(const engine::Runtime& runtime, const engine::Operation& first,
+                        const engine::NewRuntimeLifecycle* lifecycle = nullptr) override {
+        m_inner.insert_runtime(runtime, first, lifecycle);
     }
     void insert_operation(const engine::Operation& op,
                           const engine::RuntimeUpgrade* upgrade) override {

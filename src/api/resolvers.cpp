@@ -173,9 +173,11 @@ private:
 
     static engine::RequestContext require_tenant(const graphql::FieldContext& ctx) {
         const auto* state = std::any_cast<RequestState>(&ctx.request);
-        if (!state || state->tenant.empty())
-            throw bad_request("tenant header is empty");
-        return {state->tenant, state->sub_account};
+        engine::RequestContext request;
+        if (state)
+            request = {state->tenant, state->sub_account};
+        engine::require_tenant(request); // TenantMissing: 400 (to_field_error)
+        return request;
     }
 
     // The original's GetAndUpdateTenant for queries, by the engine's one tenant rule.

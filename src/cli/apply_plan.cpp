@@ -45,9 +45,9 @@ DesiredRuntime read_one(Context& ctx, const std::string& file) {
     return {file, std::move(input), lifecycle.value_or(LifecycleSpec{})};
 }
 
-// A runtime's expiry for a lifetime: counted from its creation, as provision sets it.
+// A runtime's expiry for a lifetime: the engine's rule, as provision sets it.
 Timestamp expiry(const engine::Runtime& runtime, Duration lifetime) {
-    return runtime.creation_timestamp + std::chrono::duration_cast<Timestamp::duration>(lifetime);
+    return engine::lifetime_expiry(runtime.creation_timestamp, lifetime);
 }
 
 // The steps that bring a live runtime to its file, in apply's fixed order.

@@ -410,8 +410,7 @@ private:
     void store_step(const RuntimePlan& plan, StepKind kind, const std::string& runtime_id) {
         const std::string by = user_at_host() + " (kprov apply -f " + plan.file + ")";
         if (kind == StepKind::SetLifetime)
-            set_lifetime(m_access.store(), m_access.clock().now(), runtime_id,
-                         *plan.desired->lifecycle.lifetime, by);
+            m_access.service().set_lifetime(runtime_id, *plan.desired->lifecycle.lifetime, by);
         else
             m_access.service().set_protection(runtime_id, kind == StepKind::Protect,
                                               m_access.request(), by);

@@ -48,12 +48,15 @@ template <typename Call> auto about_file(const std::string& file, Call call) {
     }
 }
 
-std::string required_tenant(Context& ctx) {
-    const auto& tenant = ctx.config().settings.tenant;
-    if (!tenant || tenant->empty())
+// The engine's rule (a provisioning needs a tenant), said before anything is opened, with
+// the ways to give one.
+void required_tenant(Context& ctx) {
+    try {
+        engine::require_tenant({ctx.config().settings.tenant.value_or(""), ""});
+    } catch (const engine::TenantMissing&) {
         throw UsageError("provision needs a tenant (global account): give " +
                          ways_to_set("tenant"));
-    return *tenant;
+    }
 }
 
 // What happens after the service started an operation: notes on stderr, then the operation on
@@ -154,20 +157,6 @@ int start_on_runtime(Context& ctx, const std::string& command, engine::RequestIn
     }
 }
 
-// The runtime file's lifecycle block, recorded for the runtime just started (again the same for a
-// request answered with its earlier runtime: nothing changes then).
-void apply_lifecycle(EngineAccess& access, const std::string& runtime_id,
-                     const LifecycleSpec& lifecycle, const std::string& file) {
-    auto& store = access.store();
-    const std::string by = user_at_host() + " (lifecycle of " + file + ")";
-    if (lifecycle.is_protected)
-        store.set_protected(
-            runtime_id, true,
-            {access.clock().now(), "Protect", "protected against deprovisioning by " + by});
-    if (lifecycle.lifetime)
-        set_lifetime(store, access.clock().now(), runtime_id, *lifecycle.lifetime, by);
-}
-
 int provision_dry_run(Context& ctx, const engine::ProvisionInput& input, const std::string& file) {
     EngineAccess access(ctx, "cli", 1, StoreUse::Peek);
     const auto [plan, owner] = about_file(file, [&] {
@@ -178,13 +167,7 @@ int provision_dry_run(Context& ctx, const engine::ProvisionInput& input, const s
     const auto& g = runtime.gardener;
     const std::string ns = "garden-" + g.project_name;
     // The same rule as the request: a live runtime owns the name.
-    std::string outcome = "would be created";
-    if (owner && owner->same_request)
-        outcome = "already requested: runtime " + owner->runtime_id +
-                  " is this request's, provision would answer with its operation";
-    else if (owner)
-        outcome = "refused: shoot " + g.name + " belongs to live runtime " + owner->runtime_id +
-                  ", made by another request";
+    const std::string outcome = engine::shoot_name_outcome(owner, runtime);
     const auto format = output_format(ctx);
     if (format == OutputFormat::Json || format == OutputFormat::Yaml) {
         nlohmann::ordered_json document = {{"dryRun", true},
@@ -229,10 +212,14 @@ int cmd_provision(Context& ctx, const OperationArgs& args) {
     const auto timeout = check_flags(args);
     auto document = read_runtime_file(args.file); // not there: exit 2 before anything else
     configured_project(ctx); // its default names no project: "no project set", not "too long"
-    const auto [input, lifecycle] = about_file(args.file, [&] {
+    auto [input, lifecycle] = about_file(args.file, [&] {
         return read_provision_file(std::move(document),
                                    config::conversion_options(ctx.config().settings));
     });
+    // Written with the runtime, in its transaction (EngineService::provision).
+    if (lifecycle)
+        input.lifecycle =
+            lifecycle_request(*lifecycle, user_at_host() + " (lifecycle of " + args.file + ")");
     required_tenant(ctx);
     if (args.dry_run)
         return provision_dry_run(ctx, input, args.file);
@@ -265,8 +252,6 @@ int cmd_provision(Context& ctx, const OperationArgs& args) {
                                            engine::RequestIntent::Provision, args, timeout_left))
             return *code;
     }
-    if (lifecycle)
-        apply_lifecycle(access, started.runtime_id, *lifecycle, args.file);
     return after_start(ctx, access, started, args, timeout_left);
 }
 

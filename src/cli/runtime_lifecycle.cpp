@@ -2,7 +2,6 @@
 
 #include "engine/error.hpp"
 #include "engine/hibernation_schedule.hpp"
-#include "engine/store.hpp"
 #include "engine/text.hpp"
 
 #include <nlohmann/json.hpp>
@@ -213,17 +212,8 @@ ProvisionFile read_provision_file(json document, const engine::ConversionOptions
     return file;
 }
 
-bool set_lifetime(engine::Store& store, Timestamp now, const std::string& runtime_id,
-                  Duration lifetime, const std::string& by) {
-    const auto runtime = store.find_runtime(runtime_id);
-    if (!runtime)
-        throw NotFound("runtime " + runtime_id + " does not exist");
-    const Timestamp expires =
-        runtime->creation_timestamp + std::chrono::duration_cast<Timestamp::duration>(lifetime);
-    return store.set_expiry(runtime_id, expires,
-                            {now, "Lifetime",
-                             "lifetime " + format_duration(lifetime) + " set by " + by +
-                                 ": deprovisioned after " + format_rfc3339(expires)});
+engine::LifecycleRequest lifecycle_request(const LifecycleSpec& spec, std::string by) {
+    return {spec.is_protected, spec.lifetime, std::move(by)};
 }
 
 } // namespace kprov::cli

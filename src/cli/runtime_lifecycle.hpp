@@ -13,10 +13,6 @@
 #include <string>
 #include <vector>
 
-namespace kprov::engine {
-class Store;
-}
-
 namespace kprov::cli {
 
 struct LifecycleSpec {
@@ -45,10 +41,9 @@ const std::vector<std::string>& lifecycle_fields();
 std::optional<LifecycleSpec> take_lifecycle(nlohmann::json& document,
                                             LifecycleUse use = LifecycleUse::Provision);
 
-/// Sets the runtime's expiry to its creation plus `lifetime`, recording a "Lifetime" event at
-/// `now` that names `by`. Returns whether the expiry changed. Throws NotFound.
-bool set_lifetime(engine::Store& store, Timestamp now, const std::string& runtime_id,
-                  Duration lifetime, const std::string& by);
+/// What provisioning writes of `spec` with the runtime (engine::ProvisionInput::lifecycle),
+/// naming `by` in its events.
+engine::LifecycleRequest lifecycle_request(const LifecycleSpec& spec, std::string by);
 
 /// A runtime file's document read whole: its ProvisionRuntimeInput, with the lifecycle's
 /// hibernation schedules in its gardener config (they are the shoot's), and its lifecycle block.

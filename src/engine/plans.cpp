@@ -122,6 +122,15 @@ ShootNameTaken shoot_name_refusal(const std::string& owner_id, const Runtime& pl
                               owner_id + " first");
 }
 
+std::string shoot_name_outcome(const std::optional<ShootNameOwner>& owner, const Runtime& planned) {
+    if (!owner)
+        return "would be created";
+    if (owner->same_request)
+        return "already requested: runtime " + owner->runtime_id +
+               " is this request's, provision would answer with its operation";
+    return std::string("refused: ") + shoot_name_refusal(owner->runtime_id, planned).what();
+}
+
 namespace {
 
 bool same_json(const std::optional<std::string>& a, const std::optional<std::string>& b) {

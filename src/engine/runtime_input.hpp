@@ -4,6 +4,7 @@
 // files. Parsing reports every problem at once with its field path; conversion applies the
 // original's defaults (original-provisioner.md §4.1) and merge rules (§2.5).
 
+#include "engine/duration.hpp"
 #include "engine/model.hpp"
 
 #include <array>
@@ -77,11 +78,20 @@ struct GardenerConfigInput {
 };
 
 /// ProvisionRuntimeInput.
+/// kprov's own attributes that a provisioning request gives its runtime (the runtime file's
+/// `lifecycle:` block; GraphQL has none): written with the runtime, in its transaction.
+struct LifecycleRequest {
+    bool is_protected = false;        ///< protected against deprovisioning from the start
+    std::optional<Duration> lifetime; ///< deprovisioned that long after its creation
+    std::string by; ///< who asks, for the events ("user@host (lifecycle of rt.yaml)")
+};
+
 struct ProvisionInput {
     RuntimeInput runtime;
     GardenerConfigInput gardener;
     std::optional<std::vector<std::string>> administrators;
     std::optional<std::string> kyma_config_json; ///< KymaConfigInput, validated, kept as JSON
+    std::optional<LifecycleRequest> lifecycle;   ///< not part of "the same request" comparison
 };
 
 /// UpgradeRuntimeInput: the Kyma config to upgrade to.

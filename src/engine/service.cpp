@@ -2,6 +2,7 @@
 
 #include "engine/registration.hpp"
 #include "engine/stages.hpp"
+#include "engine/time.hpp"
 
 #include <algorithm>
 
@@ -21,8 +22,77 @@ void require_landscape(const EngineOptions& options) {
                           "APP_GARDENER_KUBECONFIG_PATH (config key gardener.kubeconfig_path)");
 }
 
+void require_tenant(const RequestContext& context) {
+    if (context.tenant.empty())
+        throw TenantMissing("tenant header is empty");
+}
+
+Timestamp lifetime_expiry(Timestamp created, Duration lifetime) {
+    return created + std::chrono::duration_cast<Timestamp::duration>(lifetime);
+}
+
+namespace {
+
+std::string protect_text(bool is_protected, std::string_view by) {
+    return std::string(is_protected ? "protected against deprovisioning"
+                                    : "no longer protected against deprovisioning") +
+           " by " + std::string(by);
+}
+
+std::string lifetime_text(Duration lifetime, Timestamp expires, std::string_view by) {
+    return "lifetime " + format_duration(lifetime) + " set by " + std::string(by) +
+           ": deprovisioned after " + format_rfc3339(expires);
+}
+
+} // namespace
+
+NewRuntimeLifecycle new_runtime_lifecycle(const LifecycleRequest& request, Timestamp created,
+                                          Timestamp now) {
+    NewRuntimeLifecycle out;
+    out.attributes.is_protected = request.is_protected;
+    if (request.is_protected)
+        out.events.push_back({now, "Protect", protect_text(true, request.by)});
+    if (request.lifetime) {
+        out.attributes.expires_at = lifetime_expiry(created, *request.lifetime);
+        out.events.push_back(
+            {now, "Lifetime",
+             lifetime_text(*request.lifetime, *out.attributes.expires_at, request.by)});
+    }
+    return out;
+}
+
 StartedOperation EngineService::provision(const ProvisionInput& input,
                                           const RequestContext& context) {
+    require_tenant(context);
+    auto started = provision_runtime(input, context);
+    if (!started.already_requested || !input.lifecycle)
+        return started;
+    // The runtime this request made before: the request's lifecycle is its own again, unless
+    // it is being deprovisioned (the request then makes a new runtime after it).
+    const auto last = m_store.last_operation(started.runtime_id);
+    if (last && last->state == OperationState::InProgress && is_deprovisioning(last->type))
+        return started;
+    const auto& lifecycle = *input.lifecycle;
+    if (lifecycle.is_protected)
+        m_store.set_protected(started.runtime_id, true,
+                              {m_clock.now(), "Protect", protect_text(true, lifecycle.by)});
+    if (lifecycle.lifetime)
+        set_lifetime(started.runtime_id, *lifecycle.lifetime, lifecycle.by);
+    return started;
+}
+
+bool EngineService::set_lifetime(const std::string& runtime_id, Duration lifetime,
+                                 std::string_view by) {
+    const auto runtime = m_store.find_runtime(runtime_id);
+    if (!runtime)
+        throw NotFound("runtime " + runtime_id + " does not exist");
+    const Timestamp expires = lifetime_expiry(runtime->creation_timestamp, lifetime);
+    return m_store.set_expiry(runtime_id, expires,
+                              {m_clock.now(), "Lifetime", lifetime_text(lifetime, expires, by)});
+}
+
+StartedOperation EngineService::provision_runtime(const ProvisionInput& input,
+                                                  const RequestContext& context) {
     require_landscape(m_options);
     ProvisionPlan plan =
         engine::plan_provision(input, context, m_options, m_clock.now(), {new_uuid(), new_uuid()});
@@ -46,7 +116,11 @@ StartedOperation EngineService::provision(const ProvisionInput& input,
         op.cluster_id = runtime.id;
     }
     try {
-        m_store.insert_runtime(runtime, op);
+        const auto lifecycle =
+            input.lifecycle ? std::optional(new_runtime_lifecycle(
+                                  *input.lifecycle, runtime.creation_timestamp, m_clock.now()))
+                            : std::nullopt;
+        m_store.insert_runtime(runtime, op, lifecycle ? &*lifecycle : nullptr);
     } catch (const ShootNameTaken& e) {
         // Another request for the name committed first: the database decided.
         if (registers)
@@ -225,11 +299,9 @@ bool EngineService::set_protection(const std::string& runtime_id, bool is_protec
     if (runtime.deleted)
         throw Conflict("runtime " + runtime.id + " is deprovisioned: there is nothing to " +
                        (is_protected ? "protect" : "unprotect"));
-    const std::string what = is_protected ? "protected against deprovisioning"
-                                          : "no longer protected against deprovisioning";
     return m_store.set_protected(
         runtime.id, is_protected,
-        {m_clock.now(), is_protected ? "Protect" : "Unprotect", what + " by " + std::string(by)});
+        {m_clock.now(), is_protected ? "Protect" : "Unprotect", protect_text(is_protected, by)});
 }
 
 Runtime EngineService::load_runtime(const std::string& runtime_id, const RequestContext& context) {

@@ -33,6 +33,26 @@ struct RequestContext {
     std::string sub_account;
 };
 
+/// A request that needs a tenant came without one (the original's "tenant header is empty").
+class TenantMissing : public Error {
+public:
+    using Error::Error;
+};
+
+/// The one tenant-required rule: throws TenantMissing ("tenant header is empty") when `context`
+/// names no tenant. A provisioning needs one from every front (the runtime is the tenant's);
+/// the API asks it of every request, as the original does.
+void require_tenant(const RequestContext& context);
+
+/// When a runtime created at `created` with `lifetime` expires (the lifecycle block's rule).
+Timestamp lifetime_expiry(Timestamp created, Duration lifetime);
+
+/// What `request` writes with a runtime created at `created`: its attributes, and a "Protect"
+/// and a "Lifetime" event at `now` naming LifecycleRequest::by (the same events as
+/// EngineService::set_protection and set_lifetime).
+NewRuntimeLifecycle new_runtime_lifecycle(const LifecycleRequest& request, Timestamp created,
+                                          Timestamp now);
+
 /// A request's tenant differed from the runtime's and replaced it (deliberate difference 3).
 struct TenantChange {
     std::string from;
@@ -132,6 +152,11 @@ struct ShootNameOwner {
     bool same_request = false;
 };
 
+/// What a provisioning request for `planned`'s shoot name meets, in words, for a plan or a dry
+/// run: "would be created" without an owner, "already requested: runtime <id> is this
+/// request's, ..." for the same request, else "refused: " and shoot_name_refusal's message.
+std::string shoot_name_outcome(const std::optional<ShootNameOwner>& owner, const Runtime& planned);
+
 /// With EngineOptions::tenant_strict: the request's tenant is not the runtime's (403).
 class TenantMismatch : public Error {
 public:
@@ -206,6 +231,11 @@ public:
     /// when one does, the same request is answered with that runtime's provisioning operation
     /// (`already_requested`, nothing written, Director not asked) and any other is refused
     /// with ShootNameTaken naming the owner, before anything is written.
+    ///
+    /// ProvisionInput::lifecycle is written in the runtime's transaction; a repeated request
+    /// gives its runtime that lifecycle too (set_protection, set_lifetime: nothing changes when
+    /// it is the same), unless that runtime is being deprovisioned. Throws TenantMissing
+    /// without a tenant.
     StartedOperation provision(const ProvisionInput& input, const RequestContext& context);
 
     /// plan_provision with this service's options and random ids, and the live runtime that
@@ -237,6 +267,11 @@ public:
     /// one.
     bool set_protection(const std::string& runtime_id, bool is_protected,
                         const RequestContext& context, std::string_view by);
+
+    /// Sets the runtime's expiry to its creation plus `lifetime` (lifetime_expiry), recording a
+    /// "Lifetime" event that names `by` when it changed. Returns whether it did. Throws
+    /// NotFound for an unknown runtime.
+    bool set_lifetime(const std::string& runtime_id, Duration lifetime, std::string_view by);
 
     /// The shoot `shoot_name` of the project, when it may be adopted (`kprov adopt`). Throws
     /// NotFound naming the shoot and the project when Gardener has no such shoot, Conflict when
@@ -342,6 +377,8 @@ public:
                                              const RequestContext& context, std::string_view by);
 
 private:
+    /// provision() but for the lifecycle of a repeated request.
+    StartedOperation provision_runtime(const ProvisionInput& input, const RequestContext& context);
     /// The kyma_release row of a Kyma Lifecycle Manager channel (no YAML), stored once.
     KymaRelease channel_release(const std::string& channel);
     /// Whether deprovisioning `runtime` uninstalls Kyma first (§4.1); always with Kyma Lifecycle

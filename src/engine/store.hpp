@@ -54,6 +54,13 @@ struct RuntimeEvent {
     bool operator==(const RuntimeEvent&) const = default;
 };
 
+/// The lifecycle attributes a new runtime starts with (a provisioning request's
+/// LifecycleRequest) and the events that say who gave them.
+struct NewRuntimeLifecycle {
+    RuntimeLifecycle attributes;
+    std::vector<RuntimeEvent> events;
+};
+
 /// What `list_runtimes` returns.
 struct RuntimeFilter {
     std::optional<OperationState> state; ///< only runtimes whose last operation is in this state
@@ -125,7 +132,10 @@ public:
     /// ShootNameTaken (writing nothing) if a live runtime owns its shoot name in its project:
     /// the database decides, so of concurrent inserts of one name exactly one succeeds. The
     /// name is free again once its owner's soft delete is saved (RuntimeChange::soft_delete).
-    virtual void insert_runtime(const Runtime& runtime, const Operation& first) = 0;
+    /// With `lifecycle`, the runtime's lifecycle attributes and their events are written in the
+    /// same transaction.
+    virtual void insert_runtime(const Runtime& runtime, const Operation& first,
+                                const NewRuntimeLifecycle* lifecycle = nullptr) = 0;
 
     /// Adds an operation to an existing runtime; with `upgrade`, also replaces its gardener
     /// config and administrators, all in one transaction. Throws NotFound if the runtime does

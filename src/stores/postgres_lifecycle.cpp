@@ -50,6 +50,16 @@ RuntimeLifecycle PostgresStore::lifecycle_of(const std::string& runtime_id) {
     }));
 }
 
+void PostgresStore::insert_lifecycle(pqxx::transaction_base& tx, const std::string& runtime_id,
+                                     const engine::NewRuntimeLifecycle& lifecycle) {
+    exec(tx,
+         "INSERT INTO runtime_lifecycle (cluster_id, protected, expires_at) VALUES ($1, $2, $3)",
+         {runtime_id, std::string(lifecycle.attributes.is_protected ? "true" : "false"),
+          db_text(lifecycle.attributes.expires_at)});
+    for (const auto& event : lifecycle.events)
+        insert_event(tx, runtime_id, event);
+}
+
 bool PostgresStore::change_lifecycle(const std::string& runtime_id,
                                      const std::function<bool(RuntimeLifecycle&)>& change,
                                      const RuntimeEvent& event) {

@@ -42,7 +42,8 @@ PostgresStore::PostgresStore(const std::string& url, SecretCipher cipher, int po
     : m_cipher(std::move(cipher))
     , m_pool(url, pool_size) {}
 
-void PostgresStore::insert_runtime(const Runtime& runtime, const Operation& first) {
+void PostgresStore::insert_runtime(const Runtime& runtime, const Operation& first,
+                                   const engine::NewRuntimeLifecycle* lifecycle) {
     m_pool.run([&](pqxx::connection& c) {
         pqxx::work tx(c);
         // ON CONFLICT DO NOTHING rather than a caught unique_violation: the answer is the same
@@ -57,6 +58,8 @@ void PostgresStore::insert_runtime(const Runtime& runtime, const Operation& firs
         if (runtime.kyma)
             insert_kyma_config(tx, runtime.id, *runtime.kyma);
         insert_new_operation(tx, first);
+        if (lifecycle)
+            insert_lifecycle(tx, runtime.id, *lifecycle);
         tx.commit();
     });
 }

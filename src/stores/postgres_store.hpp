@@ -33,7 +33,8 @@ public:
     std::unique_ptr<SecretRows> secret_rows() override;
 
     // Starting operations (postgres_store.cpp)
-    void insert_runtime(const engine::Runtime& runtime, const engine::Operation& first) override;
+    void insert_runtime(const engine::Runtime& runtime, const engine::Operation& first,
+                        const engine::NewRuntimeLifecycle* lifecycle = nullptr) override;
     void insert_operation(const engine::Operation& op,
                           const engine::RuntimeUpgrade* upgrade) override;
     std::optional<std::string> live_runtime_with_shoot(const std::string& project,
@@ -103,6 +104,9 @@ private:
     void insert_new_operation(pqxx::transaction_base& tx, const engine::Operation& op);
     /// The runtime's row of live_shoot; ShootNameTaken when another live runtime holds it.
     void claim_shoot_name(pqxx::transaction_base& tx, const engine::Runtime& runtime);
+    /// insert_runtime's lifecycle rows, in its transaction.
+    void insert_lifecycle(pqxx::transaction_base& tx, const std::string& runtime_id,
+                          const engine::NewRuntimeLifecycle& lifecycle);
     void insert_gardener_config(pqxx::transaction_base& tx, const std::string& cluster_id,
                                 const engine::GardenerConfig& g);
     // Writes the OIDC and DNS rows of gardener config `gardener_id` (none when absent).

@@ -35,7 +35,8 @@ public:
     SqliteStore(std::string path, SecretCipher cipher);
 
     // engine::Store
-    void insert_runtime(const engine::Runtime& runtime, const engine::Operation& first) override;
+    void insert_runtime(const engine::Runtime& runtime, const engine::Operation& first,
+                        const engine::NewRuntimeLifecycle* lifecycle = nullptr) override;
     void insert_operation(const engine::Operation& op,
                           const engine::RuntimeUpgrade* upgrade = nullptr) override;
     std::optional<std::string> live_runtime_with_shoot(const std::string& project,

@@ -74,7 +74,8 @@ void SqliteStore::insert_new_operation(const Operation& op) {
     }
 }
 
-void SqliteStore::insert_runtime(const engine::Runtime& runtime, const Operation& first) {
+void SqliteStore::insert_runtime(const engine::Runtime& runtime, const Operation& first,
+                                 const engine::NewRuntimeLifecycle* lifecycle) {
     write([&] {
         try {
             insert_row("cluster", cluster_values(runtime, m_cipher));
@@ -89,6 +90,15 @@ void SqliteStore::insert_runtime(const engine::Runtime& runtime, const Operation
         if (runtime.kyma)
             insert_kyma_config(runtime.id, *runtime.kyma);
         insert_new_operation(first);
+        if (lifecycle) {
+            cached("INSERT INTO runtime_lifecycle (cluster_id, protected, expires_at) VALUES "
+                   "(?, ?, ?)",
+                   {runtime.id, std::int64_t{lifecycle->attributes.is_protected ? 1 : 0},
+                    db_time(lifecycle->attributes.expires_at)})
+                .exec();
+            for (const auto& event : lifecycle->events)
+                insert_event(runtime.id, event);
+        }
     });
 }
 

@@ -192,5 +192,63 @@ TEST_F(Service, ProvisionAndUpgradeNameTheIgnoredProviderMembers) {
     EXPECT_EQ(logged.size(), 2u);
 }
 
+TEST_F(Service, ProvisionWritesTheRequestsLifecycleWithTheRuntime) {
+    auto input = read_provision_input(provision_document("shoot-l"), options.conversion);
+    input.lifecycle =
+        LifecycleRequest{true, std::chrono::hours(2), "me@host (lifecycle of rt.yaml)"};
+    const auto started = service().provision(input, context);
+    const auto created = store.find_runtime(started.runtime_id)->creation_timestamp;
+    EXPECT_EQ(store.lifecycle_of(started.runtime_id),
+              (RuntimeLifecycle{true, created + std::chrono::hours(2)}));
+    const auto events = store.events_of(started.runtime_id);
+    ASSERT_EQ(events.size(), 2u);
+    EXPECT_EQ(events[0].kind, "Protect");
+    EXPECT_EQ(events[0].message,
+              "protected against deprovisioning by me@host (lifecycle of rt.yaml)");
+    EXPECT_EQ(events[1].kind, "Lifetime");
+    EXPECT_EQ(events[1].message, "lifetime 2h set by me@host (lifecycle of rt.yaml): "
+                                 "deprovisioned after 2026-11-30T12:00:00Z");
+    EXPECT_EQ(lifetime_expiry(created, std::chrono::hours(2)), created + std::chrono::hours(2));
+}
+
+TEST_F(Service, ARepeatedProvisioningGivesItsRuntimeTheLifecycleOnce) {
+    const auto first = provision(provision_document("shoot-r"));
+    EXPECT_EQ(store.lifecycle_of(first.runtime_id), RuntimeLifecycle{});
+    auto input = read_provision_input(provision_document("shoot-r"), options.conversion);
+    input.lifecycle = LifecycleRequest{true, std::nullopt, "me@host"};
+    EXPECT_TRUE(service().provision(input, context).already_requested);
+    EXPECT_TRUE(store.lifecycle_of(first.runtime_id).is_protected);
+    EXPECT_TRUE(service().provision(input, context).already_requested);
+    EXPECT_EQ(store.events_of(first.runtime_id).size(), 1u) << "the same again changes nothing";
+}
+
+TEST_F(Service, ProvisioningWithoutATenantIsRefusedBeforeAnythingIsWritten) {
+    EXPECT_THROW(
+        service().provision(read_provision_input(provision_document("shoot-t"), options.conversion),
+                            {"", "sub-a"}),
+        TenantMissing);
+    EXPECT_TRUE(store.list_runtimes({}).empty());
+    EXPECT_NO_THROW(require_tenant({"tenant-a", ""}));
+    try {
+        require_tenant({});
+        ADD_FAILURE() << "an empty tenant was accepted";
+    } catch (const TenantMissing& e) {
+        EXPECT_STREQ(e.what(), "tenant header is empty");
+    }
+}
+
+TEST_F(Service, TheShootNameOutcomeSaysWhatProvisionWouldAnswer) {
+    const auto [plan, owner] = service().plan_provision(
+        read_provision_input(provision_document("shoot-o"), options.conversion), context,
+        k_placeholder_ids);
+    EXPECT_FALSE(owner);
+    EXPECT_EQ(shoot_name_outcome(owner, plan.runtime), "would be created");
+    EXPECT_THAT(shoot_name_outcome(ShootNameOwner{"rt-1", true}, plan.runtime),
+                HasSubstr("already requested: runtime rt-1 is this request's"));
+    const std::string refused = shoot_name_outcome(ShootNameOwner{"rt-1", false}, plan.runtime);
+    EXPECT_EQ(refused, std::string("refused: ") + shoot_name_refusal("rt-1", plan.runtime).what());
+    EXPECT_THAT(refused, HasSubstr("belongs to live runtime rt-1, made by another request"));
+}
+
 } // namespace
 } // namespace kprov::engine::test

@@ -12,6 +12,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using kprov::testing::k_t0;
+using store_contract::minimal_runtime;
 using store_contract::StoreContract;
 
 RuntimeEvent event(const std::string& kind, Timestamp at) {
@@ -36,6 +37,32 @@ TEST_P(StoreContract, ProtectionIsRecordedOnceWithItsEvent) {
     EXPECT_FALSE(m_store->lifecycle_of(r.id).is_protected);
     EXPECT_EQ(m_store->events_of(r.id), (std::vector<RuntimeEvent>{event("Protect", k_t0 + 1s),
                                                                    event("Unprotect", k_t0 + 3s)}));
+}
+
+TEST_P(StoreContract, ANewRuntimesLifecycleIsWrittenWithItAndNotWithoutIt) {
+    Runtime r = minimal_runtime(new_uuid(), k_t0);
+    const NewRuntimeLifecycle lifecycle{{true, k_t0 + 2h},
+                                        {event("Protect", k_t0), event("Lifetime", k_t0)}};
+    m_store->insert_runtime(r, kprov::testing::new_operation(r.id, OperationType::Provision, k_t0),
+                            &lifecycle);
+    EXPECT_EQ(m_store->lifecycle_of(r.id), lifecycle.attributes);
+    EXPECT_EQ(m_store->events_of(r.id), lifecycle.events);
+    EXPECT_EQ(m_store->expired_runtimes(k_t0 + 3h, 10), std::vector<std::string>{})
+        << "protected: not deprovisioned when it expires";
+
+    // A refused insert writes no lifecycle either: the name's owner keeps its own.
+    Runtime same_name = minimal_runtime(new_uuid(), k_t0);
+    same_name.gardener.name = r.gardener.name;
+    same_name.gardener.project_name = r.gardener.project_name;
+    const NewRuntimeLifecycle other{{false, k_t0 + 1h}, {event("Lifetime", k_t0 + 1s)}};
+    EXPECT_THROW(m_store->insert_runtime(
+                     same_name,
+                     kprov::testing::new_operation(same_name.id, OperationType::Provision, k_t0),
+                     &other),
+                 ShootNameTaken);
+    EXPECT_EQ(m_store->lifecycle_of(same_name.id), RuntimeLifecycle{});
+    EXPECT_TRUE(m_store->events_of(same_name.id).empty());
+    EXPECT_EQ(m_store->lifecycle_of(r.id), lifecycle.attributes);
 }
 
 TEST_P(StoreContract, AProtectedRuntimesDeprovisioningIsRefusedInTheInsertItself) {

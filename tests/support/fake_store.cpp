@@ -20,7 +20,8 @@ Timestamp plus(Timestamp t, std::chrono::milliseconds d) {
 
 } // namespace
 
-void FakeStore::insert_runtime(const Runtime& runtime, const Operation& first) {
+void FakeStore::insert_runtime(const Runtime& runtime, const Operation& first,
+                               const engine::NewRuntimeLifecycle* lifecycle) {
     std::lock_guard lock(m_mutex);
     if (m_runtimes.count(runtime.id))
         throw Conflict("runtime " + runtime.id + " already exists");
@@ -35,6 +36,11 @@ void FakeStore::insert_runtime(const Runtime& runtime, const Operation& first) {
         stored.kyma = store_kyma_config_locked(*stored.kyma, stored.id);
     m_runtimes[runtime.id] = std::move(stored);
     m_operations.push_back(first);
+    if (lifecycle) {
+        m_lifecycles[runtime.id] = lifecycle->attributes;
+        for (const auto& event : lifecycle->events)
+            m_events[runtime.id].push_back(event);
+    }
 }
 
 KymaConfig FakeStore::store_kyma_config_locked(KymaConfig config, const std::string& cluster_id) {

@@ -17,7 +17,8 @@ namespace kprov::fakes {
 
 class FakeStore : public engine::Store {
 public:
-    void insert_runtime(const engine::Runtime& runtime, const engine::Operation& first) override;
+    void insert_runtime(const engine::Runtime& runtime, const engine::Operation& first,
+                        const engine::NewRuntimeLifecycle* lifecycle = nullptr) override;
     void insert_operation(const engine::Operation& op,
                           const engine::RuntimeUpgrade* upgrade = nullptr) override;
     void set_tenant(const std::string& runtime_id, const std::string& tenant,
