@@ -18,6 +18,7 @@
 #include "gardener/kubeconfig.hpp"
 #include "gardener/kyma_installer.hpp"
 #include "gardener/kyma_releases.hpp"
+#include "gardener/landscape_port.hpp"
 #include "gardener/shoot_port.hpp"
 #include "stores/open_store.hpp"
 #include "support/sim_process.hpp"
@@ -161,7 +162,9 @@ double cpu_seconds(pid_t pid) {
 int run(const Options& o) {
     const bool kyma = o.kyma_component_seconds > 0;
     const bool klm = o.klm_module_seconds > 0;
-    std::vector<std::string> sim_flags = {"--create-seconds", std::to_string(o.create_seconds)};
+    // The default landscape puts its bindings (the examples' targetSecrets) in the project.
+    std::vector<std::string> sim_flags = {"--create-seconds", std::to_string(o.create_seconds),
+                                          "--project", k_project};
     if (kyma)
         sim_flags.insert(sim_flags.end(),
                          {"--kyma-component-seconds", std::to_string(o.kyma_component_seconds)});
@@ -220,6 +223,11 @@ int run(const Options& o) {
     release_options.releases_url = effective.settings.kyma_releases_url;
     release_options.on_demand_url = effective.settings.kyma_releases_url;
     kprov::gardener::HttpReleaseSource releases(release_options);
+    // Every provisioning is checked against the sim's landscape (issue 31), read once a minute.
+    kprov::gardener::GardenerLandscape landscape_port(
+        [&]() -> kprov::gardener::GardenerClient& { return *client; });
+    kprov::engine::CachedLandscape landscape(landscape_port, clock, std::chrono::seconds(60));
+    engine_options.landscape = &landscape;
     if (!klm) { // with KLM the service only checks the kymaConfig and records its channel
         engine_options.kyma.installer = &installer;
         engine_options.kyma.releases = &releases;

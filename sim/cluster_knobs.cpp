@@ -105,6 +105,7 @@ void ClusterRegistry::configure(const std::string& name, const Json& knobs) {
         return;
     }
     apply_knobs(it->second, knobs);
+    reindex(it->second, TimePoint::min()); // knobs may change what the installer does next
 }
 
 void ClusterRegistry::set_defaults(const Json& knobs) {

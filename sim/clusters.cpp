@@ -128,6 +128,12 @@ void ClusterRegistry::create(const std::string& id, const std::string& shoot_ns,
     if (id.empty() || m_clusters.count(id))
         return;
     Cluster& c = m_clusters[id];
+    c.id = id;
+    if (auto early = m_early_tokens.find(id); early != m_early_tokens.end()) {
+        c.tokens = std::move(early->second);
+        m_early_tokens.erase(early);
+    }
+    m_by_shoot.emplace(shoot_name, id);
     c.shoot_ns = shoot_ns;
     c.shoot_name = shoot_name;
     c.store = std::make_unique<ObjectStore>(resources(), m_next_rv, m_current_rv);
@@ -164,31 +170,43 @@ void ClusterRegistry::create(const std::string& id, const std::string& shoot_ns,
         } catch (const ApiError&) {
         }
     }
+    reindex(c, TimePoint::min()); // the first pass looks at what the knobs set up
 }
 
 void ClusterRegistry::remove(const std::string& id) {
-    m_clusters.erase(id);
-    for (auto it = m_tokens.begin(); it != m_tokens.end();)
-        it = it->second.cluster == id ? m_tokens.erase(it) : std::next(it);
+    m_early_tokens.erase(id);
+    auto it = m_clusters.find(id);
+    if (it == m_clusters.end())
+        return;
+    Cluster& c = it->second;
+    reindex(c, std::nullopt);
+    for (const auto& token : c.tokens)
+        m_tokens.erase(token);
+    auto [from, to] = m_by_shoot.equal_range(c.shoot_name);
+    for (auto s = from; s != to; ++s)
+        if (s->second == id) {
+            m_by_shoot.erase(s);
+            break;
+        }
+    m_clusters.erase(it);
 }
 
 void ClusterRegistry::set_hibernated(const std::string& id, bool hibernated) {
     auto it = m_clusters.find(id);
-    if (it != m_clusters.end())
-        it->second.hibernated = hibernated;
+    if (it == m_clusters.end() || it->second.hibernated == hibernated)
+        return;
+    it->second.hibernated = hibernated;
+    // Asleep, nothing runs; awake, the first pass catches up on what fell due meanwhile.
+    reindex(it->second, hibernated ? std::nullopt : std::optional<TimePoint>(TimePoint::min()));
 }
 
 std::string ClusterRegistry::resolve(const std::string& name) const {
     if (m_clusters.count(name))
         return name;
-    std::string found;
-    int matches = 0;
-    for (const auto& [id, c] : m_clusters)
-        if (c.shoot_name == name) {
-            found = id;
-            ++matches;
-        }
-    return matches == 1 ? found : name;
+    auto [from, to] = m_by_shoot.equal_range(name);
+    if (from != to && std::next(from) == to)
+        return from->second;
+    return name;
 }
 
 ClusterRegistry::Cluster& ClusterRegistry::cluster(const std::string& id) {
@@ -202,6 +220,10 @@ const ClusterRegistry::Cluster& ClusterRegistry::cluster(const std::string& id) 
 std::string ClusterRegistry::issue_token(const std::string& id, TimePoint expiry) {
     std::string token = "sim-" + random_token(40);
     m_tokens[token] = {id, expiry};
+    if (auto it = m_clusters.find(id); it != m_clusters.end())
+        it->second.tokens.insert(token);
+    else
+        m_early_tokens[id].insert(token); // the cluster's once it is created
     return token;
 }
 
@@ -213,9 +235,12 @@ bool ClusterRegistry::token_valid(const std::string& id, const std::string& toke
 std::size_t ClusterRegistry::expire_tokens(const std::string& id) {
     std::size_t n = 0;
     TimePoint now = Clock::now();
-    for (auto& [token, t] : m_tokens)
-        if (t.cluster == id && t.expiry > now) {
-            t.expiry = now;
+    auto c = m_clusters.find(id);
+    if (c == m_clusters.end())
+        return 0;
+    for (const auto& token : c->second.tokens)
+        if (auto t = m_tokens.find(token); t != m_tokens.end() && t->second.expiry > now) {
+            t->second.expiry = now;
             ++n;
         }
     return n;
@@ -263,6 +288,9 @@ void ClusterRegistry::observe(Cluster& c, const std::string& type, const Resourc
         name == "kyma-installation")
         c.kyma.observe(type, obj);
     c.watches.publish(type, info, obj);
+    // Whatever a client wrote may start the installer or the agent: the next pass looks.
+    if (!c.advancing)
+        reindex(c, TimePoint::min());
 }
 
 ApiResponse ClusterRegistry::handle(const std::string& id, const std::string& sub_path,
@@ -347,41 +375,83 @@ void ClusterRegistry::write_crd_status(Cluster& c, TimePoint now) {
 }
 
 void ClusterRegistry::advance(TimePoint now, const std::string& only) {
-    for (auto& [id, c] : m_clusters)
-        if ((only.empty() || id == only) && !c.hibernated) {
-            try {
-                write_crd_status(c, now);
-                c.kyma.advance(*c.store, now, m_kyma);
-            } catch (const std::exception& e) {
-                // A CR a test wrote by hand (an invalid label, a malformed errorLog) can make a
-                // status write fail; the installer tries again on the next tick.
-                std::fprintf(stderr, "kprov-sim: kyma installer of %s: %s\n", id.c_str(), e.what());
-            }
-            try {
-                c.agent.advance(*c.store, now, c.kyma.installed(RuntimeAgent::k_release),
-                                m_kyma.component_seconds, [&] {
-                                    ensure_crd(c, "compassconnections", "compass.kyma-project.io",
-                                               "CompassConnection", "v1alpha1", false);
-                                });
-            } catch (const std::exception& e) {
-                std::fprintf(stderr, "kprov-sim: runtime agent of %s: %s\n", id.c_str(), e.what());
-            }
-        }
+    if (!only.empty()) {
+        auto it = m_clusters.find(only);
+        if (it != m_clusters.end() && it->second.indexed_due && *it->second.indexed_due <= now)
+            advance_cluster(it->second, now);
+        return;
+    }
+    // A pass re-indexes its cluster, so the due ones are taken from the index first.
+    std::vector<std::string> due;
+    for (auto it = m_due.begin(); it != m_due.end() && it->first <= now; ++it)
+        due.push_back(it->second);
+    for (const auto& id : due)
+        if (auto it = m_clusters.find(id); it != m_clusters.end())
+            advance_cluster(it->second, now);
+}
+
+void ClusterRegistry::advance_cluster(Cluster& c, TimePoint now) {
+    if (c.hibernated)
+        return;
+    bool failed = false;
+    c.advancing = true;
+    try {
+        write_crd_status(c, now);
+        c.kyma.advance(*c.store, now, m_kyma);
+    } catch (const std::exception& e) {
+        // A CR a test wrote by hand (an invalid label, a malformed errorLog) can make a
+        // status write fail; the installer tries again a second later.
+        std::fprintf(stderr, "kprov-sim: kyma installer of %s: %s\n", c.id.c_str(), e.what());
+        failed = true;
+    }
+    try {
+        c.agent.advance(*c.store, now, c.kyma.installed(RuntimeAgent::k_release),
+                        m_kyma.component_seconds, [&] {
+                            ensure_crd(c, "compassconnections", "compass.kyma-project.io",
+                                       "CompassConnection", "v1alpha1", false);
+                        });
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "kprov-sim: runtime agent of %s: %s\n", c.id.c_str(), e.what());
+        failed = true;
+    }
+    c.advancing = false;
+    std::optional<TimePoint> due = own_due(c);
+    if (failed) {
+        const TimePoint retry = now + std::chrono::seconds(1);
+        due = due ? std::min(*due, retry) : retry;
+    }
+    reindex(c, due);
+}
+
+std::optional<TimePoint> ClusterRegistry::own_due(const Cluster& c) const {
+    std::optional<TimePoint> due;
+    for (auto d : {c.kyma.next_due(), c.agent.next_due()})
+        if (d && (!due || *d < *due))
+            due = d;
+    for (const auto& name : c.crd_status_pending) {
+        auto at = c.crd_established.find(name);
+        if (at != c.crd_established.end() && (!due || at->second < *due))
+            due = at->second;
+    }
+    return due;
+}
+
+void ClusterRegistry::reindex(Cluster& c, std::optional<TimePoint> due) {
+    if (c.hibernated)
+        due.reset();
+    if (due == c.indexed_due)
+        return;
+    if (c.indexed_due)
+        m_due.erase({*c.indexed_due, c.id});
+    if (due)
+        m_due.insert({*due, c.id});
+    c.indexed_due = due;
 }
 
 std::optional<TimePoint> ClusterRegistry::next_due() const {
-    std::optional<TimePoint> due;
-    for (const auto& [id, c] : m_clusters) {
-        if (c.hibernated)
-            continue;
-        for (auto d : {c.kyma.next_due(), c.agent.next_due()})
-            if (d && (!due || *d < *due))
-                due = d;
-        for (const auto& [name, at] : c.crd_established)
-            if (at > Clock::now() && (!due || at < *due))
-                due = at;
-    }
-    return due;
+    if (m_due.empty())
+        return std::nullopt;
+    return m_due.begin()->first;
 }
 
 void ClusterRegistry::shutdown() {
@@ -393,9 +463,7 @@ void ClusterRegistry::shutdown() {
 Json ClusterRegistry::describe() const {
     Json out = Json::array();
     for (const auto& [id, c] : m_clusters) {
-        std::size_t tokens = 0;
-        for (const auto& [t, tok] : m_tokens)
-            tokens += tok.cluster == id ? 1 : 0;
+        std::size_t tokens = c.tokens.size();
         out.push_back({{"id", id},
                        {"shoot", c.shoot_ns + "/" + c.shoot_name},
                        {"hibernated", c.hibernated},

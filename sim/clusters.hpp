@@ -59,7 +59,9 @@ public:
     ApiResponse handle(const std::string& id, const std::string& sub_path, const ApiRequest& req);
 
     /// Runs the Kyma installers and runtime agents of the awake clusters (or only of cluster
-    /// `only`) up to `now`.
+    /// `only`) up to `now`. Only clusters that are due are visited: a cluster is due when a
+    /// write reached its store since its last pass or when its installer, agent or a CRD's
+    /// status has a step at or before `now` (an index by due time, not a scan).
     void advance(TimePoint now, const std::string& only = "");
     /// The earliest time advance() has work; nullopt if none.
     std::optional<TimePoint> next_due() const;
@@ -92,6 +94,7 @@ public:
 
 private:
     struct Cluster {
+        std::string id;
         std::string shoot_ns;
         std::string shoot_name;
         bool hibernated = false;
@@ -105,6 +108,9 @@ private:
         std::map<std::string, TimePoint> crd_established; ///< CRD name -> served from then on
         std::set<std::string> crd_status_pending;         ///< CRDs whose Established status is due
         StoreWatches watches;
+        std::set<std::string> tokens;         ///< the keys of m_tokens issued for it
+        std::optional<TimePoint> indexed_due; ///< its entry in m_due
+        bool advancing = false;               ///< its own pass's writes do not make it due
     };
     struct Token {
         std::string cluster;
@@ -118,6 +124,12 @@ private:
     void apply_knobs(Cluster& c, const Json& knobs);
     void set_tiller_pod_phase(Cluster& c, const std::string& phase);
     void write_crd_status(Cluster& c, TimePoint now);
+    /// One cluster's pass (installer, agent, CRD status), then its due time re-indexed.
+    void advance_cluster(Cluster& c, TimePoint now);
+    /// When the cluster's installer, agent or a pending CRD status next has work.
+    std::optional<TimePoint> own_due(const Cluster& c) const;
+    /// Moves the cluster's entry in m_due to `due` (none while hibernated).
+    void reindex(Cluster& c, std::optional<TimePoint> due);
     void put_installation(Cluster& c, const Json& spec);
     void install_service_catalog(Cluster& c, const Json& spec);
     void ensure_crd(Cluster& c, const std::string& plural, const std::string& group,
@@ -133,6 +145,9 @@ private:
     double m_watch_timeout_seconds = 1800;
     std::map<std::string, Cluster> m_clusters;
     std::map<std::string, Token> m_tokens;
+    std::set<std::pair<TimePoint, std::string>> m_due;           ///< (due time, cluster id)
+    std::multimap<std::string, std::string> m_by_shoot;          ///< shoot name -> cluster id
+    std::map<std::string, std::set<std::string>> m_early_tokens; ///< for clusters to come
 };
 
 /// Throws ApiError 400 unless `knobs` is a valid body of POST /sim/clusters/{id}/kyma.
