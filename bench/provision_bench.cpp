@@ -11,6 +11,7 @@
 #include "config/engine_options.hpp"
 #include "config/settings.hpp"
 #include "engine/kyma_lifecycle.hpp"
+#include "engine/landscape.hpp"
 #include "engine/runtime_input.hpp"
 #include "engine/service.hpp"
 #include "engine/time.hpp"
@@ -18,6 +19,7 @@
 #include "gardener/kubeconfig.hpp"
 #include "gardener/kyma_installer.hpp"
 #include "gardener/kyma_releases.hpp"
+#include "gardener/landscape_port.hpp"
 #include "gardener/shoot_port.hpp"
 #include "stores/open_store.hpp"
 #include "support/sim_process.hpp"
@@ -161,7 +163,9 @@ double cpu_seconds(pid_t pid) {
 int run(const Options& o) {
     const bool kyma = o.kyma_component_seconds > 0;
     const bool klm = o.klm_module_seconds > 0;
-    std::vector<std::string> sim_flags = {"--create-seconds", std::to_string(o.create_seconds)};
+    // The project's landscape (profiles, the binding gcp.yaml names) comes with --project.
+    std::vector<std::string> sim_flags = {"--project", k_project, "--create-seconds",
+                                          std::to_string(o.create_seconds)};
     if (kyma)
         sim_flags.insert(sim_flags.end(),
                          {"--kyma-component-seconds", std::to_string(o.kyma_component_seconds)});
@@ -224,6 +228,12 @@ int run(const Options& o) {
         engine_options.kyma.installer = &installer;
         engine_options.kyma.releases = &releases;
     }
+    // The service checks every request against the landscape, as `kprov provision` does; read
+    // once for the whole run (a zero lifetime), so its requests do not count per runtime.
+    kprov::gardener::GardenerLandscape landscape_port(
+        [&client]() -> kprov::gardener::GardenerClient& { return *client; });
+    kprov::engine::CachedLandscape landscape(landscape_port, clock, std::chrono::seconds(0));
+    engine_options.landscape = &landscape;
     kprov::engine::EngineService service(*store, shoots, clock, engine_options);
 
     Json base = kprov::cli::read_runtime_file(o.runtime_file);
