@@ -11,6 +11,7 @@
 #include "config/engine_options.hpp"
 #include "config/settings.hpp"
 #include "engine/kyma_lifecycle.hpp"
+#include "engine/landscape.hpp"
 #include "engine/runtime_input.hpp"
 #include "engine/service.hpp"
 #include "engine/time.hpp"
