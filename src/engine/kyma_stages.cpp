@@ -130,6 +130,8 @@ StageResult starting_upgrade(StageContext& context) {
     note_tiller(context, config);
     try {
         context.installer().upgrade(kubeconfig, config);
+    } catch (const UnusableRelease& e) {
+        throw installer_error("error: " + std::string(e.what()), k_reason_trigger_install, false);
     } catch (const ConfigError& e) {
         throw unusable_kubeconfig(e);
     } catch (const RemoteError& e) {
@@ -194,6 +196,8 @@ StageResult starting_installation(StageContext& context) {
     note_tiller(context, config);
     try {
         context.installer().install(kubeconfig, config);
+    } catch (const UnusableRelease& e) {
+        throw installer_error("error: " + std::string(e.what()), k_reason_trigger_install, false);
     } catch (const ConfigError& e) {
         throw unusable_kubeconfig(e);
     } catch (const RemoteError& e) {

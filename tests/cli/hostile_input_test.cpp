@@ -4,6 +4,7 @@
 // a store that already holds a deeply nested labels value (as an older kprov wrote it) still
 // lists and shows every runtime in every format.
 
+#include "api/hostile_server.hpp"
 #include "child_process.hpp"
 #include "cli/runtime_file.hpp"
 #include "cli_testing.hpp"
@@ -203,6 +204,24 @@ TEST_F(HostileInput, BytesThatAreNotUtf8NeverReachYamlCpp) {
     const auto r = kprov({"plan", "-f", file, "--gardener-project", "kyma-dev"});
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_THAT(r.err, HasSubstr("not valid YAML: a byte that is not UTF-8 at column"));
+}
+
+// yaml_bounds_fuzz's open finding (issue 32): on these 24 bytes of valid YAML yaml-cpp 0.7 grew
+// until killed. kprov reads YAML with its own bounded reader now (src/yaml/): `plan -f` ends
+// with a message at once, and its peak memory is measured (wait4).
+TEST_F(HostileInput, YamlCpps24ByteCaseEndsInBoundedMemory) {
+    const std::string file = KPROV_SOURCE_DIR "/tests/fuzz/known/yaml-cpp-memory-24-bytes-open.yaml";
+    auto env = kprov::testing::environment_without_settings();
+    env.push_back("HOME=" + m_dir.path());
+    env.push_back("XDG_CONFIG_HOME=" + m_dir.file("config"));
+    env.push_back("XDG_STATE_HOME=" + m_dir.file("state"));
+    const auto r = kprov::testing::run_measured(
+        {KPROV_BINARY, "plan", "-f", file, "--gardener-project", "kyma-dev"}, env, m_dir.path());
+    std::cout << "[ RSS      ] kprov plan -f on the 24 bytes: " << r.max_rss_kib / 1024
+              << " MiB\n";
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("has the tag !-+, which kprov does not know")) << r.err;
+    EXPECT_LT(r.max_rss_kib, 512L * 1024);
 }
 
 TEST_F(HostileInput, AFileOneByteAboveTheDefaultLimitIsRefused) {
