@@ -59,9 +59,8 @@ json from_yaml(const std::string& text, const std::string& source) {
     yaml::Documents read;
     try {
         // Aliases may expand a file fourfold in text, and to a million values.
-        read = yaml::read_documents(
-            text, {{k_max_runtime_file_bytes, k_max_input_nesting, 1'000'000,
-                    4 * k_max_runtime_file_bytes}});
+        read = yaml::read_documents(text, {{k_max_runtime_file_bytes, k_max_input_nesting,
+                                            1'000'000, 4 * k_max_runtime_file_bytes}});
     } catch (const yaml::ReadError& e) {
         const std::string where = source + ":" + std::to_string(e.mark().line);
         if (e.bound() == "max_depth")

@@ -124,13 +124,6 @@ struct InstallationProbe {
     bool installed() const { return kind == Kind::State && state == "Installed"; }
 };
 
-/// A release whose YAML cannot be read (not YAML, or beyond a bound of yaml::k_foreign_bounds,
-/// named): no retry can change it, so the operation fails.
-class UnusableRelease : public Error {
-public:
-    using Error::Error;
-};
-
 /// A probe found a state outside the contract ("invalid installation state: Bogus").
 class InvalidInstallationState : public Error {
 public:

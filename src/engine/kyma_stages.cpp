@@ -4,6 +4,7 @@
 
 #include "engine/registration.hpp"
 #include "engine/stages.hpp"
+#include "engine/unusable_release.hpp"
 
 #include <algorithm>
 

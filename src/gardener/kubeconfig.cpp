@@ -91,7 +91,7 @@ public:
 
     // The entry of list `key` (clusters, users, contexts) named `name`, and its inner map.
     const KubeValue& entry(const KubeValue& root, const char* list, const char* inner,
-                      const std::string& name, const std::string& referrer) const {
+                           const std::string& name, const std::string& referrer) const {
         const KubeValue* items = field_of(root, list);
         if (items && !items->is_null() && !items->is_array())
             fail(list, "must be a list");
@@ -240,16 +240,14 @@ Kubeconfig parse_kubeconfig(std::string_view text, const std::string& source,
         read = yaml::read_documents(text, options);
     } catch (const yaml::ReadError& e) {
         // The message names the syntax problem or the bound, never the content around it.
-        r.fail("", "not valid YAML at line " + std::to_string(e.mark().line) + ": " +
-                       e.message());
+        r.fail("", "not valid YAML at line " + std::to_string(e.mark().line) + ": " + e.message());
     }
     // A key given twice would leave kprov and kubectl reading different servers or users.
     if (!read.problems.empty())
         r.fail(read.problems[0].path, read.problems[0].message + " (line " +
                                           std::to_string(read.problems[0].mark.line) + ")");
     if (read.documents.size() > 1)
-        r.fail("", "more than one YAML document (line " + std::to_string(read.marks[1].line) +
-                       ")");
+        r.fail("", "more than one YAML document (line " + std::to_string(read.marks[1].line) + ")");
     const KubeValue root = read.documents.empty() ? KubeValue() : std::move(read.documents[0]);
     if (!root.is_object())
         r.fail("", "not a kubeconfig (expected a YAML map with clusters, users and contexts)");

@@ -3,7 +3,7 @@
 // kyma_watch.cpp) share. Internal to src/gardener.
 
 #include "engine/error.hpp"
-#include "engine/kyma.hpp"
+#include "engine/unusable_release.hpp"
 #include "gardener/kube_error.hpp"
 #include "gardener/runtime_cluster_client.hpp"
 

@@ -3,7 +3,7 @@
 
 #include "engine/error.hpp"
 #include "engine/input_limits.hpp"
-#include "engine/kyma.hpp"
+#include "engine/unusable_release.hpp"
 #include "gardener/kyma_objects.hpp"
 #include "yaml/yaml_reader.hpp"
 

@@ -44,10 +44,11 @@ struct InstallerManifest {
     std::vector<nlohmann::json> installation; ///< zero or one object
 };
 
-/// Parses `yaml`, every document of the stream as yaml_document_to_json reads one. Throws kprov::Error naming
-/// the 1-based document number for a document that is not a mapping, lacks apiVersion, kind or
-/// metadata.name, has an unusable name, or is of a kind find_kind does not know ("unknown kind
-/// apps/v2 Deployment in document 3"). Namespaced objects without a namespace get "default".
+/// Parses `yaml`, every document of the stream as yaml_document_to_json reads one. Throws
+/// kprov::Error naming the 1-based document number for a document that is not a mapping, lacks
+/// apiVersion, kind or metadata.name, has an unusable name, or is of a kind find_kind does not know
+/// ("unknown kind apps/v2 Deployment in document 3"). Namespaced objects without a namespace get
+/// "default".
 InstallerManifest parse_installer_yaml(std::string_view yaml);
 
 /// The collection an object of a known kind is POSTed to ("/apis/apps/v1/namespaces/x/

@@ -1,9 +1,8 @@
 #pragma once
-// The check every YAML reader of kprov runs before yaml-cpp parses a text. Debian's yaml-cpp 0.7
-// allocates without bound on some invalid documents instead of failing (tests/fuzz/known/: 2.8 GB
-// on 135 bytes, 10 GB on 905), so a text reaches it only once libyaml, a second, small and
-// well-fuzzed parser, has read it as YAML, event by event (nothing is built, aliases are not
-// expanded: linear in the text).
+// What a YAML text costs, checked without building it: the bounds every reader of kprov applies
+// (yaml/yaml_reader.hpp reads within them), the checks run before any parser sees a text
+// (text_problem), and a parse-free pass over libyaml's events that counts what a built tree
+// would hold, aliases expanded (syntax_problem; the fuzz target's oracle for the reader).
 
 #include <cstddef>
 #include <optional>
@@ -17,9 +16,8 @@ struct Problem {
     std::string message;  ///< what is wrong, without the line: "did not find expected key"
 };
 
-/// What a reader allows a YAML text to cost once yaml-cpp has built it and the reader has
-/// walked it, aliases expanded where they are used (a "billion laughs" document is small text).
-/// Zero: no bound.
+/// What a reader allows a YAML text to cost once built, aliases expanded where they are used (a
+/// "billion laughs" document is small text). Zero: no bound.
 struct Bounds {
     std::size_t max_text_bytes = 0;     ///< the text itself
     std::size_t max_depth = 0;          ///< mappings and sequences around a value, aliases expanded

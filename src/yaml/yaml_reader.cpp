@@ -289,8 +289,7 @@ private:
         const std::string name = text_of(e.data.alias.anchor);
         const auto found = m_anchors.find(name);
         if (found == m_anchors.end())
-            throw ReadError(mark_of(e.start_mark), "the alias *" + name + " names no anchor",
-                            "");
+            throw ReadError(mark_of(e.start_mark), "the alias *" + name + " names no anchor", "");
         Built copy = found->second; // bounded: the counter has counted its expansion
         copy.mark = mark_of(e.start_mark);
         place(std::move(copy));

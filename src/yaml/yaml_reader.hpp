@@ -76,7 +76,7 @@ struct Documents {
     /// empty unless ReadOptions::record_marks.
     std::vector<std::unordered_map<std::string, Mark>> value_marks;
     std::vector<ValueProblem> problems; ///< at most k_max_value_problems
-    bool more_problems = false;            ///< some were left out
+    bool more_problems = false;         ///< some were left out
 };
 
 inline constexpr std::size_t k_max_value_problems = 100;

@@ -210,15 +210,15 @@ TEST_F(HostileInput, BytesThatAreNotUtf8NeverReachYamlCpp) {
 // until killed. kprov reads YAML with its own bounded reader now (src/yaml/): `plan -f` ends
 // with a message at once, and its peak memory is measured (wait4).
 TEST_F(HostileInput, YamlCpps24ByteCaseEndsInBoundedMemory) {
-    const std::string file = KPROV_SOURCE_DIR "/tests/fuzz/known/yaml-cpp-memory-24-bytes-open.yaml";
+    const std::string file =
+        KPROV_SOURCE_DIR "/tests/fuzz/known/yaml-cpp-memory-24-bytes-open.yaml";
     auto env = kprov::testing::environment_without_settings();
     env.push_back("HOME=" + m_dir.path());
     env.push_back("XDG_CONFIG_HOME=" + m_dir.file("config"));
     env.push_back("XDG_STATE_HOME=" + m_dir.file("state"));
     const auto r = kprov::testing::run_measured(
         {KPROV_BINARY, "plan", "-f", file, "--gardener-project", "kyma-dev"}, env, m_dir.path());
-    std::cout << "[ RSS      ] kprov plan -f on the 24 bytes: " << r.max_rss_kib / 1024
-              << " MiB\n";
+    std::cout << "[ RSS      ] kprov plan -f on the 24 bytes: " << r.max_rss_kib / 1024 << " MiB\n";
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_THAT(r.err, HasSubstr("has the tag !-+, which kprov does not know")) << r.err;
     EXPECT_LT(r.max_rss_kib, 512L * 1024);

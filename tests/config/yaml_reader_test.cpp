@@ -99,7 +99,9 @@ TEST(YamlReader, EachBoundIsNamedWithLineAndColumn) {
     EXPECT_EQ(deep.bound(), "max_depth");
     EXPECT_EQ(deep.mark().line, 3u);
     EXPECT_EQ(deep.mark().column, 8u);
-    EXPECT_THAT(deep.what(), HasSubstr("nests deeper than 3 levels of mappings and sequences (line 3, column 8)"));
+    EXPECT_THAT(
+        deep.what(),
+        HasSubstr("nests deeper than 3 levels of mappings and sequences (line 3, column 8)"));
     EXPECT_EQ(error_of(std::string(1001, '#'), options).bound(), "max_text_bytes");
     std::string nodes = "[";
     for (int i = 0; i < 60; ++i)
@@ -115,13 +117,12 @@ TEST(YamlReader, EachBoundIsNamedWithLineAndColumn) {
 TEST(YamlReader, ABillionLaughsIsRefusedBeforeItIsBuilt) {
     std::string text = "a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
     for (int i = 1; i < 10; ++i)
-        text += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [" +
-                std::string(9, ' ') + "*a" + std::to_string(i - 1) + ", *a" +
+        text += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [" + std::string(9, ' ') +
+                "*a" + std::to_string(i - 1) + ", *a" + std::to_string(i - 1) + ", *a" +
                 std::to_string(i - 1) + ", *a" + std::to_string(i - 1) + ", *a" +
                 std::to_string(i - 1) + ", *a" + std::to_string(i - 1) + ", *a" +
                 std::to_string(i - 1) + ", *a" + std::to_string(i - 1) + ", *a" +
-                std::to_string(i - 1) + ", *a" + std::to_string(i - 1) + ", *a" +
-                std::to_string(i - 1) + "]\n";
+                std::to_string(i - 1) + ", *a" + std::to_string(i - 1) + "]\n";
     EXPECT_EQ(error_of(text).bound(), "max_nodes");
 }
 

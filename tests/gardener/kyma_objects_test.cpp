@@ -1,5 +1,6 @@
-// The pure builders of the installation-cr backend: reading the release's documents, kind table, Installation CR
-// edit, override objects and the probe mapping (kyma-installation.md §2.4, §2.5, §7.4).
+// The pure builders of the installation-cr backend: reading the release's documents, kind table,
+// Installation CR edit, override objects and the probe mapping (kyma-installation.md §2.4, §2.5,
+// §7.4).
 
 #include "engine/error.hpp"
 #include "gardener/kyma_objects.hpp"
