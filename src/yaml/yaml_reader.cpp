@@ -88,7 +88,7 @@ std::string bound_of(const std::string& breach) {
         return "max_nodes";
     if (breach.find(" of text ") != std::string::npos)
         return "max_expanded_bytes";
-    return {}; // an alias inside the node it names: not YAML kprov can build
+    return {}; // an alias inside the node it names
 }
 
 Bounds effective(const Bounds& given) {
@@ -397,6 +397,11 @@ Documents read_documents(std::string_view text, const ReadOptions& given) {
         // Counted before it is built: an alias is expanded only once its cost is known to fit.
         if (std::string breach = counter.add(event); !breach.empty()) {
             std::string bound = bound_of(breach);
+            if (bound.empty()) { // a cycle: it would nest without end
+                breach = "nests deeper than " + std::to_string(options.bounds.max_depth) +
+                         " levels of mappings and sequences (" + breach + ")";
+                bound = "max_depth";
+            }
             throw ReadError(mark_of(event.start_mark), std::move(breach), std::move(bound));
         }
         builder.event(event);

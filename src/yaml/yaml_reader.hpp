@@ -82,8 +82,9 @@ struct Documents {
 inline constexpr std::size_t k_max_value_problems = 100;
 
 /// Reads every document of `text`. Throws ReadError for what is not YAML (libyaml's message, or
-/// the checks of text_problem), an alias naming no anchor or inside the node it names, and a
-/// broken bound, named: "max_text_bytes", "max_depth", "max_nodes", "max_expanded_bytes".
+/// the checks of text_problem) and an alias naming no anchor; and a broken bound, named:
+/// "max_text_bytes", "max_depth" (an alias inside the node it names too: it nests without
+/// end), "max_nodes", "max_expanded_bytes".
 /// Memory is bounded by the bounds. Thread-safe.
 Documents read_documents(std::string_view text, const ReadOptions& options = {});
 

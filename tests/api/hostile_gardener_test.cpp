@@ -238,8 +238,9 @@ TEST_F(HostileGardener, HostileReleasesFailTheirOperationAndServeStaysUp) {
         SCOPED_TRACE(version);
         std::cout << "[ RELEASE  ] " << version << ": " << status.dump().substr(0, 400) << "\n";
         EXPECT_NE(status.dump().find(expected), std::string::npos) << status.dump();
-        if (version == "1.24.8")
+        if (version == "1.24.8") {
             EXPECT_EQ(status.value("state", ""), "Failed") << status.dump();
+        }
         EXPECT_FALSE(process->serve->wait_for(std::chrono::milliseconds(0))) << "serve ended";
     }
     const double peak = peak_rss_mib(process->serve->pid());

@@ -89,7 +89,9 @@ TEST(YamlReader, AliasesAreExpandedAndCyclesOrUnknownNamesRefused) {
     EXPECT_EQ(one("a: &x {b: [1, two]}\nc: *x\ne: &k key\n*k : w\n"),
               json::parse(R"({"a":{"b":[1,"two"]},"c":{"b":[1,"two"]},"e":"key","key":"w"})"));
     EXPECT_EQ(error_of("a: *nope\n").message(), "the alias *nope names no anchor");
-    EXPECT_THAT(error_of("a: &x [*x]\n").message(), HasSubstr("inside the node it names"));
+    const ReadError cycle = error_of("a: &x [*x]\n");
+    EXPECT_THAT(cycle.message(), HasSubstr("(the alias *x is inside the node it names)"));
+    EXPECT_EQ(cycle.bound(), "max_depth");
 }
 
 TEST(YamlReader, EachBoundIsNamedWithLineAndColumn) {
