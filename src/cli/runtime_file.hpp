@@ -16,9 +16,11 @@ namespace kprov::cli {
 nlohmann::json read_runtime_file(const std::string& path);
 
 /// Reads `text`, named `source` in messages. JSON when the text parses as a JSON object, else
-/// YAML, read by yaml::read_documents with its scalar rules (yaml/yaml_reader.hpp: a plain
-/// `true` is a boolean, a quoted "true" text; "yes" and "on" stay strings). Anchors and aliases
-/// are resolved within the file's bounds.
+/// YAML. YAML scalars are typed as in YAML 1.2's core schema, but only when written plain:
+/// true/false (any of the three casings) -> boolean, decimal, 0o and 0x integers -> number,
+/// decimals -> number, null, Null, NULL, ~ and an empty value -> null; a quoted scalar, a block
+/// scalar and a "!!str" scalar stay strings ("true" is text). Anchors and aliases are resolved.
+/// "yes", "on" and the like stay strings (they are booleans only in YAML 1.1).
 nlohmann::json read_runtime_text(const std::string& text, const std::string& source);
 
 } // namespace kprov::cli
