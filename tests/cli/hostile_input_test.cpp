@@ -255,8 +255,10 @@ TEST_F(HostileInput, AliasesRepeatingAProblemReportABoundedList) {
         (void)read_runtime_text(text, "laughs.yaml");
         ADD_FAILURE() << "accepted";
     } catch (const ValidationError& e) {
-        EXPECT_EQ(e.problems().size(), 101u);
-        EXPECT_EQ(e.problems().back().message, "more problems follow, not shown");
+        // Since issue 36 the reader reports a problem once, where it is written (an alias
+        // copies the value, not its problems); the list stays bounded either way.
+        EXPECT_FALSE(e.problems().empty());
+        EXPECT_LE(e.problems().size(), 101u);
     }
 }
 
