@@ -37,12 +37,13 @@ if(KPROV_FUZZ)
     src/cli/label_selector.cpp)
   kprov_single_source_fuzz(kprov_yaml_scalars_fuzz tests/fuzz/yaml_scalars_fuzz.cpp
     src/yaml/yaml_scalars.cpp)
-  # The bounded YAML check (src/yaml/yaml_check.cpp, with the comma rule of input_limits.cpp)
-  # against yaml-cpp's built tree.
+  # The one YAML reader (src/yaml/yaml_reader.cpp) and the bounded check (yaml_check.cpp, with
+  # the comma rule of input_limits.cpp), all of src/yaml/ instrumented.
   kprov_single_source_fuzz(kprov_yaml_bounds_fuzz tests/fuzz/yaml_bounds_fuzz.cpp
-    src/yaml/yaml_check.cpp)
-  target_sources(kprov_yaml_bounds_fuzz PRIVATE src/engine/input_limits.cpp src/engine/error.cpp)
-  target_link_libraries(kprov_yaml_bounds_fuzz PRIVATE PkgConfig::LIBYAML yaml-cpp)
+    src/yaml/yaml_reader.cpp)
+  target_sources(kprov_yaml_bounds_fuzz PRIVATE src/yaml/yaml_check.cpp src/yaml/event_cost.cpp
+    src/yaml/yaml_scalars.cpp src/engine/input_limits.cpp src/engine/error.cpp)
+  target_link_libraries(kprov_yaml_bounds_fuzz PRIVATE PkgConfig::LIBYAML)
 endif()
 
 # The installation-cr backend's readers of remote input (tests/fuzz/kyma_manifest_fuzz.cpp):
@@ -72,6 +73,8 @@ if(KPROV_FUZZ)
     target_link_options(${target} PRIVATE -fsanitize=fuzzer ${KPROV_FUZZ_FLAGS})
     target_link_libraries(${target} PRIVATE kprov_engine kprov_yaml kprov_warnings yaml-cpp
       nlohmann_json::nlohmann_json)
+    # The one YAML reader instrumented too (kprov_yaml is not).
+    target_sources(${target} PRIVATE src/yaml/yaml_reader.cpp)
   endforeach()
 endif()
 

@@ -1,37 +1,22 @@
-// Reading runtime and upgrade files. The only translation unit of the CLI that includes
-// yaml-cpp (2.6 s per TU).
-//
-// yaml-cpp 0.7 leaves scalars untyped; it tells plain scalars (Tag() "?") from quoted and block
-// ones (Tag() "!"), which is what YAML's own typing needs: `enabled: true` is a boolean and
-// `enabled: "true"` is text, and the engine's parser then reports the wrong one by its type.
+// Reading runtime and upgrade files: JSON by nlohmann, YAML by src/yaml/'s reader, whose
+// scalar rules make `enabled: true` a boolean and `enabled: "true"` text, so that the engine's
+// parser reports the wrong one by its type.
 
 #include "cli/runtime_file.hpp"
 
 #include "cli/context.hpp"
 #include "engine/error.hpp"
 #include "engine/input_limits.hpp"
-#include "yaml/yaml_check.hpp"
-#include "yaml/yaml_scalars.hpp"
+#include "yaml/yaml_reader.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <unordered_set>
-#include <yaml-cpp/depthguard.h>
-#include <yaml-cpp/yaml.h>
 
 namespace kprov::cli {
 namespace {
 
 using nlohmann::json;
-
-// Anchors and aliases make a graph; yaml-cpp even builds cycles ("a: &x [*x]"). The nesting
-// limit (every reader's) and this bound the walk (and a "billion laughs" document) long before
-// memory does.
-constexpr std::size_t k_max_values = 1'000'000;
-constexpr std::size_t k_max_problems = 100;
-// An alias of a long scalar repeated k_max_values times would be gigabytes: text is bounded too.
-constexpr std::size_t k_max_text_bytes = 4 * k_max_runtime_file_bytes;
 
 // A path 64 levels deep says less than its first few levels and their count.
 std::string shortened(const std::string& path) {
@@ -50,203 +35,6 @@ std::string too_deep() {
            " levels of objects and lists";
 }
 
-const std::string k_str = "tag:yaml.org,2002:str";
-const std::string k_int = "tag:yaml.org,2002:int";
-const std::string k_float = "tag:yaml.org,2002:float";
-const std::string k_bool = "tag:yaml.org,2002:bool";
-const std::string k_null = "tag:yaml.org,2002:null";
-
-std::optional<bool> yaml_bool(const std::string& s) {
-    if (s == "true" || s == "True" || s == "TRUE")
-        return true;
-    if (s == "false" || s == "False" || s == "FALSE")
-        return false;
-    return std::nullopt;
-}
-
-bool yaml_null(const std::string& s) {
-    return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL";
-}
-
-// YAML 1.2 core schema integers: decimal, 0o octal, 0x hexadecimal.
-std::optional<json> yaml_int(const std::string& s) {
-    auto convert = [&](std::size_t skip, int base) -> std::optional<json> {
-        const char* begin = s.data() + skip;
-        const char* end = s.data() + s.size();
-        if (*begin == '+')
-            ++begin;
-        std::int64_t value = 0;
-        const auto [ptr, ec] = std::from_chars(begin, end, value, base);
-        if (ec == std::errc() && ptr == end)
-            return json(value);
-        if (ec == std::errc::result_out_of_range) // beyond 64 bits: the parser refuses it anyway
-            return json(std::strtod(s.c_str(), nullptr));
-        return std::nullopt;
-    };
-    if (yaml::is_decimal_integer(s))
-        return convert(0, 10);
-    if (yaml::is_octal_integer(s))
-        return convert(2, 8);
-    if (yaml::is_hex_integer(s))
-        return convert(2, 16);
-    return std::nullopt;
-}
-
-std::optional<json> yaml_float(const std::string& s) {
-    if (!yaml::is_decimal_number(s))
-        return std::nullopt;
-    return json(std::strtod(s.c_str(), nullptr));
-}
-
-class Converter {
-public:
-    explicit Converter(std::string source)
-        : m_source(std::move(source)) {}
-
-    // `depth`: the mappings and sequences around `node`.
-    json convert(const YAML::Node& node, const std::string& path, std::size_t depth) {
-        if ((node.IsMap() || node.IsSequence()) && depth + 1 > k_max_input_nesting) {
-            problem(shortened(path), node, too_deep());
-            return nullptr;
-        }
-        if (++m_values > k_max_values) {
-            if (m_values == k_max_values + 1)
-                problem(path, node,
-                        "expands to more than " + std::to_string(k_max_values) +
-                            " values (aliases repeated too often)");
-            return nullptr;
-        }
-        switch (node.Type()) {
-        case YAML::NodeType::Map:
-            return mapping(node, path, depth);
-        case YAML::NodeType::Sequence: {
-            json list = json::array();
-            std::size_t index = 0;
-            for (const auto& item : node)
-                list.push_back(
-                    convert(item, path + "[" + std::to_string(index++) + "]", depth + 1));
-            return list;
-        }
-        case YAML::NodeType::Scalar:
-            return scalar(node, path);
-        case YAML::NodeType::Null:
-        case YAML::NodeType::Undefined:
-            break;
-        }
-        return nullptr;
-    }
-
-    std::vector<FieldProblem> take() { return std::move(m_problems); }
-
-    std::string where(const YAML::Mark& mark) const {
-        return m_source + ":" + std::to_string(mark.line + 1) + ":" +
-               std::to_string(mark.column + 1);
-    }
-
-private:
-    json mapping(const YAML::Node& node, const std::string& path, std::size_t depth) {
-        json object = json::object();
-        std::map<std::string, YAML::Mark> seen;
-        for (const auto& entry : node) {
-            const YAML::Node& key = entry.first;
-            if (!key.IsScalar()) {
-                problem(path, key, "has a key that is not text");
-                continue;
-            }
-            const std::string& name = key.Scalar();
-            if (!count_text(name.size(), path, key))
-                return object;
-            if (const auto at = invalid_utf8_at(name)) {
-                problem(path, key, "has a key with invalid UTF-8 at byte " + std::to_string(*at));
-                continue;
-            }
-            const std::string key_path = path.empty() ? name : path + "." + name;
-            const auto [first, inserted] = seen.emplace(name, key.Mark());
-            if (!inserted) {
-                problem(key_path, key,
-                        "is given twice (first at line " + std::to_string(first->second.line + 1) +
-                            ")");
-                continue;
-            }
-            object[name] = convert(entry.second, key_path, depth + 1);
-        }
-        return object;
-    }
-
-    json scalar(const YAML::Node& node, const std::string& path) {
-        const std::string& text = node.Scalar();
-        const std::string& tag = node.Tag();
-        if (!count_text(text.size(), path, node))
-            return nullptr;
-        // JSON (and so the store, the API and -o json) holds UTF-8 only; the bytes are not shown.
-        if (const auto at = invalid_utf8_at(text)) {
-            problem(path, node, "invalid UTF-8 at byte " + std::to_string(*at));
-            return nullptr;
-        }
-        if (tag == "!" || tag == k_str) // quoted, block, or explicitly text
-            return text;
-        if (tag == "?") {
-            if (const auto b = yaml_bool(text))
-                return *b;
-            if (yaml_null(text))
-                return nullptr;
-            if (auto i = yaml_int(text))
-                return std::move(*i);
-            if (auto f = yaml_float(text))
-                return std::move(*f);
-            return text;
-        }
-        std::optional<json> typed;
-        if (tag == k_bool) {
-            if (const auto b = yaml_bool(text))
-                typed = *b;
-        } else if (tag == k_int) {
-            typed = yaml_int(text);
-        } else if (tag == k_float) {
-            typed = yaml_int(text);
-            if (!typed)
-                typed = yaml_float(text);
-        } else if (tag == k_null) {
-            if (yaml_null(text))
-                typed = nullptr;
-        } else {
-            problem(path, node, "has the tag " + tag + ", which kprov does not know");
-            return nullptr;
-        }
-        if (!typed)
-            problem(path, node,
-                    "is not a valid " + tag.substr(tag.rfind(':') + 1) + ": \"" + text + "\"");
-        return typed ? std::move(*typed) : json(nullptr);
-    }
-
-    // False once the text of every scalar and key so far exceeds k_max_text_bytes (reported once).
-    bool count_text(std::size_t bytes, const std::string& path, const YAML::Node& node) {
-        m_text_bytes += bytes;
-        if (m_text_bytes <= k_max_text_bytes)
-            return true;
-        if (!m_text_reported)
-            problem(path, node,
-                    "expands to more than " + describe_size(k_max_text_bytes) +
-                        " of text (aliases repeated too often)");
-        m_text_reported = true;
-        return false;
-    }
-
-    // Aliases repeat a node's problems wherever it is used: a bounded list says enough.
-    void problem(const std::string& path, const YAML::Node& node, const std::string& what) {
-        if (m_problems.size() < k_max_problems)
-            m_problems.push_back(FieldProblem{path, what + " (" + where(node.Mark()) + ")"});
-        else if (m_problems.size() == k_max_problems)
-            m_problems.push_back(FieldProblem{"", "more problems follow, not shown"});
-    }
-
-    std::string m_source;
-    std::size_t m_values = 0;
-    std::size_t m_text_bytes = 0;
-    bool m_text_reported = false;
-    std::vector<FieldProblem> m_problems;
-};
-
 [[noreturn]] void fail(const std::string& message) {
     throw ValidationError("", message);
 }
@@ -263,31 +51,38 @@ std::string kind_of(const json& value) {
     return "null";
 }
 
+std::string at(const std::string& source, const yaml::Mark& mark) {
+    return source + ":" + std::to_string(mark.line) + ":" + std::to_string(mark.column);
+}
+
 json from_yaml(const std::string& text, const std::string& source) {
-    if (const auto problem = yaml::syntax_problem(text))
-        fail(source + ":" + std::to_string(problem->line) +
-             ": not valid YAML: " + std::string(problem->message));
-    std::vector<YAML::Node> documents;
+    yaml::Documents read;
     try {
-        documents = YAML::LoadAll(text);
-    } catch (const YAML::DeepRecursion& e) {
-        fail(source + ":" + std::to_string(e.mark.line + 1) + ":" +
-             std::to_string(e.mark.column + 1) + ": " + too_deep());
-    } catch (const YAML::Exception& e) {
-        fail(source + ":" + std::to_string(e.mark.line + 1) + ":" +
-             std::to_string(e.mark.column + 1) + ": not valid YAML: " + e.msg);
+        // Aliases may expand a file fourfold in text, and to a million values.
+        read = yaml::read_documents(text, {{k_max_runtime_file_bytes, k_max_input_nesting,
+                                            1'000'000, 4 * k_max_runtime_file_bytes}});
+    } catch (const yaml::ReadError& e) {
+        const std::string where = source + ":" + std::to_string(e.mark().line);
+        if (e.bound() == "max_depth")
+            fail(where + ": " + too_deep());
+        if (!e.bound().empty())
+            fail(where + ": " + e.message());
+        fail(where + ": not valid YAML: " + e.message());
     }
-    if (documents.empty() || (documents.size() == 1 && documents[0].IsNull()))
+    if (read.documents.empty() || (read.documents.size() == 1 && read.documents[0].is_null()))
         fail(source + " is empty (expected a runtime or upgrade document)");
-    Converter converter(source);
-    if (documents.size() > 1)
-        fail(converter.where(documents[1].Mark()) +
-             ": a second YAML document; a file holds exactly one");
-    json document = converter.convert(documents[0], "", 0);
-    auto problems = converter.take();
-    if (!problems.empty())
+    if (read.documents.size() > 1)
+        fail(at(source, read.marks[1]) + ": a second YAML document; a file holds exactly one");
+    if (!read.problems.empty()) {
+        std::vector<FieldProblem> problems;
+        for (const auto& p : read.problems)
+            problems.push_back(
+                FieldProblem{shortened(p.path), p.message + " (" + at(source, p.mark) + ")"});
+        if (read.more_problems)
+            problems.push_back(FieldProblem{"", "more problems follow, not shown"});
         throw ValidationError(std::move(problems));
-    return document;
+    }
+    return std::move(read.documents[0]);
 }
 
 // nlohmann/json reports a byte offset; people look for line and column.

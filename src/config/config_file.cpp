@@ -1,98 +1,109 @@
-// Reading the YAML config file. The only translation unit that includes yaml-cpp (2.6 s per TU
-// and a library the rest of kprov should not see through config's header).
+// Reading the YAML config file, by src/yaml/'s reader.
 //
-// Scalars are kept as the text the user wrote: YAML's own typing would turn "no" into false and
-// "010" into 8, while the environment gives text, and one parser per kind must read both alike.
+// Scalars are kept as the text the user wrote (yaml::Scalars::AsWritten): YAML's own typing
+// would turn "no" into false and "010" into 8, while the environment gives text, and one parser
+// per kind must read both alike.
 
 #include "config/settings.hpp"
 #include "engine/error.hpp"
 #include "engine/input_limits.hpp"
-#include "yaml/yaml_check.hpp"
+#include "yaml/yaml_reader.hpp"
 
+#include <algorithm>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <set>
-#include <yaml-cpp/depthguard.h>
-#include <yaml-cpp/yaml.h>
 
 namespace kprov::config {
 namespace {
 
+std::string pointer_segment(const std::string& key) {
+    std::string escaped;
+    for (const char c : key)
+        escaped += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+    return "/" + escaped;
+}
+
+// The settings of a file's mapping, flattened to dotted keys ("database.port"), in the order of
+// their lines: a walk with an explicit stack (the reader bounds the depth, not the walk).
 class Flattener {
 public:
-    explicit Flattener(std::string path)
-        : m_path(std::move(path)) {}
+    Flattener(std::string path, const std::unordered_map<std::string, yaml::Mark>& marks)
+        : m_path(std::move(path))
+        , m_marks(marks) {}
 
-    // `depth`: the mappings around `mapping`'s members.
-    void add_mapping(const YAML::Node& mapping, const std::string& prefix, std::size_t depth = 1) {
-        if (depth > k_max_input_nesting) {
-            problem(prefix.substr(0, prefix.size() - 1), mapping,
-                    "nests deeper than " + std::to_string(k_max_input_nesting) + " levels");
-            return;
-        }
-        for (const auto& item : mapping) {
-            const auto& key_node = item.first;
-            if (!key_node.IsScalar()) {
-                problem("", key_node, "has a key that is not text");
-                continue;
+    void add_mapping(const nlohmann::json& root) {
+        struct Item {
+            const nlohmann::json* value;
+            std::string key;
+            std::string pointer;
+        };
+        std::vector<Item> stack{{&root, "", ""}};
+        while (!stack.empty()) {
+            const Item item = std::move(stack.back());
+            stack.pop_back();
+            const nlohmann::json& value = *item.value;
+            if (value.is_object()) {
+                std::vector<Item> members;
+                for (const auto& [key, member] : value.items())
+                    members.push_back({&member, item.key.empty() ? key : item.key + "." + key,
+                                       item.pointer + pointer_segment(key)});
+                stack.insert(stack.end(), members.rbegin(), members.rend());
+            } else if (value.is_array()) {
+                problem(item.key, line_of(item.pointer), "is a list (expected a single value)");
+            } else {
+                // "key:" with nothing after it is the same as an empty value: not given.
+                m_entries.push_back({line_of(item.pointer), item.key,
+                                     value.is_string() ? value.get<std::string>() : ""});
             }
-            if (const auto at = invalid_utf8_at(key_node.Scalar())) {
-                problem("", key_node,
-                        "has a key with invalid UTF-8 at byte " + std::to_string(*at));
-                continue;
-            }
-            add(prefix + key_node.Scalar(), item.second, depth);
         }
     }
 
-    ConfigFileValues take() { return std::move(m_out); }
+    void problem(const std::string& key, std::size_t line, const std::string& what) {
+        std::string text = "config file " + m_path;
+        if (!key.empty())
+            text += " key " + key;
+        text += " " + what;
+        if (line > 0)
+            text += " (line " + std::to_string(line) + ")";
+        m_problems.emplace_back(line, std::move(text));
+    }
+
+    ConfigFileValues take() {
+        std::stable_sort(m_entries.begin(), m_entries.end(),
+                         [](const Entry& a, const Entry& b) { return a.line < b.line; });
+        // "a.b" and "a: {b}" are the same key here: either way one value would silently hide
+        // the other, and the later one is refused.
+        std::set<std::string> seen;
+        for (auto& entry : m_entries) {
+            if (!seen.insert(entry.key).second)
+                problem(entry.key, entry.line, "is given twice");
+            else
+                m_out.values.emplace_back(entry.key, std::move(entry.text));
+        }
+        std::stable_sort(m_problems.begin(), m_problems.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+        for (auto& [line, text] : m_problems)
+            m_out.problems.push_back(std::move(text));
+        return std::move(m_out);
+    }
 
 private:
-    void add(const std::string& key, const YAML::Node& value, std::size_t depth) {
-        switch (value.Type()) {
-        case YAML::NodeType::Map:
-            add_mapping(value, key + ".", depth + 1);
-            return;
-        case YAML::NodeType::Sequence:
-            problem(key, value, "is a list (expected a single value)");
-            return;
-        case YAML::NodeType::Null:
-        case YAML::NodeType::Undefined:
-            // "key:" with nothing after it: the same as an empty value, which means not given.
-            store(key, value, "");
-            return;
-        case YAML::NodeType::Scalar:
-            // Settings end up in messages, headers and -o json, which hold UTF-8 only.
-            if (const auto at = invalid_utf8_at(value.Scalar())) {
-                problem(key, value, "has invalid UTF-8 at byte " + std::to_string(*at));
-                return;
-            }
-            store(key, value, value.Scalar());
-            return;
-        }
-    }
+    struct Entry {
+        std::size_t line;
+        std::string key;
+        std::string text;
+    };
 
-    void store(const std::string& key, const YAML::Node& node, std::string text) {
-        // yaml-cpp keeps repeated keys, and "a.b" and "a: {b}" are the same key here: either
-        // way one value would silently hide the other.
-        if (!m_seen.insert(key).second) {
-            problem(key, node, "is given twice");
-            return;
-        }
-        m_out.values.emplace_back(key, std::move(text));
-    }
-
-    void problem(const std::string& key, const YAML::Node& node, const std::string& what) {
-        std::string line = "config file " + m_path;
-        if (!key.empty())
-            line += " key " + key;
-        line += " " + what;
-        if (node.Mark().line >= 0)
-            line += " (line " + std::to_string(node.Mark().line + 1) + ")";
-        m_out.problems.push_back(std::move(line));
+    std::size_t line_of(const std::string& pointer) const {
+        const auto found = m_marks.find(pointer);
+        return found == m_marks.end() ? 0 : found->second.line;
     }
 
     std::string m_path;
-    std::set<std::string> m_seen;
+    const std::unordered_map<std::string, yaml::Mark>& m_marks;
+    std::vector<Entry> m_entries;
+    std::vector<std::pair<std::size_t, std::string>> m_problems;
     ConfigFileValues m_out;
 };
 
@@ -115,30 +126,38 @@ std::string read_text(const std::string& path) {
 
 ConfigFileValues read_config_file(const std::string& path) {
     const auto text = read_text(path);
-    if (const auto problem = yaml::syntax_problem(text, yaml::k_foreign_bounds))
-        throw ConfigError("config file " + path +
-                          " is not valid YAML: " + std::string(problem->message) + " (line " +
-                          std::to_string(problem->line) + ")");
-    YAML::Node root;
+    yaml::ReadOptions options;
+    options.bounds.max_depth = k_max_input_nesting;
+    options.scalars = yaml::Scalars::AsWritten;
+    options.record_marks = true;
+    yaml::Documents read;
     try {
-        root = YAML::Load(text);
-    } catch (const YAML::DeepRecursion& e) {
-        throw ConfigError("config file " + path + " nests deeper than " +
-                          std::to_string(k_max_input_nesting) + " levels (line " +
-                          std::to_string(e.mark.line + 1) + ")");
-    } catch (const YAML::Exception& e) {
-        throw ConfigError("config file " + path + " is not valid YAML: " + e.msg + " (line " +
-                          std::to_string(e.mark.line + 1) + ", column " +
-                          std::to_string(e.mark.column + 1) + ")");
+        read = yaml::read_documents(text, options);
+    } catch (const yaml::ReadError& e) {
+        const std::string line = " (line " + std::to_string(e.mark().line) + ")";
+        if (e.bound() == "max_depth")
+            throw ConfigError("config file " + path + " nests deeper than " +
+                              std::to_string(k_max_input_nesting) + " levels" + line);
+        throw ConfigError("config file " + path + " is not valid YAML: " + e.message() + line);
     }
-    if (root.IsNull())
+    if (read.documents.size() > 1)
+        throw ConfigError("config file " + path + " holds more than one YAML document (line " +
+                          std::to_string(read.marks[1].line) + ")");
+    if (read.documents.empty() || read.documents[0].is_null())
         return {}; // an empty file, or only comments
-    if (!root.IsMap())
+    if (!read.documents[0].is_object())
         throw ConfigError("config file " + path +
                           " is not a mapping of settings (expected lines such as "
                           "\"log_level: debug\")");
-    Flattener flattener(path);
-    flattener.add_mapping(root, "");
+    Flattener flattener(path, read.value_marks[0]);
+    for (const auto& p : read.problems) {
+        // Another "is given twice" of the same key is the flattener's to find.
+        if (p.message.rfind("is given twice", 0) == 0)
+            flattener.problem(p.path, p.mark.line, "is given twice");
+        else
+            flattener.problem(p.path, p.mark.line, p.message);
+    }
+    flattener.add_mapping(read.documents[0]);
     return flattener.take();
 }
 

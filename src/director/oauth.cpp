@@ -6,13 +6,12 @@
 #include "gardener/kube_client.hpp"
 #include "net/base64.hpp"
 #include "net/remote_values.hpp"
-#include "yaml/yaml_check.hpp"
+#include "yaml/yaml_reader.hpp"
 
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <yaml-cpp/yaml.h>
 
 namespace kprov::director {
 namespace {
@@ -46,30 +45,30 @@ std::string answer_summary(const std::string& body) {
 } // namespace
 
 OAuthCredentials parse_oauth_credentials(const std::string& yaml_text, const std::string& source) {
-    if (const auto problem = yaml::syntax_problem(yaml_text, yaml::k_foreign_bounds))
-        throw ConfigError("director OAuth file " + source + " is not YAML (line " +
-                          std::to_string(problem->line) + "): " + std::string(problem->message));
-    YAML::Node root;
+    yaml::ReadOptions options;
+    options.scalars = yaml::Scalars::AsWritten;
+    yaml::Documents read;
     try {
-        root = YAML::Load(yaml_text);
-    } catch (const YAML::Exception& e) {
+        read = yaml::read_documents(yaml_text, options);
+    } catch (const yaml::ReadError& e) {
         throw ConfigError("director OAuth file " + source + " is not YAML (line " +
-                          std::to_string(e.mark.line + 1) + "): expected a mapping with data: " +
-                          "{client_id, client_secret, tokens_endpoint}");
+                          std::to_string(e.mark().line) + "): " + e.message());
     }
-    const YAML::Node data = root.IsMap() ? root["data"] : YAML::Node();
-    if (!data || !data.IsMap())
+    const nlohmann::json none;
+    const nlohmann::json& root = read.documents.empty() ? none : read.documents[0];
+    const nlohmann::json& data = root.is_object() && root.contains("data") ? root["data"] : none;
+    if (!data.is_object())
         throw ConfigError("director OAuth file " + source +
                           " has no \"data\" mapping: expected data: {client_id, client_secret, "
                           "tokens_endpoint}");
     std::vector<std::string> problems;
     auto field = [&](const char* key) {
-        const YAML::Node node = data[key];
-        if (!node || !node.IsScalar() || node.as<std::string>().empty()) {
+        const auto node = data.find(key);
+        if (node == data.end() || !node->is_string() || node->get<std::string>().empty()) {
             problems.push_back(std::string("data.") + key + " is missing or empty");
             return std::string();
         }
-        return node.as<std::string>();
+        return node->get<std::string>();
     };
     OAuthCredentials c;
     c.client_id = field("client_id");

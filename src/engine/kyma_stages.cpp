@@ -4,6 +4,7 @@
 
 #include "engine/registration.hpp"
 #include "engine/stages.hpp"
+#include "engine/unusable_release.hpp"
 
 #include <algorithm>
 
@@ -130,6 +131,8 @@ StageResult starting_upgrade(StageContext& context) {
     note_tiller(context, config);
     try {
         context.installer().upgrade(kubeconfig, config);
+    } catch (const UnusableRelease& e) {
+        throw installer_error("error: " + std::string(e.what()), k_reason_trigger_install, false);
     } catch (const ConfigError& e) {
         throw unusable_kubeconfig(e);
     } catch (const RemoteError& e) {
@@ -194,6 +197,8 @@ StageResult starting_installation(StageContext& context) {
     note_tiller(context, config);
     try {
         context.installer().install(kubeconfig, config);
+    } catch (const UnusableRelease& e) {
+        throw installer_error("error: " + std::string(e.what()), k_reason_trigger_install, false);
     } catch (const ConfigError& e) {
         throw unusable_kubeconfig(e);
     } catch (const RemoteError& e) {

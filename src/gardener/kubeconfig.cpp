@@ -3,16 +3,26 @@
 #include "engine/error.hpp"
 #include "engine/input_limits.hpp"
 #include "net/base64.hpp"
-#include "yaml/yaml_check.hpp"
+#include "yaml/yaml_reader.hpp"
 
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
-#include <yaml-cpp/yaml.h>
 
 namespace kprov::gardener {
 namespace {
+
+using KubeValue = nlohmann::json;
+
+// `node`'s member `key`, or null when `node` is not a mapping or has no such member.
+const KubeValue* field_of(const KubeValue& node, const char* key) {
+    if (!node.is_object())
+        return nullptr;
+    const auto found = node.find(key);
+    return found == node.end() ? nullptr : &*found;
+}
 
 // Reads one kubeconfig; every error names the source and the field, never a value.
 class Reader {
@@ -27,12 +37,13 @@ public:
     // when any value is refused): a setting that changes where or how kprov connects, so that
     // a kubeconfig from Gardener cannot send kprov's requests and credentials through a third
     // host or turn off the server's certificate check.
-    void refuse_connection_setting_if_remote(const YAML::Node& node, const char* key,
+    void refuse_connection_setting_if_remote(const KubeValue& node, const char* key,
                                              const std::string& field,
                                              std::string_view harmless = "") const {
-        if (m_origin != KubeconfigOrigin::Remote || !node[key] || node[key].IsNull())
+        const KubeValue* value = field_of(node, key);
+        if (m_origin != KubeconfigOrigin::Remote || !value || value->is_null())
             return;
-        if (!harmless.empty() && node[key].IsScalar() && node[key].Scalar() == harmless)
+        if (!harmless.empty() && value->is_string() && value->get<std::string>() == harmless)
             return;
         fail(field + "." + key,
              "a kubeconfig from Gardener may not change where or how kprov connects (proxy, "
@@ -41,8 +52,8 @@ public:
 
     // For a remote kubeconfig, fails when `node` has `key` at all (whatever its value): a file
     // reference or a plugin that would run or read something local.
-    void refuse_if_remote(const YAML::Node& node, const char* key, const std::string& field) const {
-        if (m_origin == KubeconfigOrigin::Remote && node[key])
+    void refuse_if_remote(const KubeValue& node, const char* key, const std::string& field) const {
+        if (m_origin == KubeconfigOrigin::Remote && field_of(node, key))
             fail(field + "." + key, "a kubeconfig from Gardener must carry its credentials "
                                     "inline; file references and plugins are refused");
     }
@@ -60,16 +71,16 @@ public:
     }
 
     // The string at `node[key]`; "" when absent or null.
-    std::string text(const YAML::Node& node, const char* key, const std::string& field) const {
-        const YAML::Node value = node[key];
-        if (!value || value.IsNull())
+    std::string text(const KubeValue& node, const char* key, const std::string& field) const {
+        const KubeValue* value = field_of(node, key);
+        if (!value || value->is_null())
             return {};
-        if (!value.IsScalar())
+        if (!value->is_string()) // read as written: every scalar is text
             fail(field + "." + key, "must be a string");
-        return value.Scalar();
+        return value->get<std::string>();
     }
 
-    bool flag(const YAML::Node& node, const char* key, const std::string& field) const {
+    bool flag(const KubeValue& node, const char* key, const std::string& field) const {
         const std::string value = text(node, key, field);
         if (value.empty() || value == "false")
             return false;
@@ -79,20 +90,19 @@ public:
     }
 
     // The entry of list `key` (clusters, users, contexts) named `name`, and its inner map.
-    YAML::Node entry(const YAML::Node& root, const char* list, const char* inner,
-                     const std::string& name, const std::string& referrer) const {
-        const YAML::Node items = root[list];
-        if (items && !items.IsNull() && !items.IsSequence())
+    const KubeValue& entry(const KubeValue& root, const char* list, const char* inner,
+                           const std::string& name, const std::string& referrer) const {
+        const KubeValue* items = field_of(root, list);
+        if (items && !items->is_null() && !items->is_array())
             fail(list, "must be a list");
-        if (items) {
-            for (std::size_t i = 0; i < items.size(); ++i) {
-                const YAML::Node item = items[i];
-                if (item.IsMap() && item["name"] && item["name"].IsScalar() &&
-                    item["name"].Scalar() == name) {
-                    const YAML::Node body = item[inner];
-                    if (!body || !body.IsMap())
+        if (items && items->is_array()) {
+            for (const KubeValue& item : *items) {
+                const KubeValue* item_name = field_of(item, "name");
+                if (item_name && item_name->is_string() && *item_name == name) {
+                    const KubeValue* body = field_of(item, inner);
+                    if (!body || !body->is_object())
                         fail(label(list, name) + "." + inner, "missing");
-                    return body;
+                    return *body;
                 }
             }
         }
@@ -104,7 +114,7 @@ public:
     }
 
     // `*-data` (base64) or the file named by `file_key`, whichever is set; "" when neither.
-    std::string data_or_file(const YAML::Node& node, const char* data_key, const char* file_key,
+    std::string data_or_file(const KubeValue& node, const char* data_key, const char* file_key,
                              const std::string& field) const {
         refuse_if_remote(node, file_key, field);
         const std::string data = text(node, data_key, field);
@@ -153,7 +163,7 @@ std::string trim(std::string s) {
     return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
 }
 
-void read_cluster(const Reader& r, const YAML::Node& cluster, const std::string& field,
+void read_cluster(const Reader& r, const KubeValue& cluster, const std::string& field,
                   Kubeconfig& config) {
     r.refuse_connection_setting_if_remote(cluster, "proxy-url", field);
     r.refuse_connection_setting_if_remote(cluster, "insecure-skip-tls-verify", field, "false");
@@ -174,7 +184,7 @@ void read_cluster(const Reader& r, const YAML::Node& cluster, const std::string&
     config.proxy_url = r.text(cluster, "proxy-url", field);
 }
 
-void read_user(const Reader& r, const YAML::Node& user, const std::string& field,
+void read_user(const Reader& r, const KubeValue& user, const std::string& field,
                Kubeconfig& config) {
     // Before anything is read: a remote kubeconfig names no local file and runs no plugin.
     for (const char* refused :
@@ -202,7 +212,7 @@ void read_user(const Reader& r, const YAML::Node& user, const std::string& field
     if (!has_credentials) {
         // Say what is there instead of failing later with a bare 401.
         for (const char* unsupported : {"exec", "auth-provider", "username"})
-            if (user[unsupported])
+            if (field_of(user, unsupported))
                 r.fail(std::string(field) + "." + unsupported,
                        "not supported by kprov; use token, tokenFile or a client certificate");
     }
@@ -223,32 +233,38 @@ Kubeconfig parse_kubeconfig(std::string_view text, const std::string& source,
                             const std::filesystem::path& base_dir, const std::string& context,
                             KubeconfigOrigin origin) {
     const Reader r(source, base_dir, origin);
-    if (const auto problem = yaml::syntax_problem(text, yaml::k_foreign_bounds))
-        r.fail("", "not valid YAML at line " + std::to_string(problem->line) + ": " +
-                       std::string(problem->message));
-    YAML::Node root;
+    yaml::ReadOptions options;
+    options.scalars = yaml::Scalars::AsWritten;
+    yaml::Documents read;
     try {
-        root = YAML::Load(std::string(text));
-    } catch (const YAML::Exception& e) {
-        // e.msg names the syntax problem, never the content around it.
-        r.fail("", "not valid YAML at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+        read = yaml::read_documents(text, options);
+    } catch (const yaml::ReadError& e) {
+        // The message names the syntax problem or the bound, never the content around it.
+        r.fail("", "not valid YAML at line " + std::to_string(e.mark().line) + ": " + e.message());
     }
-    if (!root.IsMap())
+    // A key given twice would leave kprov and kubectl reading different servers or users.
+    if (!read.problems.empty())
+        r.fail(read.problems[0].path, read.problems[0].message + " (line " +
+                                          std::to_string(read.problems[0].mark.line) + ")");
+    if (read.documents.size() > 1)
+        r.fail("", "more than one YAML document (line " + std::to_string(read.marks[1].line) + ")");
+    const KubeValue root = read.documents.empty() ? KubeValue() : std::move(read.documents[0]);
+    if (!root.is_object())
         r.fail("", "not a kubeconfig (expected a YAML map with clusters, users and contexts)");
 
     Kubeconfig config;
     config.source = source;
     config.context = context.empty() ? r.text(root, "current-context", "") : context;
     if (config.context.empty()) {
-        const YAML::Node contexts = root["contexts"];
-        if (contexts && contexts.IsSequence() && contexts.size() == 1 && contexts[0].IsMap() &&
-            contexts[0]["name"])
-            config.context = contexts[0]["name"].as<std::string>("");
+        const KubeValue* contexts = field_of(root, "contexts");
+        if (contexts && contexts->is_array() && contexts->size() == 1)
+            if (const KubeValue* name = field_of((*contexts)[0], "name"); name && name->is_string())
+                config.context = name->get<std::string>();
         if (config.context.empty())
             r.fail("current-context", "missing, and no context was chosen");
     }
     const std::string context_field = Reader::label("contexts", config.context);
-    const YAML::Node ctx = r.entry(root, "contexts", "context", config.context,
+    const KubeValue& ctx = r.entry(root, "contexts", "context", config.context,
                                    context.empty() ? "current-context" : "context");
     const std::string cluster_name = r.text(ctx, "cluster", context_field + ".context");
     if (cluster_name.empty())

@@ -3,6 +3,7 @@
 // kyma_watch.cpp) share. Internal to src/gardener.
 
 #include "engine/error.hpp"
+#include "engine/unusable_release.hpp"
 #include "gardener/kube_error.hpp"
 #include "gardener/runtime_cluster_client.hpp"
 
@@ -32,6 +33,8 @@ template <class F> decltype(auto) with_prefix(const std::string& prefix, F&& f) 
     } catch (const RemoteError& e) {
         throw RemoteError(prefix + e.what(), e.http_status(), e.retryable(), e.reason(),
                           e.component());
+    } catch (const engine::UnusableRelease& e) {
+        throw engine::UnusableRelease(prefix + e.what());
     } catch (const std::bad_alloc&) {
         throw;
     } catch (const std::exception& e) {

@@ -1,17 +1,14 @@
-// The installer YAML as objects to apply: document split, YAML to JSON, the static kind table
+// The installer YAML as objects to apply: its documents read by src/yaml/, the static kind table
 // (kyma-installation.md §2.4 step 2, §7.1 "K8s apply").
 
 #include "engine/error.hpp"
 #include "engine/input_limits.hpp"
+#include "engine/unusable_release.hpp"
 #include "gardener/kyma_objects.hpp"
-#include "yaml/yaml_check.hpp"
-#include "yaml/yaml_scalars.hpp"
+#include "yaml/yaml_reader.hpp"
 
 #include <array>
-#include <cerrno>
-#include <cstdlib>
 #include <nlohmann/json.hpp>
-#include <yaml-cpp/yaml.h>
 
 namespace kprov::gardener {
 namespace {
@@ -47,84 +44,6 @@ constexpr std::array k_kinds = {
     KindInfo{"policy/v1beta1", "PodSecurityPolicy", "podsecuritypolicies", false},
     KindInfo{"installer.kyma-project.io/v1alpha1", "Installation", "installations", true},
     KindInfo{"release.kyma-project.io/v1alpha1", "Release", "releases", true},
-};
-
-// The bounds of every foreign YAML (yaml/yaml_check.hpp), checked on the text before it is built.
-constexpr int k_max_depth = static_cast<int>(yaml::k_foreign_bounds.max_depth);
-constexpr std::size_t k_max_nodes = yaml::k_foreign_bounds.max_nodes;
-constexpr std::string_view k_separator = "\n---\n";
-
-bool blank_document(std::string_view document) {
-    std::size_t pos = 0;
-    while (pos < document.size()) {
-        const std::size_t end = std::min(document.find('\n', pos), document.size());
-        const std::string_view line = document.substr(pos, end - pos);
-        const auto first = line.find_first_not_of(" \t\r");
-        if (first != std::string_view::npos && line[first] != '#')
-            return false;
-        pos = end + 1;
-    }
-    return true;
-}
-
-// A plain scalar typed by YAML 1.2's core schema; nullopt for a string.
-std::optional<json> typed_plain_scalar(const std::string& s) {
-    if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL")
-        return json(nullptr);
-    if (s == "true" || s == "True" || s == "TRUE")
-        return json(true);
-    if (s == "false" || s == "False" || s == "FALSE")
-        return json(false);
-    if (yaml::is_decimal_integer(s)) {
-        errno = 0;
-        const long long value = std::strtoll(s.c_str(), nullptr, 10);
-        if (errno != ERANGE)
-            return json(value);
-        return json(std::strtod(s.c_str(), nullptr));
-    }
-    if (yaml::is_decimal_number(s))
-        return json(std::strtod(s.c_str(), nullptr));
-    return std::nullopt;
-}
-
-class YamlToJson {
-public:
-    json convert(const YAML::Node& node, int depth) {
-        if (depth > k_max_depth)
-            throw Error("the YAML nests deeper than " + std::to_string(k_max_depth) + " levels");
-        if (++m_nodes > k_max_nodes)
-            throw Error("the YAML has more than " + std::to_string(k_max_nodes) + " nodes");
-        switch (node.Type()) {
-        case YAML::NodeType::Map: {
-            json object = json::object();
-            for (const auto& entry : node) {
-                if (!entry.first.IsScalar())
-                    throw Error("a mapping key is not a scalar");
-                object[entry.first.Scalar()] = convert(entry.second, depth + 1);
-            }
-            return object;
-        }
-        case YAML::NodeType::Sequence: {
-            json list = json::array();
-            for (const auto& item : node)
-                list.push_back(convert(item, depth + 1));
-            return list;
-        }
-        case YAML::NodeType::Scalar:
-            // yaml-cpp tags quoted scalars "!" and plain ones "?".
-            if (node.Tag() != "!")
-                if (auto typed = typed_plain_scalar(node.Scalar()))
-                    return std::move(*typed);
-            return json(node.Scalar());
-        case YAML::NodeType::Null:
-        case YAML::NodeType::Undefined:
-            break;
-        }
-        return json(nullptr);
-    }
-
-private:
-    std::size_t m_nodes = 0;
 };
 
 std::string text_member(const json& object, const char* key) {
@@ -184,54 +103,55 @@ const KindInfo* find_kind(std::string_view api_version, std::string_view kind) {
     return nullptr;
 }
 
-std::vector<std::string> split_yaml_documents(std::string_view yaml) {
-    std::vector<std::string> documents;
-    std::size_t start = 0;
-    while (start <= yaml.size()) {
-        std::size_t end = yaml.find(k_separator, start);
-        if (end == std::string_view::npos)
-            end = yaml.size();
-        const std::string_view document = yaml.substr(start, end - start);
-        if (!blank_document(document))
-            documents.emplace_back(document);
-        start = end + k_separator.size();
+namespace {
+
+// A release's documents as Kubernetes' YAML reads them: a key given twice keeps its last value.
+constexpr yaml::ReadOptions k_release_yaml{yaml::k_foreign_bounds, yaml::Scalars::Typed,
+                                           yaml::DuplicateKeys::LastWins};
+
+std::vector<json> read_yaml(std::string_view text) {
+    try {
+        return yaml::read_documents(text, k_release_yaml).documents;
+    } catch (const yaml::ReadError& e) {
+        if (!e.bound().empty()) // a bound of every foreign YAML (yaml/yaml_check.hpp)
+            throw Error("breaks the YAML bound " + e.bound() + ": " + e.what());
+        throw Error("is not valid YAML at line " + std::to_string(e.mark().line) + ": " +
+                    e.message());
     }
-    return documents;
 }
 
+} // namespace
+
 json yaml_document_to_json(const std::string& document) {
-    if (const auto problem = yaml::syntax_problem(document))
-        throw Error("not valid YAML at line " + std::to_string(problem->line) + ": " +
-                    std::string(problem->message));
-    YAML::Node node;
-    try {
-        node = YAML::Load(document);
-    } catch (const YAML::Exception& e) {
-        throw Error("not valid YAML at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
-    }
-    return YamlToJson().convert(node, 0);
+    auto documents = read_yaml(document);
+    if (documents.size() > 1)
+        throw Error("more than one YAML document");
+    return documents.empty() ? json(nullptr) : std::move(documents[0]);
 }
 
 InstallerManifest parse_installer_yaml(std::string_view yaml) {
-    // The whole release within the bounds first (its size, depth, nodes and what its aliases
-    // expand to, across all its documents): a stored release is checked again at every use.
-    if (const auto problem = yaml::syntax_problem(yaml, yaml::k_foreign_bounds))
-        throw Error("the installer YAML at line " + std::to_string(problem->line) + ": " +
-                    problem->message);
+    // The whole release within the bounds (its size, depth, nodes and what its aliases expand
+    // to, across all its documents): a stored release is read again at every use.
+    std::vector<json> documents;
+    try {
+        documents = read_yaml(yaml);
+    } catch (const Error& e) {
+        throw engine::UnusableRelease(std::string("the installer YAML ") + e.what());
+    }
     InstallerManifest manifest;
-    const auto documents = split_yaml_documents(yaml);
-    for (std::size_t i = 0; i < documents.size(); ++i) {
+    std::size_t number = 0; // of the documents that are not empty, as Hydroform counted them
+    for (json& object : documents) {
+        if (object.is_null())
+            continue; // an empty document, or one of comments only
+        ++number;
         try {
-            json object = yaml_document_to_json(documents[i]);
-            if (object.is_null())
-                continue; // a document of markers only ("---")
             check_object(object);
             if (manifest.installation.empty() && object["kind"] == "Installation")
                 manifest.installation.push_back(std::move(object));
             else
                 manifest.resources.push_back(std::move(object));
         } catch (const Error& e) {
-            throw Error(std::string(e.what()) + " in document " + std::to_string(i + 1));
+            throw Error(std::string(e.what()) + " in document " + std::to_string(number));
         }
     }
     return manifest;

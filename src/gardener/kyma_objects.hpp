@@ -32,13 +32,9 @@ struct KindInfo {
 /// The row for (api_version, kind), or null for a kind the installer YAML does not use.
 const KindInfo* find_kind(std::string_view api_version, std::string_view kind);
 
-/// `yaml` cut at every exact "\n---\n", documents holding only whitespace or comments left
-/// out (as Hydroform did). The result keeps each document's text unchanged.
-std::vector<std::string> split_yaml_documents(std::string_view yaml);
-
-/// One YAML document as JSON: plain scalars typed as YAML 1.2's core schema (null, booleans,
-/// integers, floats), quoted ones strings. Throws kprov::Error for invalid YAML, nesting deeper
-/// than 64 levels or more than a million nodes (alias bombs).
+/// One YAML document as JSON, by yaml::read_documents' scalar rules (yaml/yaml_reader.hpp), a
+/// key given twice keeping its last value. Throws kprov::Error for invalid YAML, more than one
+/// document, or a bound of yaml::k_foreign_bounds broken (named).
 nlohmann::json yaml_document_to_json(const std::string& document);
 
 /// The installer YAML taken apart (§2.4 step 2): every object in file order, without the first
@@ -48,10 +44,11 @@ struct InstallerManifest {
     std::vector<nlohmann::json> installation; ///< zero or one object
 };
 
-/// Parses `yaml` (split_yaml_documents, then yaml_document_to_json). Throws kprov::Error naming
-/// the 1-based document number for a document that is not a mapping, lacks apiVersion, kind or
-/// metadata.name, has an unusable name, or is of a kind find_kind does not know ("unknown kind
-/// apps/v2 Deployment in document 3"). Namespaced objects without a namespace get "default".
+/// Parses `yaml`, every document of the stream as yaml_document_to_json reads one. Throws
+/// kprov::Error naming the 1-based document number for a document that is not a mapping, lacks
+/// apiVersion, kind or metadata.name, has an unusable name, or is of a kind find_kind does not know
+/// ("unknown kind apps/v2 Deployment in document 3"). Namespaced objects without a namespace get
+/// "default".
 InstallerManifest parse_installer_yaml(std::string_view yaml);
 
 /// The collection an object of a known kind is POSTed to ("/apis/apps/v1/namespaces/x/

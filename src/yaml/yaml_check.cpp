@@ -1,12 +1,10 @@
 #include "yaml/yaml_check.hpp"
 
 #include "engine/input_limits.hpp"
+#include "yaml/event_cost.hpp"
 
 #include <algorithm>
 #include <string>
-#include <unordered_map>
-#include <vector>
-#include <yaml.h>
 
 namespace kprov::yaml {
 namespace {
@@ -49,131 +47,12 @@ std::string readable(std::string_view text) {
     return out;
 }
 
-std::string describe_bytes(std::size_t bytes) {
-    if (bytes >= (1u << 20) && bytes % (1u << 20) == 0)
-        return std::to_string(bytes >> 20) + " MiB";
-    return std::to_string(bytes) + " bytes";
-}
-
-// What a node costs once built and walked: itself and everything in it, aliases expanded.
-struct Cost {
-    std::size_t nodes = 0;
-    std::size_t bytes = 0;
-    std::size_t depth = 0; // mappings and sequences from the node down, itself included
-};
-
-// Counts a document's cost event by event. An anchored node's cost is remembered when it ends,
-// and an alias adds it again where it is used: the expanded size without the expansion.
-class CostCounter {
-public:
-    explicit CostCounter(const Bounds& bounds)
-        : m_bounds(bounds) {}
-
-    // The problem `event` makes, or "".
-    std::string add(const yaml_event_t& event) {
-        switch (event.type) {
-        case YAML_SCALAR_EVENT: {
-            const Cost cost{1, event.data.scalar.length, 0};
-            if (event.data.scalar.anchor)
-                m_anchors[name_of(event.data.scalar.anchor)] = cost;
-            return count(cost);
-        }
-        case YAML_ALIAS_EVENT: {
-            const std::string name = name_of(event.data.alias.anchor);
-            const auto found = m_anchors.find(name);
-            if (found == m_anchors.end())
-                return {};      // an unknown anchor: yaml-cpp refuses it
-            if (!found->second) // yaml-cpp would build a cycle, which no reader can walk
-                return bounded() ? "the alias *" + name + " is inside the node it names" : "";
-            return count(*found->second);
-        }
-        case YAML_SEQUENCE_START_EVENT:
-        case YAML_MAPPING_START_EVENT: {
-            const yaml_char_t* anchor = event.type == YAML_SEQUENCE_START_EVENT
-                                            ? event.data.sequence_start.anchor
-                                            : event.data.mapping_start.anchor;
-            std::string problem = count({1, 0, 1});
-            m_open.push_back({name_of(anchor), m_total, 1});
-            if (anchor)
-                m_anchors[name_of(anchor)] = std::nullopt; // open: defined when it ends
-            if (problem.empty() && m_bounds.max_depth && m_open.size() > m_bounds.max_depth)
-                problem = too_deep();
-            return problem;
-        }
-        case YAML_SEQUENCE_END_EVENT:
-        case YAML_MAPPING_END_EVENT:
-            if (!m_open.empty()) {
-                const Open open = m_open.back();
-                m_open.pop_back();
-                if (!m_open.empty())
-                    m_open.back().depth = std::max(m_open.back().depth, open.depth + 1);
-                // Unless an anchor inside it took the name over meanwhile.
-                if (auto found = m_anchors.find(open.anchor);
-                    !open.anchor.empty() && found != m_anchors.end() && !found->second)
-                    found->second = Cost{m_total.nodes - open.at_start.nodes + 1,
-                                         m_total.bytes - open.at_start.bytes, open.depth};
-            }
-            return {};
-        case YAML_DOCUMENT_START_EVENT: // anchors are a document's own; the cost is the stream's
-            m_anchors.clear();
-            m_open.clear();
-            return {};
-        default:
-            return {};
-        }
-    }
-
-private:
-    struct Open {
-        std::string anchor;
-        Cost at_start;         // the document's cost just after the node itself was counted
-        std::size_t depth = 1; // of the node so far, itself included
-    };
-
-    bool bounded() const {
-        return m_bounds.max_text_bytes || m_bounds.max_depth || m_bounds.max_nodes ||
-               m_bounds.max_expanded_bytes;
-    }
-
-    static std::string name_of(const yaml_char_t* anchor) {
-        return anchor ? reinterpret_cast<const char*>(anchor) : "";
-    }
-
-    std::string too_deep() const {
-        return "nests deeper than " + std::to_string(m_bounds.max_depth) +
-               " levels of mappings and sequences";
-    }
-
-    // Adds a node of `cost` where the events are; the problem when a bound breaks.
-    std::string count(const Cost& cost) {
-        m_total.nodes += cost.nodes;
-        m_total.bytes += cost.bytes;
-        if (cost.depth > 0 && !m_open.empty()) {
-            m_open.back().depth = std::max(m_open.back().depth, cost.depth + 1);
-            if (m_bounds.max_depth && m_open.size() + cost.depth > m_bounds.max_depth)
-                return too_deep();
-        }
-        if (m_bounds.max_nodes && m_total.nodes > m_bounds.max_nodes)
-            return "expands to more than " + std::to_string(m_bounds.max_nodes) +
-                   " nodes (aliases repeated too often)";
-        if (m_bounds.max_expanded_bytes && m_total.bytes > m_bounds.max_expanded_bytes)
-            return "expands to more than " + describe_bytes(m_bounds.max_expanded_bytes) +
-                   " of text (aliases repeated too often)";
-        return {};
-    }
-
-    const Bounds& m_bounds;
-    Cost m_total;
-    std::vector<Open> m_open;
-    std::unordered_map<std::string, std::optional<Cost>> m_anchors; // nullopt: still open
-};
-
 } // namespace
 
-std::optional<Problem> syntax_problem(std::string_view original, const Bounds& bounds) {
+std::optional<Problem> text_problem(std::string_view original, const Bounds& bounds) {
     if (bounds.max_text_bytes && original.size() > bounds.max_text_bytes)
         return Problem{0, "is " + std::to_string(original.size()) + " bytes, more than the " +
-                              describe_bytes(bounds.max_text_bytes) + " limit"};
+                              detail::describe_bytes(bounds.max_text_bytes) + " limit"};
     // yaml-cpp 0.7 grows without bound on some texts with NUL bytes (yaml_bounds_fuzz: 5.8 GB
     // and a minute on 60 bytes); YAML allows none, and no reader could name a field for it.
     if (const auto nul = original.find('\0'); nul != std::string_view::npos)
@@ -194,6 +73,12 @@ std::optional<Problem> syntax_problem(std::string_view original, const Bounds& b
     }
     if (const auto comma = yaml_comma_problem(original))
         return Problem{comma->line, std::string(comma->message)};
+    return std::nullopt;
+}
+
+std::optional<Problem> syntax_problem(std::string_view original, const Bounds& bounds) {
+    if (auto problem = text_problem(original, bounds))
+        return problem;
     const std::string text = readable(original);
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser))
@@ -201,7 +86,7 @@ std::optional<Problem> syntax_problem(std::string_view original, const Bounds& b
     yaml_parser_set_input_string(&parser, reinterpret_cast<const unsigned char*>(text.data()),
                                  text.size());
     std::optional<Problem> problem;
-    CostCounter counter(bounds);
+    detail::CostCounter counter(bounds);
     for (;;) {
         yaml_event_t event;
         if (!yaml_parser_parse(&parser, &event)) {

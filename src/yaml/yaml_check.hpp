@@ -1,9 +1,8 @@
 #pragma once
-// The check every YAML reader of kprov runs before yaml-cpp parses a text. Debian's yaml-cpp 0.7
-// allocates without bound on some invalid documents instead of failing (tests/fuzz/known/: 2.8 GB
-// on 135 bytes, 10 GB on 905), so a text reaches it only once libyaml, a second, small and
-// well-fuzzed parser, has read it as YAML, event by event (nothing is built, aliases are not
-// expanded: linear in the text).
+// What a YAML text costs, checked without building it: the bounds every reader of kprov applies
+// (yaml/yaml_reader.hpp reads within them), the checks run before any parser sees a text
+// (text_problem), and a parse-free pass over libyaml's events that counts what a built tree
+// would hold, aliases expanded (syntax_problem; the fuzz target's oracle for the reader).
 
 #include <cstddef>
 #include <optional>
@@ -17,9 +16,8 @@ struct Problem {
     std::string message;  ///< what is wrong, without the line: "did not find expected key"
 };
 
-/// What a reader allows a YAML text to cost once yaml-cpp has built it and the reader has
-/// walked it, aliases expanded where they are used (a "billion laughs" document is small text).
-/// Zero: no bound.
+/// What a reader allows a YAML text to cost once built, aliases expanded where they are used (a
+/// "billion laughs" document is small text). Zero: no bound.
 struct Bounds {
     std::size_t max_text_bytes = 0;     ///< the text itself
     std::size_t max_depth = 0;          ///< mappings and sequences around a value, aliases expanded
@@ -30,6 +28,11 @@ struct Bounds {
 /// The bounds of a YAML document from outside kprov (a Kyma release, a kubeconfig from
 /// Gardener, a config file): far beyond any real one, far below what would hurt.
 inline constexpr Bounds k_foreign_bounds{64u << 20, 64, 1'000'000, 64u << 20};
+
+/// What every reader refuses before a parser sees `text`: more than `bounds.max_text_bytes`, a
+/// NUL byte, a byte that is not UTF-8, engine/input_limits.hpp's yaml_comma_problem. nullopt
+/// when there is none.
+std::optional<Problem> text_problem(std::string_view text, const Bounds& bounds);
 
 /// The first reason `text` is not YAML (a NUL byte, engine/input_limits.hpp's yaml_comma_problem,
 /// then libyaml's parser error, with its context when it has one) or breaks `bounds` ("nests deeper

@@ -75,3 +75,30 @@ TEST(Architecture, FrontsCatchNoAdapterErrorType) {
 }
 
 } // namespace
+
+namespace {
+
+// YAML is loaded in src/yaml/ only (issue 36): libyaml's header and yaml-cpp's loader appear
+// nowhere else; yaml-cpp's emitter (-o yaml) may, without its loader.
+bool loads_yaml_outside_src_yaml(const std::string& line) {
+    static const std::regex loads(R"(#\s*include\s*<yaml\.h>|YAML::Load|yaml_parser_)");
+    return std::regex_search(line, loads);
+}
+
+TEST(Architecture, YamlIsLoadedOnlyInSrcYaml) {
+    EXPECT_TRUE(loads_yaml_outside_src_yaml("    root = YAML::Load(text);"));
+    EXPECT_TRUE(loads_yaml_outside_src_yaml("#include <yaml.h>"));
+    EXPECT_FALSE(loads_yaml_outside_src_yaml("#include <yaml-cpp/yaml.h>"));
+    int files = 0;
+    for (const auto& entry :
+         std::filesystem::directory_iterator(std::string(KPROV_SOURCE_DIR) + "/src")) {
+        const std::string name = entry.path().filename().string();
+        if (entry.is_directory() && name != "yaml") {
+            const std::string dir = "/src/" + name;
+            files += expect_no_line({dir.c_str()}, loads_yaml_outside_src_yaml);
+        }
+    }
+    EXPECT_GT(files, 100);
+}
+
+} // namespace

@@ -1,9 +1,9 @@
 // libFuzzer target for what the installation-cr backend reads from outside: a release's
-// kyma-installer-cluster.yaml (parse_installer_yaml, src/gardener/kyma_objects.cpp: the document
-// split, YAML to JSON within bounds, the kind table) and the Installation CR a runtime cluster
-// answers with (probe_of). Each input is tried as both. It fails on a crash, a sanitizer report,
-// an exception other than kprov's own Error (every refusal must be one, with a message), or a
-// parsed object without the members the installer relies on.
+// kyma-installer-cluster.yaml (parse_installer_yaml, src/gardener/kyma_manifest.cpp: its
+// documents read by src/yaml/'s bounded reader, the kind table) and the Installation CR a runtime
+// cluster answers with (probe_of). Each input is tried as both. It fails on a crash, a sanitizer
+// report, an exception other than kprov's own Error (every refusal must be one, with a message), or
+// a parsed object without the members the installer relies on.
 
 #include "engine/error.hpp"
 #include "engine/kyma.hpp"

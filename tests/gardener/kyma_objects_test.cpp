@@ -1,5 +1,6 @@
-// The pure builders of the installation-cr backend: document split, kind table, Installation CR
-// edit, override objects and the probe mapping (kyma-installation.md §2.4, §2.5, §7.4).
+// The pure builders of the installation-cr backend: reading the release's documents, kind table,
+// Installation CR edit, override objects and the probe mapping (kyma-installation.md §2.4, §2.5,
+// §7.4).
 
 #include "engine/error.hpp"
 #include "gardener/kyma_objects.hpp"
@@ -24,13 +25,30 @@ std::string installer_yaml_error(const std::string& yaml) {
     return "no error";
 }
 
-TEST(KymaManifest, SplitsOnTheExactSeparatorAndSkipsEmptyDocuments) {
-    EXPECT_THAT(
-        split_yaml_documents("a: 1\n---\nb: 2\n---\n\n  \n---\n# only a comment\n---\nc: 3"),
-        ElementsAre("a: 1", "b: 2", "c: 3"));
-    // "---" that is not a line of its own, or carries more than a newline, does not split.
-    EXPECT_THAT(split_yaml_documents("a: x---y\n--- \nb: 2"), ElementsAre("a: x---y\n--- \nb: 2"));
-    EXPECT_THAT(split_yaml_documents(""), ElementsAre());
+TEST(KymaManifest, ReadsEveryDocumentOfTheStreamAndSkipsEmptyOnes) {
+    // Documents end where YAML's parser says ("--- " with a space included), empty ones and
+    // those of comments only are skipped, and "---" inside a block scalar is text.
+    const auto manifest = parse_installer_yaml(
+        "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\n\n  \n---\n# a comment\n"
+        "--- \napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndata:\n  text: |\n"
+        "    x\n    ---\n    y\n---\n");
+    ASSERT_EQ(manifest.resources.size(), 2u);
+    EXPECT_EQ(manifest.resources[0]["kind"], "Namespace");
+    EXPECT_EQ(manifest.resources[1]["data"]["text"], "x\n---\ny\n");
+    EXPECT_TRUE(parse_installer_yaml("").resources.empty());
+}
+
+TEST(KymaManifest, ARepeatedKeyKeepsItsLastValueAsKubernetesReadsIt) {
+    EXPECT_EQ(yaml_document_to_json("a: 1\na: 2\n"), json::parse(R"({"a":2})"));
+}
+
+TEST(KymaManifest, ABrokenBoundIsNamed) {
+    std::string deep;
+    for (int i = 0; i < 70; ++i)
+        deep += "- ";
+    deep += "x\n";
+    EXPECT_THAT(installer_yaml_error(deep), HasSubstr("breaks the YAML bound max_depth"));
+    EXPECT_THAT(installer_yaml_error("a: &x [1]\nb: *y\n"), HasSubstr("*y names no anchor"));
 }
 
 TEST(KymaManifest, ConvertsYamlScalarsByTheCoreSchema) {

@@ -1,0 +1,16 @@
+#pragma once
+// A Kyma release kprov cannot use, whatever it retries (src/engine/kyma_stages.cpp fails the
+// operation on it; the installation-cr backend throws it).
+
+#include "engine/error.hpp"
+
+namespace kprov::engine {
+
+/// A release whose YAML cannot be read (not YAML, or beyond a bound of yaml::k_foreign_bounds,
+/// named): no retry can change it, so the operation fails.
+class UnusableRelease : public Error {
+public:
+    using Error::Error;
+};
+
+} // namespace kprov::engine
