@@ -7,10 +7,10 @@
 #include "cli/context.hpp"
 #include "cli/help_text.hpp"
 #include "cli/render.hpp"
-#include "engine/duration.hpp"
 #include "engine/engine_options.hpp"
 #include "engine/error.hpp"
-#include "engine/text.hpp"
+#include "engine/util/duration.hpp"
+#include "engine/util/text.hpp"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>

@@ -11,11 +11,11 @@
 #include "cli/undriven.hpp"
 #include "cli/version_lifecycle.hpp"
 #include "config/engine_options.hpp"
-#include "engine/duration.hpp"
 #include "engine/error.hpp"
-#include "engine/hibernation_schedule.hpp"
+#include "engine/input/hibernation_schedule.hpp"
 #include "engine/status_json.hpp"
-#include "engine/text.hpp"
+#include "engine/util/duration.hpp"
+#include "engine/util/text.hpp"
 
 #include <algorithm>
 #include <map>

@@ -9,7 +9,7 @@
 
 #include "cli/context.hpp"
 #include "engine/error.hpp"
-#include "engine/input_limits.hpp"
+#include "engine/input/input_limits.hpp"
 #include "yaml/yaml_check.hpp"
 #include "yaml/yaml_scalars.hpp"
 

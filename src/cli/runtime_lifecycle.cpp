@@ -1,9 +1,9 @@
 #include "cli/runtime_lifecycle.hpp"
 
 #include "engine/error.hpp"
-#include "engine/hibernation_schedule.hpp"
+#include "engine/input/hibernation_schedule.hpp"
 #include "engine/store.hpp"
-#include "engine/text.hpp"
+#include "engine/util/text.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -3,10 +3,10 @@
 // (schemas/runtime.schema.json, "RuntimeLifecycle"). What kprov keeps of a runtime beyond its
 // configuration: its protection against deprovisioning and its lifetime.
 
-#include "engine/duration.hpp"
+#include "engine/input/runtime_input.hpp"
 #include "engine/model.hpp"
-#include "engine/runtime_input.hpp"
-#include "engine/time.hpp"
+#include "engine/util/duration.hpp"
+#include "engine/util/time.hpp"
 
 #include <nlohmann/json_fwd.hpp>
 #include <optional>

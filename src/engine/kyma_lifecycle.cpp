@@ -3,7 +3,7 @@
 
 #include "engine/kyma_lifecycle.hpp"
 
-#include "engine/text.hpp"
+#include "engine/util/text.hpp"
 
 #include <algorithm>
 #include <cctype>

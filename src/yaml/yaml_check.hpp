@@ -31,12 +31,12 @@ struct Bounds {
 /// Gardener, a config file): far beyond any real one, far below what would hurt.
 inline constexpr Bounds k_foreign_bounds{64u << 20, 64, 1'000'000, 64u << 20};
 
-/// The first reason `text` is not YAML (a NUL byte, engine/input_limits.hpp's yaml_comma_problem,
-/// then libyaml's parser error, with its context when it has one) or breaks `bounds` ("nests deeper
-/// than 64 levels", "expands to more than 1000000 nodes (aliases repeated too often)"; with any
-/// bound, an alias inside the node it names, which yaml-cpp builds as a cycle); nullopt
-/// when it reads within them. One pass of libyaml's events: nothing is built and aliases are
-/// counted, not expanded, so the check is linear in the text. Thread-safe.
+/// The first reason `text` is not YAML (a NUL byte, engine/input/input_limits.hpp's
+/// yaml_comma_problem, then libyaml's parser error, with its context when it has one) or breaks
+/// `bounds` ("nests deeper than 64 levels", "expands to more than 1000000 nodes (aliases repeated
+/// too often)"; with any bound, an alias inside the node it names, which yaml-cpp builds as a
+/// cycle); nullopt when it reads within them. One pass of libyaml's events: nothing is built and
+/// aliases are counted, not expanded, so the check is linear in the text. Thread-safe.
 std::optional<Problem> syntax_problem(std::string_view text, const Bounds& bounds = {});
 
 } // namespace kprov::yaml

@@ -6,8 +6,8 @@
 
 #include "cli/app.hpp"
 #include "cli_testing.hpp"
-#include "engine/runtime_input.hpp"
-#include "engine/shoot_builder.hpp"
+#include "engine/input/runtime_input.hpp"
+#include "engine/shoot/shoot_builder.hpp"
 #include "gardener/gardener_client.hpp"
 #include "gardener/kubeconfig.hpp"
 #include "stores/open_store.hpp"

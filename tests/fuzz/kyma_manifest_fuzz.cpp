@@ -1,5 +1,5 @@
 // libFuzzer target for what the installation-cr backend reads from outside: a release's
-// kyma-installer-cluster.yaml (parse_installer_yaml, src/gardener/kyma_objects.cpp: the document
+// kyma-installer-cluster.yaml (parse_installer_yaml, src/kyma/kyma_objects.cpp: the document
 // split, YAML to JSON within bounds, the kind table) and the Installation CR a runtime cluster
 // answers with (probe_of). Each input is tried as both. It fails on a crash, a sanitizer report,
 // an exception other than kprov's own Error (every refusal must be one, with a message), or a
@@ -7,7 +7,7 @@
 
 #include "engine/error.hpp"
 #include "engine/kyma.hpp"
-#include "gardener/kyma_objects.hpp"
+#include "kyma/kyma_objects.hpp"
 
 #include <cstdint>
 #include <cstdlib>

@@ -2,7 +2,7 @@
 // edit, override objects and the probe mapping (kyma-installation.md §2.4, §2.5, §7.4).
 
 #include "engine/error.hpp"
-#include "gardener/kyma_objects.hpp"
+#include "kyma/kyma_objects.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
