@@ -1,7 +1,8 @@
 #pragma once
 // The runtime file's `lifecycle:` block: kprov's own, beside the ProvisionRuntimeInput fields
 // (schemas/runtime.schema.json, "RuntimeLifecycle"). What kprov keeps of a runtime beyond its
-// configuration: its protection against deprovisioning and its lifetime.
+// configuration: its protection against deprovisioning and its lifetime; and what apply makes
+// of it: hibernated or awake, and the shoot's hibernation schedules.
 
 #include "engine/input/runtime_input.hpp"
 #include "engine/model.hpp"
@@ -51,14 +52,15 @@ bool set_lifetime(engine::Store& store, Timestamp now, const std::string& runtim
                   Duration lifetime, const std::string& by);
 
 /// A runtime file's document read whole: its ProvisionRuntimeInput, with the lifecycle's
-/// hibernation schedules in its gardener config (they are the shoot's), and its lifecycle block.
+/// hibernation schedules and kprov's clusterConfig.gardenerConfig.cloudProfile ({name, kind})
+/// in its gardener config (they are the shoot's), and its lifecycle block.
 struct ProvisionFile {
     engine::ProvisionInput input;
     std::optional<LifecycleSpec> lifecycle;
 };
 
-/// take_lifecycle, then engine::read_provision_input on the rest. Throws ValidationError with
-/// the lifecycle's problems, else the input's.
+/// take_lifecycle, the cloud profile, then engine::read_provision_input on the rest. Throws one
+/// ValidationError with every problem of the three together, the lifecycle's first.
 ProvisionFile read_provision_file(nlohmann::json document, const engine::ConversionOptions& options,
                                   LifecycleUse use = LifecycleUse::Provision);
 
