@@ -17,7 +17,7 @@ constexpr std::size_t k_max_modules = 512;
 // Re-reads after a 409 before giving up (someone else keeps writing the object).
 constexpr int k_conflict_tries = 5;
 
-const json& member(const json& object, const char* key) {
+const json& field_of(const json& object, const char* key) {
     static const json null;
     if (!object.is_object())
         return null;
@@ -26,7 +26,7 @@ const json& member(const json& object, const char* key) {
 }
 
 std::string text(const json& object, const char* key) {
-    const json& value = member(object, key);
+    const json& value = field_of(object, key);
     return value.is_string() ? net::clean_remote_text(value.get<std::string>()) : std::string();
 }
 
@@ -79,21 +79,21 @@ json kyma_object(const engine::KymaResource& kyma, const std::string& namespace_
 
 engine::KymaState kyma_state_of(const json& object) {
     engine::KymaState state;
-    const json& metadata = member(object, "metadata");
+    const json& metadata = field_of(object, "metadata");
     state.resource_version = text(metadata, "resourceVersion");
-    state.deleting = member(metadata, "deletionTimestamp").is_string();
-    const json& spec = member(object, "spec");
+    state.deleting = field_of(metadata, "deletionTimestamp").is_string();
+    const json& spec = field_of(object, "spec");
     state.channel = text(spec, "channel");
-    if (const json& modules = member(spec, "modules"); modules.is_array())
+    if (const json& modules = field_of(spec, "modules"); modules.is_array())
         for (const auto& m : modules) {
             if (state.spec_modules.size() == k_max_modules)
                 break;
             state.spec_modules.push_back(text(m, "name"));
         }
-    const json& status = member(object, "status");
+    const json& status = field_of(object, "status");
     state.state = text(status, "state");
-    state.last_operation = text(member(status, "lastOperation"), "operation");
-    if (const json& modules = member(status, "modules"); modules.is_array())
+    state.last_operation = text(field_of(status, "lastOperation"), "operation");
+    if (const json& modules = field_of(status, "modules"); modules.is_array())
         for (const auto& m : modules) {
             if (state.modules.size() == k_max_modules)
                 break;
@@ -135,8 +135,8 @@ std::vector<std::string> KcpClient::apply_secret(const engine::KymaAccessSecret&
     if (kyma != secret.labels.end()) {
         same_kyma.label_selector = std::string(engine::k_kyma_name_label) + "=" + kyma->second;
         const json list = m_kube.list(secrets_path(), same_kyma);
-        for (const auto& item : member(list, "items")) {
-            const std::string name = text(member(item, "metadata"), "name");
+        for (const auto& item : field_of(list, "items")) {
+            const std::string name = text(field_of(item, "metadata"), "name");
             if (!name.empty() && name != secret.name &&
                 m_kube.delete_object(secrets_path() + "/" + name))
                 removed.push_back(name);
@@ -179,13 +179,13 @@ std::vector<engine::KymaAccessSecretInfo> KcpClient::list_secrets() {
     owned.label_selector = std::string(engine::k_kyma_secret_owner_label) + "=kprov";
     const json list = m_kube.list(secrets_path(), owned);
     std::vector<engine::KymaAccessSecretInfo> out;
-    for (const auto& item : member(list, "items")) {
-        const json& metadata = member(item, "metadata");
+    for (const auto& item : field_of(list, "items")) {
+        const json& metadata = field_of(item, "metadata");
         engine::KymaAccessSecretInfo info;
         info.name = text(metadata, "name");
-        info.runtime_id =
-            text(member(metadata, "labels"), std::string(engine::k_kyma_runtime_id_label).c_str());
-        const std::string sync = text(member(metadata, "annotations"),
+        info.runtime_id = text(field_of(metadata, "labels"),
+                               std::string(engine::k_kyma_runtime_id_label).c_str());
+        const std::string sync = text(field_of(metadata, "annotations"),
                                       std::string(engine::k_kyma_last_sync_annotation).c_str());
         info.last_sync = parse_db_time(sync);
         if (!info.name.empty() && !info.runtime_id.empty())
