@@ -18,7 +18,7 @@ target_link_libraries(kprov-bench-seed PRIVATE kprov_engine kprov_stores kprov_w
 # kprov-bench-execute: the GraphQL path of kprov serve without HTTP, for profiles (graphql.sh's
 # queries through graphql::execute() over a seeded store).
 add_executable(kprov-bench-execute bench/graphql_execute.cpp)
-target_link_libraries(kprov-bench-execute PRIVATE kprov_api kprov_warnings)
+target_link_libraries(kprov-bench-execute PRIVATE kprov_api kprov_stores kprov_warnings)
 
 # kprov-bench-sim: kprov-sim's CPU per request against N existing shoots and clusters; also the
 # CI guard sim.cost_ratio (the cost at 2,000 clusters at most twice the cost at 200).

@@ -42,7 +42,7 @@ if(KPROV_FUZZ)
   kprov_single_source_fuzz(kprov_yaml_bounds_fuzz tests/fuzz/yaml_bounds_fuzz.cpp
     src/yaml/yaml_reader.cpp)
   target_sources(kprov_yaml_bounds_fuzz PRIVATE src/yaml/yaml_check.cpp src/yaml/event_cost.cpp
-    src/yaml/yaml_scalars.cpp src/engine/input_limits.cpp src/engine/error.cpp)
+    src/yaml/yaml_scalars.cpp src/engine/input/input_limits.cpp src/engine/error.cpp)
   target_link_libraries(kprov_yaml_bounds_fuzz PRIVATE PkgConfig::LIBYAML)
 endif()
 
@@ -52,7 +52,7 @@ if(KPROV_FUZZ)
   add_executable(kprov_kyma_manifest_fuzz tests/fuzz/kyma_manifest_fuzz.cpp)
   target_compile_options(kprov_kyma_manifest_fuzz PRIVATE -fsanitize=fuzzer ${KPROV_FUZZ_FLAGS})
   target_link_options(kprov_kyma_manifest_fuzz PRIVATE -fsanitize=fuzzer ${KPROV_FUZZ_FLAGS})
-  target_link_libraries(kprov_kyma_manifest_fuzz PRIVATE kprov_gardener kprov_warnings
+  target_link_libraries(kprov_kyma_manifest_fuzz PRIVATE kprov_kyma kprov_warnings
     nlohmann_json::nlohmann_json)
 endif()
 

@@ -2,7 +2,7 @@
 
 #include "engine/error.hpp"
 #include "engine/ports.hpp"
-#include "engine/service.hpp"
+#include "engine/service/service.hpp"
 
 namespace kprov::api {
 namespace {

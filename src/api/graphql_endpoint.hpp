@@ -17,7 +17,7 @@
 
 #include "api/answer_cache.hpp"
 #include "api/graphql/graphql.hpp"
-#include "api/http_server.hpp"
+#include "api/http/http_server.hpp"
 #include "api/metrics.hpp"
 #include "api/server.hpp"
 

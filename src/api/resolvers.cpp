@@ -1,8 +1,8 @@
 #include "api/resolvers.hpp"
 
 #include "api/errors.hpp"
-#include "engine/registration.hpp"
-#include "engine/runtime_input.hpp"
+#include "engine/input/runtime_input.hpp"
+#include "engine/stages/registration.hpp"
 #include "engine/status_tree.hpp"
 
 #include <memory>

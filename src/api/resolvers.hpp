@@ -8,7 +8,7 @@
 #include "api/graphql/graphql.hpp"
 #include "engine/engine_options.hpp"
 #include "engine/ports.hpp"
-#include "engine/service.hpp"
+#include "engine/service/service.hpp"
 #include "engine/store.hpp"
 
 #include <chrono>

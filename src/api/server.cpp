@@ -1,9 +1,9 @@
 #include "api/server.hpp"
 
 #include "api/graphql_endpoint.hpp"
-#include "api/http_server.hpp"
+#include "api/http/http_server.hpp"
 #include "engine/error.hpp"
-#include "engine/thread_log_fields.hpp"
+#include "engine/util/thread_log_fields.hpp"
 
 #include <algorithm>
 #include <atomic>

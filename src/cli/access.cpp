@@ -3,7 +3,7 @@
 #include "cli/render.hpp"
 #include "director/open_director.hpp"
 #include "engine/error.hpp"
-#include "engine/registration.hpp"
+#include "engine/stages/registration.hpp"
 #include "gardener/gardener_client.hpp"
 #include "gardener/kubeconfig.hpp"
 #include "net/retry.hpp"

@@ -8,7 +8,7 @@
 #include "config/engine_options.hpp"
 #include "engine/error.hpp"
 #include "engine/in_progress.hpp"
-#include "engine/service.hpp"
+#include "engine/service/service.hpp"
 
 #include <algorithm>
 #include <filesystem>

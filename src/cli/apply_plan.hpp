@@ -6,9 +6,9 @@
 #include "cli/label_selector.hpp"
 #include "cli/runtime_lifecycle.hpp"
 #include "engine/desired_state.hpp"
+#include "engine/input/runtime_input.hpp"
 #include "engine/model.hpp"
-#include "engine/runtime_input.hpp"
-#include "engine/time.hpp"
+#include "engine/util/time.hpp"
 
 #include <optional>
 #include <string>

@@ -5,7 +5,7 @@
 // summary and an exit code say whether all of them succeeded.
 
 #include "cli/context.hpp"
-#include "engine/duration.hpp"
+#include "engine/util/duration.hpp"
 
 #include <optional>
 #include <string>

@@ -6,7 +6,7 @@
 #include "cli/operation_wait.hpp"
 #include "cli/progress.hpp"
 #include "cli/render.hpp"
-#include "engine/sleeper.hpp"
+#include "engine/run/sleeper.hpp"
 #include "gardener/gardener_client.hpp"
 
 #include <atomic>

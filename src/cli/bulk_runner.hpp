@@ -4,8 +4,8 @@
 // runtime and change on stderr, one result per runtime.
 
 #include "cli/context.hpp"
-#include "engine/duration.hpp"
 #include "engine/model.hpp"
+#include "engine/util/duration.hpp"
 
 #include <functional>
 #include <iosfwd>

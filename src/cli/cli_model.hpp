@@ -1,7 +1,7 @@
 #pragma once
-// The command line as data: every command and option that app.cpp registers, read back from
-// the parser itself. Completion scripts are generated from it, and tests check the man page and
-// the completion files against it, so none of them can drift from the parser.
+// The command line as data: every command and option that command_table.cpp registers, read back
+// from the parser itself. Completion scripts are generated from it, and tests check the man page
+// and the completion files against it, so none of them can drift from the parser.
 
 #include <string>
 #include <vector>

@@ -1,7 +1,7 @@
 // kprov adopt: take a shoot kprov did not create into the store as a runtime. The runtime file
-// is read back from the shoot (engine/shoot_adoption.hpp) or given with -f; either way the shoot
-// built from it must be the live shoot, compared where kprov sets a field as `kprov diff` does,
-// so that an adopted runtime shows no drift and the store never claims what the shoot is not.
+// is read back from the shoot (engine/shoot/shoot_adoption.hpp) or given with -f; either way the
+// shoot built from it must be the live shoot, compared where kprov sets a field as `kprov diff`
+// does, so that an adopted runtime shows no drift and the store never claims what the shoot is not.
 // A file that differs is refused, not recorded as a pending change: adopting changes nothing
 // but the shoot's labels and annotations, and changes go through upgrade-shoot, where they are
 // shown and applied.
@@ -15,10 +15,10 @@
 #include "cli/runtime_file.hpp"
 #include "cli/yaml_output.hpp"
 #include "engine/error.hpp"
-#include "engine/hibernation_schedule.hpp"
-#include "engine/runtime_input.hpp"
-#include "engine/service.hpp"
-#include "engine/shoot_adoption.hpp"
+#include "engine/input/hibernation_schedule.hpp"
+#include "engine/input/runtime_input.hpp"
+#include "engine/service/service.hpp"
+#include "engine/shoot/shoot_adoption.hpp"
 
 #include <nlohmann/json.hpp>
 #include <ostream>

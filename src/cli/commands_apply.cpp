@@ -12,7 +12,7 @@
 #include "cli/render.hpp"
 #include "engine/error.hpp"
 #include "engine/in_progress.hpp"
-#include "engine/service.hpp"
+#include "engine/service/service.hpp"
 
 #include <algorithm>
 #include <atomic>

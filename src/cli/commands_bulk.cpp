@@ -12,7 +12,7 @@
 #include "cli/render.hpp"
 #include "cli/runtime_file.hpp"
 #include "engine/error.hpp"
-#include "engine/runtime_input.hpp"
+#include "engine/input/runtime_input.hpp"
 
 #include <algorithm>
 #include <iostream>

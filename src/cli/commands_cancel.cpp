@@ -7,7 +7,7 @@
 #include "cli/engine_access.hpp"
 #include "cli/lookup.hpp"
 #include "cli/render.hpp"
-#include "engine/service.hpp"
+#include "engine/service/service.hpp"
 
 #include <ostream>
 

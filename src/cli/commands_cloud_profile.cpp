@@ -7,7 +7,7 @@
 #include "cli/context.hpp"
 #include "cli/render.hpp"
 #include "engine/error.hpp"
-#include "engine/landscape_check.hpp"
+#include "engine/input/landscape_check.hpp"
 #include "gardener/landscape_port.hpp"
 
 #include <algorithm>

@@ -15,9 +15,9 @@
 #include "config/engine_options.hpp"
 #include "engine/error.hpp"
 #include "engine/in_progress.hpp"
-#include "engine/runtime_input.hpp"
-#include "engine/shoot_builder.hpp"
-#include "engine/time.hpp"
+#include "engine/input/runtime_input.hpp"
+#include "engine/shoot/shoot_builder.hpp"
+#include "engine/util/time.hpp"
 
 #include <functional>
 #include <nlohmann/json.hpp>

@@ -12,16 +12,16 @@
 #include "cli/yaml_output.hpp"
 #include "config/engine_options.hpp"
 #include "engine/error.hpp"
-#include "engine/runtime_input.hpp"
-#include "engine/service.hpp"
-#include "engine/shoot_builder.hpp"
-#include "engine/shoot_upgrade.hpp"
+#include "engine/input/runtime_input.hpp"
+#include "engine/service/service.hpp"
+#include "engine/shoot/shoot_builder.hpp"
+#include "engine/shoot/shoot_upgrade.hpp"
 #include "engine/status_json.hpp"
-#include "gardener/kcp_client.hpp"
-#include "gardener/kyma_objects.hpp"
-#include "gardener/kyma_releases.hpp"
 #include "gardener/landscape_port.hpp"
 #include "gardener/operator_bindings.hpp"
+#include "kyma/kcp_client.hpp"
+#include "kyma/kyma_objects.hpp"
+#include "kyma/kyma_releases.hpp"
 
 #include <map>
 #include <nlohmann/json.hpp>

@@ -7,8 +7,8 @@
 #include "cli/operation_wait.hpp"
 #include "cli/progress.hpp"
 #include "cli/render.hpp"
-#include "engine/installation_watches.hpp"
-#include "engine/sleeper.hpp"
+#include "engine/run/installation_watches.hpp"
+#include "engine/run/sleeper.hpp"
 #include "gardener/gardener_client.hpp"
 
 #include <csignal>

@@ -3,15 +3,15 @@
 #include "cli/access.hpp"
 #include "config/engine_options.hpp"
 #include "director/open_director.hpp"
-#include "engine/installation_watches.hpp"
-#include "engine/thread_log_fields.hpp"
+#include "engine/run/installation_watches.hpp"
+#include "engine/util/thread_log_fields.hpp"
 #include "gardener/gardener_client.hpp"
-#include "gardener/kcp_client.hpp"
-#include "gardener/kyma_installer.hpp"
-#include "gardener/kyma_releases.hpp"
 #include "gardener/landscape_port.hpp"
 #include "gardener/operator_bindings.hpp"
 #include "gardener/shoot_port.hpp"
+#include "kyma/kcp_client.hpp"
+#include "kyma/kyma_installer.hpp"
+#include "kyma/kyma_releases.hpp"
 
 #include <cctype>
 #include <cerrno>

@@ -6,9 +6,9 @@
 #include "cli/access.hpp"
 #include "cli/context.hpp"
 #include "engine/engine_options.hpp"
-#include "engine/executor.hpp"
-#include "engine/service.hpp"
-#include "engine/watched_shoots.hpp"
+#include "engine/run/executor.hpp"
+#include "engine/run/watched_shoots.hpp"
+#include "engine/service/service.hpp"
 #include "stores/open_store.hpp"
 
 #include <chrono>
@@ -47,7 +47,7 @@ engine::LogLevel log_threshold(Context& ctx);
 
 /// The shapes of log lines: a command's short human lines, a daemon's text lines with a time
 /// stamp, and a daemon's JSON lines (one object per line: ts, level, msg, then the fields of
-/// engine/thread_log_fields.hpp) for Loki, Elasticsearch and the like.
+/// engine/util/thread_log_fields.hpp) for Loki, Elasticsearch and the like.
 enum class LogLineFormat {
     Command,   ///< "kprov: <level>: <message>"
     Text,      ///< "2026-01-02T03:04:05.678Z kprov: <level>: <message>"
@@ -72,7 +72,7 @@ std::shared_ptr<spdlog::sinks::sink> make_log_sink(std::ostream& out, LogLineFor
 /// How log lines look. A command's are short, for a person at a terminal; a daemon's (watch,
 /// serve) are for a log collector: an RFC 3339 UTC time stamp on every line, and with
 /// log.format json one JSON object per line (ts, level, msg and the fields of
-/// engine/thread_log_fields.hpp).
+/// engine/util/thread_log_fields.hpp).
 enum class LogStyle { Command, Daemon };
 
 /// While it lives, spdlog's default logger (the Gardener client logs through it) writes to

@@ -1,6 +1,6 @@
 #include "cli/engine_daemon.hpp"
 
-#include "engine/installation_watches.hpp"
+#include "engine/run/installation_watches.hpp"
 #include "gardener/audit_log.hpp"
 #include "gardener/gardener_client.hpp"
 #include "gardener/kube_client.hpp"

@@ -8,9 +8,9 @@
 #include "api/metrics.hpp"
 #include "api/server.hpp"
 #include "cli/engine_access.hpp"
-#include "engine/kyma_secret_refresher.hpp"
-#include "engine/lifetime_reaper.hpp"
-#include "engine/worker_pool.hpp"
+#include "engine/run/kyma_secret_refresher.hpp"
+#include "engine/run/lifetime_reaper.hpp"
+#include "engine/run/worker_pool.hpp"
 
 #include <chrono>
 #include <csignal>

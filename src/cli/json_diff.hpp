@@ -1,7 +1,7 @@
 #pragma once
-// The CLI's name for engine::json_diff (engine/json_diff.hpp).
+// The CLI's name for engine::json_diff (engine/util/json_diff.hpp).
 
-#include "engine/json_diff.hpp"
+#include "engine/util/json_diff.hpp"
 
 namespace kprov::cli {
 

@@ -2,7 +2,7 @@
 
 #include "cli/context.hpp"
 #include "cli/render.hpp"
-#include "engine/text.hpp"
+#include "engine/util/text.hpp"
 
 #include <algorithm>
 

@@ -3,8 +3,8 @@
 // `kprov wait`.
 
 #include "cli/context.hpp"
-#include "engine/duration.hpp"
-#include "engine/executor.hpp"
+#include "engine/run/executor.hpp"
+#include "engine/util/duration.hpp"
 
 #include <optional>
 #include <string>

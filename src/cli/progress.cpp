@@ -1,7 +1,7 @@
 #include "cli/progress.hpp"
 
 #include "engine/error.hpp"
-#include "engine/stages.hpp"
+#include "engine/stages/stages.hpp"
 
 #include <cerrno>
 #include <cstdio>

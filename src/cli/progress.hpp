@@ -2,7 +2,7 @@
 // What `--wait` and `kprov wait` show while they drive an operation, and how they stop on
 // SIGINT without losing it.
 
-#include "engine/executor.hpp"
+#include "engine/run/executor.hpp"
 
 #include <atomic>
 #include <functional>

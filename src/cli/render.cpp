@@ -1,8 +1,8 @@
 #include "cli/render.hpp"
 
 #include "cli/yaml_output.hpp"
-#include "engine/input_limits.hpp"
-#include "engine/time.hpp"
+#include "engine/input/input_limits.hpp"
+#include "engine/util/time.hpp"
 
 #include <algorithm>
 #include <cstdlib>

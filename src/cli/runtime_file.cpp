@@ -6,7 +6,7 @@
 
 #include "cli/context.hpp"
 #include "engine/error.hpp"
-#include "engine/input_limits.hpp"
+#include "engine/input/input_limits.hpp"
 #include "yaml/yaml_reader.hpp"
 
 #include <algorithm>

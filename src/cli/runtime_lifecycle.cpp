@@ -1,8 +1,8 @@
 #include "cli/runtime_lifecycle.hpp"
 
 #include "engine/error.hpp"
-#include "engine/hibernation_schedule.hpp"
-#include "engine/text.hpp"
+#include "engine/input/hibernation_schedule.hpp"
+#include "engine/util/text.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,12 +1,13 @@
 #pragma once
 // The runtime file's `lifecycle:` block: kprov's own, beside the ProvisionRuntimeInput fields
 // (schemas/runtime.schema.json, "RuntimeLifecycle"). What kprov keeps of a runtime beyond its
-// configuration: its protection against deprovisioning and its lifetime.
+// configuration: its protection against deprovisioning and its lifetime; and what apply makes
+// of it: hibernated or awake, and the shoot's hibernation schedules.
 
-#include "engine/duration.hpp"
+#include "engine/input/runtime_input.hpp"
 #include "engine/model.hpp"
-#include "engine/runtime_input.hpp"
-#include "engine/time.hpp"
+#include "engine/util/duration.hpp"
+#include "engine/util/time.hpp"
 
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
@@ -46,14 +47,15 @@ std::optional<LifecycleSpec> take_lifecycle(nlohmann::json& document,
 engine::LifecycleRequest lifecycle_request(const LifecycleSpec& spec, std::string by);
 
 /// A runtime file's document read whole: its ProvisionRuntimeInput, with the lifecycle's
-/// hibernation schedules in its gardener config (they are the shoot's), and its lifecycle block.
+/// hibernation schedules and kprov's clusterConfig.gardenerConfig.cloudProfile ({name, kind})
+/// in its gardener config (they are the shoot's), and its lifecycle block.
 struct ProvisionFile {
     engine::ProvisionInput input;
     std::optional<LifecycleSpec> lifecycle;
 };
 
-/// take_lifecycle, then engine::read_provision_input on the rest. Throws ValidationError with
-/// the lifecycle's problems, else the input's.
+/// take_lifecycle, the cloud profile, then engine::read_provision_input on the rest. Throws one
+/// ValidationError with every problem of the three together, the lifecycle's first.
 ProvisionFile read_provision_file(nlohmann::json document, const engine::ConversionOptions& options,
                                   LifecycleUse use = LifecycleUse::Provision);
 

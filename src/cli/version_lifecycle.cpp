@@ -2,7 +2,7 @@
 
 #include "cli/access.hpp"
 #include "engine/error.hpp"
-#include "engine/landscape_check.hpp"
+#include "engine/input/landscape_check.hpp"
 #include "gardener/kubeconfig.hpp"
 #include "gardener/landscape_port.hpp"
 

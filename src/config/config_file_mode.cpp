@@ -1,7 +1,7 @@
 // Whether a config file that holds a secret can be read by other users of the machine.
 
 #include "config/settings.hpp"
-#include "engine/text.hpp"
+#include "engine/util/text.hpp"
 
 #include <cstdio>
 #include <sys/stat.h>

@@ -1,7 +1,7 @@
 #include "config/engine_options.hpp"
 
-#include "engine/duration.hpp"
 #include "engine/error.hpp"
+#include "engine/util/duration.hpp"
 
 #include <fstream>
 #include <sstream>

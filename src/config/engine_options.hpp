@@ -3,8 +3,8 @@
 
 #include "config/settings.hpp"
 #include "engine/engine_options.hpp"
-#include "engine/runtime_input.hpp"
-#include "engine/shoot_builder.hpp"
+#include "engine/input/runtime_input.hpp"
+#include "engine/shoot/shoot_builder.hpp"
 
 namespace kprov::config {
 

@@ -3,7 +3,7 @@
 
 #include "config/settings.hpp"
 #include "engine/error.hpp"
-#include "engine/text.hpp"
+#include "engine/util/text.hpp"
 
 #include <algorithm>
 #include <cctype>

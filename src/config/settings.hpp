@@ -5,7 +5,7 @@
 // The table of settings (settings_table.cpp) is the single source for loading, `kprov config`,
 // the README and the man page.
 
-#include "engine/duration.hpp"
+#include "engine/util/duration.hpp"
 
 #include <climits>
 #include <functional>

@@ -1,7 +1,7 @@
 #include "director/oauth.hpp"
 
 #include "engine/error.hpp"
-#include "engine/input_limits.hpp"
+#include "engine/input/input_limits.hpp"
 #include "engine/ports.hpp"
 #include "gardener/kube_client.hpp"
 #include "net/base64.hpp"

@@ -4,8 +4,8 @@
 
 #include "engine/desired_state.hpp"
 
-#include "engine/hibernation_schedule.hpp"
-#include "engine/shoot_upgrade.hpp"
+#include "engine/input/hibernation_schedule.hpp"
+#include "engine/shoot/shoot_upgrade.hpp"
 #include "engine/status_json.hpp"
 
 #include <algorithm>

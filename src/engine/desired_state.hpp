@@ -3,8 +3,8 @@
 // for, sorted into what upgradeShoot can change and what no operation can (the runtime must be
 // replaced). Pure functions: no store, no Gardener.
 
+#include "engine/input/runtime_input.hpp"
 #include "engine/model.hpp"
-#include "engine/runtime_input.hpp"
 
 #include <string>
 #include <vector>

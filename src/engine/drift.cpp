@@ -1,9 +1,9 @@
 #include "engine/drift.hpp"
 
-#include "engine/json_diff.hpp"
-#include "engine/shoot_annotations.hpp"
-#include "engine/shoot_upgrade.hpp"
-#include "engine/stages.hpp"
+#include "engine/shoot/shoot_annotations.hpp"
+#include "engine/shoot/shoot_upgrade.hpp"
+#include "engine/stages/stages.hpp"
+#include "engine/util/json_diff.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -7,7 +7,7 @@
 
 #include "engine/model.hpp"
 #include "engine/ports.hpp"
-#include "engine/shoot_builder.hpp"
+#include "engine/shoot/shoot_builder.hpp"
 
 #include <optional>
 #include <string>

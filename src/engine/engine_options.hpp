@@ -3,13 +3,13 @@
 // configuration itself (it must not include config/): the caller fills EngineOptions from its
 // Settings, and every default here is the original's (original-provisioner.md §2.7, §7.1).
 
-#include "engine/duration.hpp"
+#include "engine/input/runtime_input.hpp"
 #include "engine/kyma.hpp"
 #include "engine/kyma_lifecycle.hpp"
 #include "engine/landscape.hpp"
 #include "engine/ports.hpp"
-#include "engine/runtime_input.hpp"
-#include "engine/shoot_builder.hpp"
+#include "engine/shoot/shoot_builder.hpp"
+#include "engine/util/duration.hpp"
 
 #include <chrono>
 #include <functional>

@@ -3,7 +3,7 @@
 
 #include "engine/kyma_lifecycle.hpp"
 
-#include "engine/text.hpp"
+#include "engine/util/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -13,7 +13,8 @@
 namespace kprov::engine {
 namespace {
 
-std::string lowercase(std::string_view text) {
+// Named apart from runtime_input_parse.cpp's lowercase(): both compile in one unity batch.
+std::string ascii_lower(std::string_view text) {
     std::string out(text);
     std::transform(out.begin(), out.end(), out.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -26,7 +27,7 @@ std::string quoted(const std::string& value) {
 
 // The value KLM's provider label takes (§1.3) for the provider kprov was asked for.
 std::string provider_label(std::string_view provider) {
-    const std::string p = lowercase(provider);
+    const std::string p = ascii_lower(provider);
     if (p == "aws")
         return "AWS";
     if (p == "azure" || p == "az")
@@ -57,13 +58,13 @@ void overrides_problems(const KymaOverrides& overrides, const std::string& path,
 } // namespace
 
 std::string kyma_name_of(std::string_view runtime_id) {
-    return lowercase(runtime_id);
+    return ascii_lower(runtime_id);
 }
 
 std::string kyma_secret_name_of(std::string_view runtime_id) {
     // A Secret's name is a lower-case DNS subdomain: an id with capitals (Director's, an
     // adopted shoot's) would be refused with 422 (KEB's KymaKubeconfigName lower-cases too).
-    return "kubeconfig-" + lowercase(runtime_id);
+    return "kubeconfig-" + ascii_lower(runtime_id);
 }
 
 std::optional<std::string> kyma_module_label_value(const nlohmann::json& value) {
@@ -71,7 +72,7 @@ std::optional<std::string> kyma_module_label_value(const nlohmann::json& value) 
         return value.get<bool>() ? "true" : "false";
     if (!value.is_string())
         return std::nullopt;
-    const std::string text = lowercase(value.get<std::string>());
+    const std::string text = ascii_lower(value.get<std::string>());
     if (text == "true" || text == "false")
         return text;
     return std::nullopt;

@@ -5,10 +5,10 @@
 // what it reads back (§1.5), the port to the KCP (KymaLifecycleManager) and the pure rules that
 // map a runtime's kymaConfig onto the contract, including what the contract cannot say.
 
-#include "engine/duration.hpp"
 #include "engine/kyma.hpp"
 #include "engine/model.hpp"
-#include "engine/time.hpp"
+#include "engine/util/duration.hpp"
+#include "engine/util/time.hpp"
 
 #include <chrono>
 #include <map>

@@ -6,7 +6,7 @@
 // Kubernetes API, tests over files or fakes.
 
 #include "engine/model.hpp"
-#include "engine/time.hpp"
+#include "engine/util/time.hpp"
 
 #include <chrono>
 #include <cstdint>

@@ -4,7 +4,7 @@
 // and its GraphQL API; values here are always plaintext (stores encrypt secrets at rest).
 
 #include "engine/kyma.hpp"
-#include "engine/time.hpp"
+#include "engine/util/time.hpp"
 
 #include <optional>
 #include <string>

@@ -1,7 +1,7 @@
 #include "gardener/audit_log.hpp"
 
 #include "engine/error.hpp"
-#include "engine/stages.hpp"
+#include "engine/stages/stages.hpp"
 #include "gardener/kube_error.hpp"
 
 #include <fstream>

@@ -1,6 +1,6 @@
 #include "gardener/kube_error.hpp"
 
-#include "engine/stage_error.hpp"
+#include "engine/stages/stage_error.hpp"
 #include "net/remote_values.hpp"
 #include "net/retry.hpp"
 

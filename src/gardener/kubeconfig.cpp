@@ -1,7 +1,7 @@
 #include "gardener/kubeconfig.hpp"
 
 #include "engine/error.hpp"
-#include "engine/input_limits.hpp"
+#include "engine/input/input_limits.hpp"
 #include "net/base64.hpp"
 #include "yaml/yaml_reader.hpp"
 

@@ -1,6 +1,6 @@
 #include "gardener/landscape_port.hpp"
 
-#include "engine/time.hpp"
+#include "engine/util/time.hpp"
 #include "gardener/kube_error.hpp"
 
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 #include "gardener/shoot_watch.hpp"
 
-#include "engine/stages.hpp"
-#include "engine/thread_log_fields.hpp"
+#include "engine/stages/stages.hpp"
+#include "engine/util/thread_log_fields.hpp"
 #include "gardener/shoot_port.hpp"
 #include "net/clock.hpp"
 

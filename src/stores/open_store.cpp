@@ -1,7 +1,7 @@
 #include "stores/open_store.hpp"
 
 #include "engine/error.hpp"
-#include "engine/text.hpp"
+#include "engine/util/text.hpp"
 #include "stores/backends.hpp"
 
 #include <functional>

@@ -1,7 +1,7 @@
 // The runtime's desired state and events (engine/store.hpp, "Desired state"), on PostgreSQL.
 
 #include "engine/error.hpp"
-#include "engine/time.hpp"
+#include "engine/util/time.hpp"
 #include "stores/postgres_rows.hpp"
 #include "stores/postgres_store.hpp"
 

@@ -1,7 +1,7 @@
 #include "stores/postgres_pool.hpp"
 
 #include "engine/error.hpp"
-#include "engine/text.hpp"
+#include "engine/util/text.hpp"
 #include "stores/open_store.hpp"
 #include "stores/store_common.hpp"
 

@@ -1,8 +1,8 @@
 #include "stores/row_mapping.hpp"
 
 #include "engine/error.hpp"
-#include "engine/hibernation_schedule.hpp"
-#include "engine/provider_config.hpp"
+#include "engine/input/hibernation_schedule.hpp"
+#include "engine/input/provider_config.hpp"
 #include "stores/store_common.hpp"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // The runtime's desired state and events (engine/store.hpp, "Desired state"), on SQLite.
 
 #include "engine/error.hpp"
-#include "engine/time.hpp"
+#include "engine/util/time.hpp"
 #include "stores/sqlite_store.hpp"
 
 namespace kprov::stores::sqlite {

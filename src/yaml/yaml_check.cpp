@@ -1,6 +1,6 @@
 #include "yaml/yaml_check.hpp"
 
-#include "engine/input_limits.hpp"
+#include "engine/input/input_limits.hpp"
 #include "yaml/event_cost.hpp"
 
 #include <algorithm>

@@ -8,7 +8,7 @@
 #include "api/resolvers.hpp"
 #include "api/server.hpp"
 #include "engine/error.hpp"
-#include "engine/service.hpp"
+#include "engine/service/service.hpp"
 #include "engine/status_tree.hpp"
 #include "gardener/kube_error.hpp"
 #include "support/fake_clock.hpp"

@@ -1,9 +1,9 @@
-// The HTTP server (src/api/http_server.hpp) against clients that attack it (issue 17), over
+// The HTTP server (src/api/http/http_server.hpp) against clients that attack it (issue 17), over
 // plain HTTP and HTTPS alike (each test runs for both, /0 plain, /1 TLS): connections that hold
 // nothing, silent TLS handshakes, half request lines, bodies announced and never sent, too many
 // connections, too many bytes; and its TLS policy.
 
-#include "api/http_server.hpp"
+#include "api/http/http_server.hpp"
 #include "api/http_tls_client.hpp"
 #include "engine/error.hpp"
 #include "gardener/test_certs.hpp"

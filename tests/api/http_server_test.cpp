@@ -1,8 +1,8 @@
-// kprov's own HTTP/1.1 server (src/api/http_server.hpp) over real sockets: keep-alive and
+// kprov's own HTTP/1.1 server (src/api/http/http_server.hpp) over real sockets: keep-alive and
 // pipelining, what it refuses by itself, slow and vanishing clients, requests handed to worker
 // threads, graceful stop.
 
-#include "api/http_server.hpp"
+#include "api/http/http_server.hpp"
 #include "api/http_test_client.hpp"
 
 #include <atomic>

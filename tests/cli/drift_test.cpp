@@ -2,7 +2,7 @@
 
 #include "cli/drift.hpp"
 #include "cli/runtime_file.hpp"
-#include "engine/runtime_input.hpp"
+#include "engine/input/runtime_input.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

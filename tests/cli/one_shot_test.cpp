@@ -8,7 +8,7 @@
 #include "cli/engine_access.hpp"
 #include "cli/operations_fixture.hpp"
 #include "cli/progress.hpp"
-#include "engine/thread_log_fields.hpp"
+#include "engine/util/thread_log_fields.hpp"
 #include "support/child_process.hpp"
 
 #include <arpa/inet.h>
@@ -347,7 +347,7 @@ TEST(LogScope, FoldsARepeatedMessageIntoACount) {
 }
 
 // --- The shapes of log lines (engine_access.hpp) and the fields a thread's scopes give them
-// (engine/thread_log_fields.hpp).
+// (engine/util/thread_log_fields.hpp).
 
 using std::chrono::system_clock;
 

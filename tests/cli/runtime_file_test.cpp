@@ -4,8 +4,8 @@
 #include "cli/runtime_file.hpp"
 #include "cli/runtime_lifecycle.hpp"
 #include "engine/error.hpp"
+#include "engine/input/runtime_input.hpp"
 #include "engine/kyma_lifecycle.hpp"
-#include "engine/runtime_input.hpp"
 #include "support/test_databases.hpp"
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 // refused with a message naming the file and the key, never the bytes.
 
 #include "config_testing.hpp"
-#include "engine/input_limits.hpp"
+#include "engine/input/input_limits.hpp"
 
 #include <filesystem>
 #include <fstream>

@@ -3,6 +3,7 @@
 
 #include "config_testing.hpp"
 
+#include <filesystem>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -133,7 +134,12 @@ TEST_F(Load, ReadsTheDefaultConfigFileUnderHomeWhenXdgConfigHomeIsUnsetOrRelativ
 }
 
 TEST_F(Load, AMissingDefaultConfigFileIsFine) {
-    EXPECT_NO_THROW(load(sources_with(env())));
+    ASSERT_FALSE(std::filesystem::exists(home() + "/.config/kprov/config.yaml"));
+    const auto effective = load(sources_with(env()));
+    EXPECT_EQ(effective.config_file, std::nullopt);
+    EXPECT_THAT(effective.warnings, ::testing::IsEmpty());
+    EXPECT_EQ(effective.settings.log_level, "info");
+    EXPECT_EQ(entry_of(effective, "log_level").origin, Origin::Default);
 }
 
 TEST_F(Load, AnExplicitConfigFileReplacesTheDefaultOne) {

@@ -1,7 +1,7 @@
 // DEPROVISION_NO_INSTALL: the three starts and the stage table (original-provisioner.md §2.4,
 // §4.7; gardener-contract.md §7.1).
 
-#include "engine/shoot_builder.hpp"
+#include "engine/shoot/shoot_builder.hpp"
 #include "engine_fixture.hpp"
 
 #include <gmock/gmock.h>

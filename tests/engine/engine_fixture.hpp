@@ -2,8 +2,8 @@
 // The world of the engine tests: a fake clock, store, Gardener and runtime clusters, the
 // service and the executor over them, and shortcuts to start and run operations.
 
-#include "engine/executor.hpp"
-#include "engine/service.hpp"
+#include "engine/run/executor.hpp"
+#include "engine/service/service.hpp"
 #include "support/fake_clock.hpp"
 #include "support/fake_gardener.hpp"
 #include "support/fake_landscape.hpp"

@@ -1,7 +1,7 @@
 // Hibernation schedules: Gardener's cron expressions and time zone names, checked before they
 // reach a shoot; the JSON kept in gardener_config.hibernation_schedules.
 
-#include "engine/hibernation_schedule.hpp"
+#include "engine/input/hibernation_schedule.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
-// The input bounds every reader shares (engine/input_limits.hpp) and the engine's own guard:
+// The input bounds every reader shares (engine/input/input_limits.hpp) and the engine's own guard:
 // a document nested too deeply or holding text that is not UTF-8 is refused whole, whichever
 // front it came through (a GraphQL literal, a runtime file); the runtime's texts have caps.
 
-#include "engine/input_limits.hpp"
+#include "engine/input/input_limits.hpp"
 #include "runtime_input_testing.hpp"
 
 #include <gmock/gmock.h>

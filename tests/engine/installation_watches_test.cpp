@@ -2,7 +2,7 @@
 // and wakes whoever waits; one watch per runtime, a bounded number in all, and the next watch of
 // a runtime can start as soon as the pass its change caused asks for it.
 
-#include "engine/installation_watches.hpp"
+#include "engine/run/installation_watches.hpp"
 #include "engine_fixture.hpp"
 #include "support/fake_kyma.hpp"
 #include "support/fake_store.hpp"

@@ -3,7 +3,7 @@
 // deprovisioning, and the Secret refresher. tests/cli/klm_test.cpp runs the same paths against
 // kprov-sim's KCP.
 
-#include "engine/kyma_secret_refresher.hpp"
+#include "engine/run/kyma_secret_refresher.hpp"
 #include "engine_fixture.hpp"
 #include "support/fake_kcp.hpp"
 

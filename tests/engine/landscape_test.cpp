@@ -1,7 +1,7 @@
 // The landscape rules (gardener-landscape.md §1.3, §2, §3): effective classifications in both
 // forms, Gardener's defaulting, and the checks of a request, on a fake landscape.
 
-#include "engine/landscape_check.hpp"
+#include "engine/input/landscape_check.hpp"
 #include "support/fake_clock.hpp"
 #include "support/fake_landscape.hpp"
 

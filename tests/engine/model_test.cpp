@@ -1,6 +1,6 @@
 #include "engine/error.hpp"
+#include "engine/input/provider_config.hpp"
 #include "engine/model.hpp"
-#include "engine/provider_config.hpp"
 
 #include <bitset>
 #include <gtest/gtest.h>

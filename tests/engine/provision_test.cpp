@@ -1,7 +1,7 @@
 // PROVISION: the synchronous start and every branch of the stage table
 // (original-provisioner.md §2.3), with kprov's CreatingShoot in front.
 
-#include "engine/shoot_builder.hpp"
+#include "engine/shoot/shoot_builder.hpp"
 #include "engine_fixture.hpp"
 
 #include <gmock/gmock.h>

@@ -3,7 +3,7 @@
 // domain is known, ConnectRuntimeAgent, FAILED after failures, unregistering, and the retry
 // budget of Director failures.
 
-#include "engine/registration.hpp"
+#include "engine/stages/registration.hpp"
 #include "engine_fixture.hpp"
 #include "support/fake_kyma.hpp"
 

@@ -3,7 +3,7 @@
 // the problems a call reports.
 
 #include "engine/error.hpp"
-#include "engine/runtime_input.hpp"
+#include "engine/input/runtime_input.hpp"
 
 #include <functional>
 #include <gtest/gtest.h>

@@ -22,6 +22,13 @@ std::vector<FieldProblem> provision_problems(const json& document,
 
 TEST(RuntimeInputValidate, TheValidDocumentPasses) {
     EXPECT_NO_THROW(validate_provision(parse_provision_input(provision_document()), k_options));
+    // The same call refuses the document once one rule is broken: passing above is the
+    // validator's answer, not a validator that looks at nothing.
+    json broken = provision_document();
+    gardener(broken)["autoScalerMax"] = 1;
+    EXPECT_THAT(lines(provision_problems(broken)),
+                ElementsAre("clusterConfig.gardenerConfig.autoScalerMax: must be at least "
+                            "autoScalerMin (2), got 1"));
 }
 
 TEST(RuntimeInputValidate, OriginalKymaRules) {

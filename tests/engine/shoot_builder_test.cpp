@@ -5,7 +5,7 @@
 // field; on the wire (json tag) Gardener and the original use "size".
 
 #include "engine/error.hpp"
-#include "engine/shoot_builder.hpp"
+#include "engine/shoot/shoot_builder.hpp"
 #include "golden.hpp"
 #include "support/json_diff.hpp"
 

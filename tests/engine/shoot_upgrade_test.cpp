@@ -3,8 +3,8 @@
 // status, managedFields); the expected files were written from §4.6's list of written fields.
 
 #include "engine/error.hpp"
-#include "engine/provider_config.hpp"
-#include "engine/shoot_upgrade.hpp"
+#include "engine/input/provider_config.hpp"
+#include "engine/shoot/shoot_upgrade.hpp"
 #include "golden.hpp"
 #include "support/json_diff.hpp"
 

@@ -1,7 +1,7 @@
 // SystemSleeper: the real sleeper ends early on wake() and on a stop request (short real
 // waits, bounded by the 10 s sleeps they interrupt).
 
-#include "engine/sleeper.hpp"
+#include "engine/run/sleeper.hpp"
 
 #include <gtest/gtest.h>
 #include <thread>

@@ -1,4 +1,4 @@
-#include "engine/text.hpp"
+#include "engine/util/text.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-#include "engine/duration.hpp"
-#include "engine/time.hpp"
+#include "engine/util/duration.hpp"
+#include "engine/util/time.hpp"
 
 #include <ctime>
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
 // waits is only run again when something makes it due (an event, make_due); the pools' idle
 // sleeps are real but short.
 
-#include "engine/worker_pool.hpp"
+#include "engine/run/worker_pool.hpp"
 #include "engine_fixture.hpp"
 
 #include <atomic>

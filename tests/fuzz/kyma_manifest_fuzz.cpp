@@ -7,7 +7,7 @@
 
 #include "engine/error.hpp"
 #include "engine/kyma.hpp"
-#include "gardener/kyma_objects.hpp"
+#include "kyma/kyma_objects.hpp"
 
 #include <cstdint>
 #include <cstdlib>

@@ -10,8 +10,8 @@
 #include "cli/runtime_file.hpp"
 #include "cli/yaml_output.hpp"
 #include "engine/error.hpp"
-#include "engine/input_limits.hpp"
-#include "engine/runtime_input.hpp"
+#include "engine/input/input_limits.hpp"
+#include "engine/input/runtime_input.hpp"
 
 #include <cstdint>
 #include <cstdlib>

@@ -5,8 +5,8 @@
 #include "engine/error.hpp"
 #include "fake_cluster.hpp"
 #include "gardener/kube_error.hpp"
-#include "gardener/kyma_installer.hpp"
-#include "gardener/kyma_objects.hpp"
+#include "kyma/kyma_installer.hpp"
+#include "kyma/kyma_objects.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

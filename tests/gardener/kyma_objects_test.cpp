@@ -3,7 +3,7 @@
 // §7.4).
 
 #include "engine/error.hpp"
-#include "gardener/kyma_objects.hpp"
+#include "kyma/kyma_objects.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -3,7 +3,7 @@
 
 #include "engine/error.hpp"
 #include "fakes.hpp"
-#include "gardener/kyma_releases.hpp"
+#include "kyma/kyma_releases.hpp"
 #include "support/test_databases.hpp"
 
 #include <gmock/gmock.h>

@@ -2,7 +2,7 @@
 // watch thread against the kprov-sim binary: events for kprov's shoots, up/down, drops and
 // compaction (410) survived without losing a change.
 
-#include "engine/watched_shoots.hpp"
+#include "engine/run/watched_shoots.hpp"
 #include "gardener/shoot_watch.hpp"
 #include "sim_shoots.hpp"
 #include "support/sim_process.hpp"

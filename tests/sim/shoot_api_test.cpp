@@ -97,7 +97,7 @@ TEST_F(ShootApi, UnknownSpecFieldIs422WithACause) {
     EXPECT_EQ(r.json["details"]["causes"][0]["reason"], "FieldValueForbidden");
 }
 
-TEST_F(ShootApi, FieldValidationStrictIs400AndIgnoreDropsTheField) {
+TEST_F(ShootApi, FieldValidationStrictIs400AndWarnDropsTheFieldWithAWarning) {
     Json b = shoot_body("c1");
     b["spec"]["colour"] = "blue";
     Resp strict = f.http->post(f.shoots() + "?fieldValidation=Strict", b.dump());

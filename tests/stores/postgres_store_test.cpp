@@ -4,7 +4,7 @@
 // database is in postgres_takeover_test.cpp.
 
 #include "engine/error.hpp"
-#include "engine/text.hpp"
+#include "engine/util/text.hpp"
 #include "stores/migration_names.hpp"
 #include "stores/open_store.hpp"
 #include "stores/store_common.hpp"

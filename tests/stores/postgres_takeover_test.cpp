@@ -3,7 +3,7 @@
 // wrote reads back through the Store API, secrets in the original's format included.
 
 #include "engine/error.hpp"
-#include "engine/provider_config.hpp"
+#include "engine/input/provider_config.hpp"
 #include "stores/migration_names.hpp"
 #include "stores/open_store.hpp"
 #include "stores_testing.hpp"

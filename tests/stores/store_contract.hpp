@@ -3,7 +3,7 @@
 // one suite, StoreContract, run against SQLite always and PostgreSQL when KPROV_TEST_PG_URI
 // names a server (CI always provides one).
 
-#include "engine/provider_config.hpp"
+#include "engine/input/provider_config.hpp"
 #include "stores/open_store.hpp"
 #include "support/store_fixtures.hpp"
 #include "support/test_databases.hpp"

@@ -2,8 +2,8 @@
 // A clock tests move by hand, and a Sleeper that "sleeps" by moving it: timeouts and waits take
 // no real time.
 
-#include "engine/sleeper.hpp"
-#include "engine/time.hpp"
+#include "engine/run/sleeper.hpp"
+#include "engine/util/time.hpp"
 
 #include <functional>
 #include <mutex>

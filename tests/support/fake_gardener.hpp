@@ -5,7 +5,7 @@
 // finish_deletion, ...) and inject failures per method; every call is counted.
 
 #include "engine/ports.hpp"
-#include "engine/time.hpp"
+#include "engine/util/time.hpp"
 
 #include <deque>
 #include <exception>

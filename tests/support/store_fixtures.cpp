@@ -1,6 +1,6 @@
 #include "support/store_fixtures.hpp"
 
-#include "engine/provider_config.hpp"
+#include "engine/input/provider_config.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -11,7 +11,7 @@
 // learns its concrete type from the object's "__typename" member.
 
 #include "api/graphql/value.hpp"
-#include "engine/input_limits.hpp" // k_max_input_nesting: one limit for every reader of input
+#include "engine/input/input_limits.hpp" // k_max_input_nesting: one limit for every reader of input
 
 #include <any>
 #include <cstddef>
