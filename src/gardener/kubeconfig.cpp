@@ -25,9 +25,9 @@ const KubeValue* field_of(const KubeValue& node, const char* key) {
 }
 
 // Reads one kubeconfig; every error names the source and the field, never a value.
-class Reader {
+class KubeconfigReader {
 public:
-    Reader(std::string source, std::filesystem::path base_dir,
+    KubeconfigReader(std::string source, std::filesystem::path base_dir,
            KubeconfigOrigin origin = KubeconfigOrigin::Local)
         : m_source(std::move(source))
         , m_base_dir(std::move(base_dir))
@@ -163,7 +163,7 @@ std::string trim(std::string s) {
     return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
 }
 
-void read_cluster(const Reader& r, const KubeValue& cluster, const std::string& field,
+void read_cluster(const KubeconfigReader& r, const KubeValue& cluster, const std::string& field,
                   Kubeconfig& config) {
     r.refuse_connection_setting_if_remote(cluster, "proxy-url", field);
     r.refuse_connection_setting_if_remote(cluster, "insecure-skip-tls-verify", field, "false");
@@ -184,7 +184,7 @@ void read_cluster(const Reader& r, const KubeValue& cluster, const std::string& 
     config.proxy_url = r.text(cluster, "proxy-url", field);
 }
 
-void read_user(const Reader& r, const KubeValue& user, const std::string& field,
+void read_user(const KubeconfigReader& r, const KubeValue& user, const std::string& field,
                Kubeconfig& config) {
     // Before anything is read: a remote kubeconfig names no local file and runs no plugin.
     for (const char* refused :
@@ -221,7 +221,7 @@ void read_user(const Reader& r, const KubeValue& user, const std::string& field,
 } // namespace
 
 std::string read_token_file(const std::string& path) {
-    Reader reader(path, {});
+    KubeconfigReader reader(path, {});
     std::string token = trim(reader.read_file(path, "tokenFile"));
     if (token.empty())
         reader.fail("tokenFile", "holds no token");
@@ -232,7 +232,7 @@ std::string read_token_file(const std::string& path) {
 Kubeconfig parse_kubeconfig(std::string_view text, const std::string& source,
                             const std::filesystem::path& base_dir, const std::string& context,
                             KubeconfigOrigin origin) {
-    const Reader r(source, base_dir, origin);
+    const KubeconfigReader r(source, base_dir, origin);
     yaml::ReadOptions options;
     options.scalars = yaml::Scalars::AsWritten;
     yaml::Documents read;
@@ -263,7 +263,7 @@ Kubeconfig parse_kubeconfig(std::string_view text, const std::string& source,
         if (config.context.empty())
             r.fail("current-context", "missing, and no context was chosen");
     }
-    const std::string context_field = Reader::label("contexts", config.context);
+    const std::string context_field = KubeconfigReader::label("contexts", config.context);
     const KubeValue& ctx = r.entry(root, "contexts", "context", config.context,
                                    context.empty() ? "current-context" : "context");
     const std::string cluster_name = r.text(ctx, "cluster", context_field + ".context");
@@ -273,10 +273,10 @@ Kubeconfig parse_kubeconfig(std::string_view text, const std::string& source,
     config.default_namespace = r.text(ctx, "namespace", context_field + ".context");
 
     read_cluster(r, r.entry(root, "clusters", "cluster", cluster_name, context_field + ".cluster"),
-                 Reader::label("clusters", cluster_name) + ".cluster", config);
+                 KubeconfigReader::label("clusters", cluster_name) + ".cluster", config);
     if (!user_name.empty())
         read_user(r, r.entry(root, "users", "user", user_name, context_field + ".user"),
-                  Reader::label("users", user_name) + ".user", config);
+                  KubeconfigReader::label("users", user_name) + ".user", config);
     return config;
 }
 
@@ -286,7 +286,7 @@ Kubeconfig parse_remote_kubeconfig(std::string_view text, const std::string& sou
 }
 
 Kubeconfig load_kubeconfig(const std::filesystem::path& path, const std::string& context) {
-    const Reader r(path.string(), {});
+    const KubeconfigReader r(path.string(), {});
     const std::string text = r.read_file(path, "");
     return parse_kubeconfig(text, path.string(), std::filesystem::absolute(path).parent_path(),
                             context);

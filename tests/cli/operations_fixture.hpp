@@ -134,12 +134,19 @@ protected:
 
     // A Secret in the project's namespace, such as the DNS credentials a shoot names: Gardener
     // (and so kprov-sim) refuses a credentialsRef to a Secret that is not there.
+    // The sim lives as long as the test process, so an earlier test (or the other store's
+    // variant) may have made the Secret already: 409 AlreadyExists is what the test wants.
     void sim_secret(const std::string& name) {
-        sim_post("/api/v1/namespaces/garden-" + std::string(k_project) + "/secrets",
-                 {{"apiVersion", "v1"},
-                  {"kind", "Secret"},
-                  {"metadata", {{"name", name}}},
-                  {"data", {{"key", "c2VjcmV0"}}}});
+        try {
+            sim_post("/api/v1/namespaces/garden-" + std::string(k_project) + "/secrets",
+                     {{"apiVersion", "v1"},
+                      {"kind", "Secret"},
+                      {"metadata", {{"name", name}}},
+                      {"data", {{"key", "c2VjcmV0"}}}});
+        } catch (const engine::RemoteError& e) {
+            if (e.http_status() != 409)
+                throw;
+        }
     }
 
     // A runtime file from examples/<example>.yaml with a shoot name of its own; returns the file
