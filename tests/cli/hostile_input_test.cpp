@@ -215,7 +215,7 @@ TEST_F(HostileInput, YamlCpps24ByteCaseEndsInBoundedMemory) {
     env.push_back("HOME=" + m_dir.path());
     env.push_back("XDG_CONFIG_HOME=" + m_dir.file("config"));
     env.push_back("XDG_STATE_HOME=" + m_dir.file("state"));
-    const auto r = kprov::testing::run_measured(
+    const auto r = kprov::testing::run_process(
         {KPROV_BINARY, "plan", "-f", file, "--gardener-project", "kyma-dev"}, env, m_dir.path());
     std::cout << "[ RSS      ] kprov plan -f on the 24 bytes: " << r.max_rss_kib / 1024 << " MiB\n";
     EXPECT_EQ(r.exit_code, 2) << r.err;

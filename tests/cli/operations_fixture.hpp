@@ -143,7 +143,7 @@ protected:
                       {"kind", "Secret"},
                       {"metadata", {{"name", name}}},
                       {"data", {{"key", "c2VjcmV0"}}}});
-        } catch (const engine::RemoteError& e) {
+        } catch (const ::kprov::RemoteError& e) {
             if (e.http_status() != 409)
                 throw;
         }
