@@ -28,7 +28,7 @@ const KubeValue* field_of(const KubeValue& node, const char* key) {
 class KubeconfigReader {
 public:
     KubeconfigReader(std::string source, std::filesystem::path base_dir,
-           KubeconfigOrigin origin = KubeconfigOrigin::Local)
+                     KubeconfigOrigin origin = KubeconfigOrigin::Local)
         : m_source(std::move(source))
         , m_base_dir(std::move(base_dir))
         , m_origin(origin) {}

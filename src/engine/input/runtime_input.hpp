@@ -4,8 +4,8 @@
 // files. Parsing reports every problem at once with its field path; conversion applies the
 // original's defaults (original-provisioner.md §4.1) and merge rules (§2.5).
 
-#include "engine/util/duration.hpp"
 #include "engine/model.hpp"
+#include "engine/util/duration.hpp"
 
 #include <array>
 #include <map>
