@@ -3,6 +3,7 @@
 // and a default is held to the same rules as user input.
 
 #include "config/settings.hpp"
+#include "engine/util/text.hpp"
 
 #include <algorithm>
 #include <array>
@@ -16,13 +17,6 @@ namespace kprov::config {
 namespace {
 
 using Complaint = std::optional<std::string>;
-
-std::string lowercase(std::string_view text) {
-    std::string out(text);
-    std::transform(out.begin(), out.end(), out.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return out;
-}
 
 constexpr std::array k_log_levels{"trace",   "debug", "info",  "warn",
                                   "warning", "error", "fatal", "panic"};
@@ -132,25 +126,25 @@ Complaint check_text(Kind kind, std::string_view text, std::string& normalized) 
             return std::nullopt;
         return "has " + std::to_string(text.size()) + " bytes (expected 16, 24 or 32)";
     case Kind::LogLevel:
-        normalized = lowercase(text);
+        normalized = ascii_lower(text);
         if (is_one_of(normalized, k_log_levels))
             return std::nullopt;
         return "is not a log level (expected trace, debug, info, warn, warning, error, fatal "
                "or panic)";
     case Kind::LogFormat:
-        normalized = lowercase(text);
+        normalized = ascii_lower(text);
         if (is_one_of(normalized, k_log_formats))
             return std::nullopt;
         return "is not a log format (expected text, lines with a time stamp, or json, one JSON "
                "object per line)";
     case Kind::SslMode:
-        normalized = lowercase(text);
+        normalized = ascii_lower(text);
         if (is_one_of(normalized, k_ssl_modes))
             return std::nullopt;
         return "is not a libpq sslmode (expected disable, allow, prefer, require, verify-ca or "
                "verify-full)";
     case Kind::KymaInstaller:
-        normalized = lowercase(text);
+        normalized = ascii_lower(text);
         if (is_one_of(normalized, k_kyma_installers))
             return std::nullopt;
         return "is not a Kyma installer (expected lifecycle-manager, today's Kyma Lifecycle "
@@ -210,7 +204,7 @@ Complaint parse_into(const SettingSpec& spec, std::string_view text,
 
 Complaint parse_into(const SettingSpec& spec, std::string_view text, bool& out) {
     require_kind(spec, {Kind::Bool});
-    const auto lower = lowercase(text);
+    const auto lower = ascii_lower(text);
     if (lower == "true" || lower == "1" || lower == "yes")
         out = true;
     else if (lower == "false" || lower == "0" || lower == "no")

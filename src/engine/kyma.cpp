@@ -1,23 +1,15 @@
 #include "engine/kyma.hpp"
 
+#include "engine/util/text.hpp"
+
 #include <array>
 #include <cctype>
 
 namespace kprov::engine {
 namespace {
 
-bool iequals(std::string_view a, std::string_view b) {
-    if (a.size() != b.size())
-        return false;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        if (std::tolower(static_cast<unsigned char>(a[i])) !=
-            std::tolower(static_cast<unsigned char>(b[i])))
-            return false;
-    return true;
-}
-
 bool istarts_with(std::string_view text, std::string_view prefix) {
-    return text.size() >= prefix.size() && iequals(text.substr(0, prefix.size()), prefix);
+    return text.size() >= prefix.size() && iequals_ascii(text.substr(0, prefix.size()), prefix);
 }
 
 struct UpgradeStateName {
@@ -47,9 +39,9 @@ std::string_view to_cr(KymaProfile profile) {
 }
 
 std::optional<KymaProfile> kyma_profile_from_text(std::string_view text) {
-    if (iequals(text, "evaluation"))
+    if (iequals_ascii(text, "evaluation"))
         return KymaProfile::Evaluation;
-    if (iequals(text, "production"))
+    if (iequals_ascii(text, "production"))
         return KymaProfile::Production;
     return std::nullopt;
 }
@@ -70,7 +62,7 @@ std::optional<UpgradeState> upgrade_state_from_db(std::string_view text) {
 
 bool is_on_demand_version(std::string_view version) {
     return istarts_with(version, "PR-") || istarts_with(version, "main-") ||
-           iequals(version, "main");
+           iequals_ascii(version, "main");
 }
 
 } // namespace kprov::engine

@@ -13,14 +13,6 @@
 namespace kprov::engine {
 namespace {
 
-// Named apart from runtime_input_parse.cpp's lowercase(): both compile in one unity batch.
-std::string ascii_lower(std::string_view text) {
-    std::string out(text);
-    std::transform(out.begin(), out.end(), out.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return out;
-}
-
 std::string quoted(const std::string& value) {
     return nlohmann::json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

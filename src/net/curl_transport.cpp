@@ -1,6 +1,7 @@
 #include "net/curl_transport.hpp"
 
 #include "engine/error.hpp"
+#include "engine/util/text.hpp"
 
 #include <algorithm>
 #include <array>
@@ -86,9 +87,7 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
     const auto colon = line.find(':');
     if (colon == std::string_view::npos)
         return bytes;
-    std::string name(line.substr(0, colon));
-    std::transform(name.begin(), name.end(), name.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::string name = ascii_lower(line.substr(0, colon));
     auto value = line.substr(colon + 1);
     while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
         value.remove_prefix(1);

@@ -3,6 +3,7 @@
 #include "engine/error.hpp"
 #include "engine/input/hibernation_schedule.hpp"
 #include "engine/input/provider_config.hpp"
+#include "engine/util/text.hpp"
 #include "stores/store_common.hpp"
 
 #include <algorithm>
@@ -442,9 +443,7 @@ std::optional<int> volume_from_db(const std::optional<std::string>& text) {
 engine::ProviderConfig provider_config_from_db(const std::optional<std::string>& json,
                                                std::string_view provider) {
     if (!json) {
-        std::string p(provider);
-        std::transform(p.begin(), p.end(), p.begin(),
-                       [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+        const std::string p = ascii_lower(provider);
         if (p == "aws")
             return engine::AwsConfig{};
         if (p == "azure" || p == "az")

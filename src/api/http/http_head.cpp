@@ -3,6 +3,7 @@
 // read buffer.
 
 #include "api/http/http_internal.hpp"
+#include "engine/util/text.hpp"
 
 #include <boost/beast/http/basic_parser.hpp>
 #include <boost/beast/http/error.hpp>
@@ -71,7 +72,7 @@ private:
         if (name == beast::http::field::transfer_encoding)
             return refuse(411, "request bodies must be sent with Content-Length", ec);
         if (name == beast::http::field::expect)
-            m_head.expect_continue = iequals(view(value), "100-continue");
+            m_head.expect_continue = iequals_ascii(view(value), "100-continue");
         add(m_head, view(name_text));
         add(m_head, view(value));
     }

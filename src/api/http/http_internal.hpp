@@ -21,8 +21,6 @@ typedef struct ssl_ctx_st SSL_CTX;
 
 namespace kprov::api::http::detail {
 
-bool iequals(std::string_view a, std::string_view b);
-
 /// Appends `res` as an HTTP/1.1 response to `out` (Content-Type, Content-Length, Date,
 /// Connection when it is not the version's default, the handler's headers); without the body
 /// for a HEAD request.

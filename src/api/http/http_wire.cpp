@@ -2,6 +2,7 @@
 // serialization, the worker pool and the byte budget.
 
 #include "api/http/http_internal.hpp"
+#include "engine/util/text.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -50,13 +51,6 @@ void append_number(std::string& out, std::size_t n) {
 }
 
 } // namespace
-
-bool iequals(std::string_view a, std::string_view b) {
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-               return std::tolower(static_cast<unsigned char>(x)) ==
-                      std::tolower(static_cast<unsigned char>(y));
-           });
-}
 
 void serialize(const Response& res, bool keep_alive, bool http10, bool head_only,
                std::string& out) {
@@ -178,7 +172,7 @@ bool Budget::take(std::size_t n) {
 
 std::optional<std::string_view> Request::header(std::string_view name) const {
     for (const auto& [n, v] : headers)
-        if (detail::iequals(n, name))
+        if (iequals_ascii(n, name))
             return v;
     return std::nullopt;
 }

@@ -138,20 +138,13 @@ std::vector<InputTypeSpec> make_specs() {
     };
 }
 
-std::string lowercase(std::string_view text) {
-    std::string out(text);
-    for (auto& c : out)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
-
 // The field a user most likely meant: the same name in another case ("clientId"), else the
 // nearest spelling.
 std::optional<std::string> closest_field(std::string_view unknown, const InputTypeSpec& type) {
-    const auto folded = lowercase(unknown);
+    const auto folded = ascii_lower(unknown);
     std::vector<std::string> names;
     for (const auto& field : type.fields) {
-        if (lowercase(field.name) == folded)
+        if (ascii_lower(field.name) == folded)
             return std::string(field.name);
         names.emplace_back(field.name);
     }
@@ -493,7 +486,7 @@ std::vector<std::string_view> input_enum_values(std::string_view name) {
 }
 
 std::optional<std::string_view> provider_type_of(std::string_view provider) {
-    const auto lower = lowercase(provider);
+    const auto lower = ascii_lower(provider);
     for (std::string_view type : {"aws", "azure", "gcp", "openstack"})
         if (lower == type)
             return type;

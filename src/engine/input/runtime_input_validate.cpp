@@ -202,10 +202,8 @@ void check_provider_choice(const GardenerConfigInput& g, Problems& problems) {
     if (!type) {
         std::string message =
             "must be one of aws, azure (or az), gcp, openstack, got " + in_quotes(g.provider);
-        std::string lower = g.provider;
-        std::transform(lower.begin(), lower.end(), lower.begin(),
-                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-        if (const auto match = closest_match(lower, {"aws", "azure", "gcp", "openstack"}))
+        if (const auto match =
+                closest_match(ascii_lower(g.provider), {"aws", "azure", "gcp", "openstack"}))
             message += "; did you mean \"" + *match + "\"?";
         problems.add(k_gardener + ".provider", message);
         return;

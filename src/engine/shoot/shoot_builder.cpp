@@ -6,6 +6,7 @@
 #include "engine/shoot/shoot_annotations.hpp"
 #include "engine/shoot/shoot_fields.hpp"
 #include "engine/shoot/shoot_upgrade.hpp"
+#include "engine/util/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -23,13 +24,6 @@ using ordered = nlohmann::ordered_json;
 constexpr const char* k_infrastructure_kind = "InfrastructureConfig";
 constexpr const char* k_control_plane_kind = "ControlPlaneConfig";
 constexpr const char* k_default_floating_pool = "FloatingIP-external-kyma-01";
-
-std::string lower(std::string_view text) {
-    std::string out(text);
-    std::transform(out.begin(), out.end(), out.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return out;
-}
 
 std::string provider_api_version(std::string_view provider) {
     return std::string(provider) + ".provider.extensions.gardener.cloud/v1alpha1";
@@ -199,7 +193,7 @@ std::optional<ordered> maintenance_window(const GardenerConfig& g, const ShootOp
     if (g.purpose != "production" || !options.maintenance_windows)
         return std::nullopt;
     const auto& windows = *options.maintenance_windows;
-    const auto it = windows.find(lower(g.region));
+    const auto it = windows.find(ascii_lower(g.region));
     if (it == windows.end()) {
         warnings.push_back("no maintenance window is configured for region \"" + g.region +
                            "\"; Gardener will choose one");
@@ -317,7 +311,7 @@ std::map<std::string, MaintenanceWindow> parse_maintenance_windows(std::string_v
             }
             return it->get<std::string>();
         };
-        windows[lower(region)] = MaintenanceWindow{read("begin"), read("end")};
+        windows[ascii_lower(region)] = MaintenanceWindow{read("begin"), read("end")};
     }
     if (!problems.empty())
         throw ValidationError(std::move(problems));

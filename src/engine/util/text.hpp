@@ -1,6 +1,6 @@
 #pragma once
-// Small text helpers shared by every layer: "did you mean" suggestions and credential
-// redaction of URLs.
+// Small text helpers shared by every layer: ASCII case folding, "did you mean" suggestions and
+// credential redaction of URLs.
 
 #include <optional>
 #include <string>
@@ -8,6 +8,13 @@
 #include <vector>
 
 namespace kprov {
+
+/// `text` with A-Z mapped to a-z and every other byte kept: names, keys and header fields are
+/// ASCII, and the C locale's tolower must not decide them.
+std::string ascii_lower(std::string_view text);
+
+/// Whether `a` and `b` are equal but for the case of ASCII letters.
+bool iequals_ascii(std::string_view a, std::string_view b);
 
 /// Levenshtein distance (insertions, deletions, substitutions each cost 1).
 std::size_t edit_distance(std::string_view a, std::string_view b);
