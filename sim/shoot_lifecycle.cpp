@@ -147,7 +147,7 @@ bool ShootStore::step(Record& rec, TimePoint now) {
 
 namespace {
 
-std::string kubernetes_version(const Json& shoot) {
+std::string shoot_kubernetes_version(const Json& shoot) {
     return shoot["spec"].value("kubernetes", Json::object()).value("version", "");
 }
 
@@ -210,7 +210,7 @@ void ShootStore::start_operation(Record& rec, TimePoint now) {
     }
     // The API server admits any version its profile offers, but gardenlet reconciles only the
     // minors it supports (1.32-1.36 today, gardener-landscape.md §3.1): anything else fails.
-    const std::string version = kubernetes_version(rec.obj);
+    const std::string version = shoot_kubernetes_version(rec.obj);
     if (!op.fail && op.type != "Delete" && !gardenlet_supports(version)) {
         FailPlan refusal;
         refusal.codes = {};
@@ -261,7 +261,8 @@ void ShootStore::progress(Record& rec, int step, TimePoint now) {
         if (!obj["status"].contains("conditions"))
             obj["status"]["conditions"] = conditions(rec, "Unknown", now);
         m_clusters.create(rec.cluster_id, obj["metadata"]["namespace"].get<std::string>(),
-                          obj["metadata"]["name"].get<std::string>(), kubernetes_version(obj));
+                          obj["metadata"]["name"].get<std::string>(),
+                          shoot_kubernetes_version(obj));
     }
     commit_in_place(rec);
 }
@@ -309,7 +310,7 @@ void ShootStore::finish_operation(Record& rec, TimePoint now) {
     rec.op.reset();
     // The cluster serves what its (maybe just upgraded) Kubernetes version serves.
     m_clusters.create(rec.cluster_id, obj["metadata"]["namespace"].get<std::string>(),
-                      obj["metadata"]["name"].get<std::string>(), kubernetes_version(obj));
+                      obj["metadata"]["name"].get<std::string>(), shoot_kubernetes_version(obj));
     m_clusters.set_hibernated(rec.cluster_id, hibernated);
     commit(rec, std::move(obj));
 }
