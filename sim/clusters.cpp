@@ -28,7 +28,6 @@ bool is_crd_backed(const ResourceInfo& info) {
     return std::find(k_crd_groups.begin(), k_crd_groups.end(), info.group) != k_crd_groups.end();
 }
 
-// The cluster `id` of `clusters` (const or not); 404 for /sim requests naming no cluster.
 // /version of a cluster: the shoot's Kubernetes version in `info` (the sim's answer).
 Json version_of(const std::string& kubernetes_version, Json info) {
     const auto dot = kubernetes_version.find('.');
@@ -43,6 +42,7 @@ Json version_of(const std::string& kubernetes_version, Json info) {
     return info;
 }
 
+// The cluster `id` of `clusters` (const or not); 404 for /sim requests naming no cluster.
 template <class Map> auto& find_cluster(Map& clusters, const std::string& id) {
     auto it = clusters.find(id);
     if (it == clusters.end())
@@ -52,8 +52,10 @@ template <class Map> auto& find_cluster(Map& clusters, const std::string& id) {
     return it->second;
 }
 
-// What a kube-apiserver answers for a path it serves nothing at: a removed group/version, an
-// unknown resource (go-restful's 404 turned into a Status by the generic API server).
+// A path the cluster serves nothing at (a removed group/version, an unknown resource): the
+// Status the generic API server makes of go-restful's 404. For a group/version it has no
+// handler for at all, a real kube-apiserver's last handler (apiserver's notfoundhandler) writes
+// a plain "404 page not found", which clients report with this same message.
 ApiError no_such_resource() {
     return {404, failure_status(404, "NotFound", k_no_such_resource)};
 }
