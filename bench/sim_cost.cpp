@@ -8,6 +8,7 @@
 // exceeds RATIO times the cost at the smallest: the sim's cost must not grow with N.
 
 #include "net/base64.hpp"
+#include "support/aws_shoot.hpp"
 #include "support/sim_process.hpp"
 
 #include <CLI/CLI.hpp>
@@ -56,33 +57,10 @@ std::string shoot_name(std::size_t i) {
 }
 
 std::string shoot_body(const std::string& name) {
-    Json s = Json::parse(R"({
-      "apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot",
-      "metadata": {"labels": {"account": "ga-1", "subaccount": "sa-1"}},
-      "spec": {
-        "cloudProfile": {"kind": "CloudProfile", "name": "aws"},
-        "credentialsBindingName": "aws-kyma-dev",
-        "region": "eu-central-1",
-        "purpose": "production",
-        "kubernetes": {"version": "1.34"},
-        "networking": {"type": "calico", "nodes": "10.250.0.0/16", "pods": "100.64.0.0/12",
-                       "services": "100.104.0.0/13"},
-        "maintenance": {"autoUpdate": {"kubernetesVersion": false, "machineImageVersion": false},
-                        "timeWindow": {"begin": "220000+0000", "end": "230000+0000"}},
-        "provider": {
-          "type": "aws",
-          "infrastructureConfig": {"apiVersion": "aws.provider.extensions.gardener.cloud/v1alpha1",
-                                   "kind": "InfrastructureConfig",
-                                   "networks": {"vpc": {"cidr": "10.250.0.0/16"}}},
-          "workers": [{"name": "cpu-worker-0", "machine": {"type": "m5.xlarge"},
-                       "minimum": 1, "maximum": 3, "maxSurge": 1, "maxUnavailable": 0,
-                       "zones": ["eu-central-1a"], "volume": {"type": "gp3", "size": "50Gi"}}]
-        }
-      }
-    })");
-    s["metadata"]["name"] = name;
-    s["metadata"]["namespace"] = k_ns;
-    return s.dump();
+    kprov::testing::AwsShootOptions options;
+    options.kubernetes_version = "1.34";
+    options.auto_update_kubernetes = false;
+    return kprov::testing::aws_shoot(name, k_ns, options).dump();
 }
 
 class Client {

@@ -1,5 +1,5 @@
 // The per-cluster test knobs of POST /sim/clusters/{cluster}/kyma: installer failures and
-// timing, CRD serving, Service Catalog objects, direct actions on the Installation CR and the
+// timing, CRD establishment, Service Catalog objects, direct actions on the Installation CR and the
 // runtime agent's connection states.
 
 #include "clusters.hpp"
@@ -49,12 +49,20 @@ void merge_failures(std::map<std::string, int>& into, const Json& j, const char*
 } // namespace
 
 void validate_kyma_knobs(const Json& j) {
-    static const std::vector<std::string> known = {
-        "failures",       "uninstallFailures",    "failureLog",
-        "neverFinish",    "crdEstablishSeconds",  "serveV1beta1Crds",
-        "serviceCatalog", "failInstanceDeletion", "installation",
-        "state",          "deleteInstallation",   "tillerPodPhase",
-        "verifyFailures", "agentStates",          "agentDisabled"};
+    static const std::vector<std::string> known = {"failures",
+                                                   "uninstallFailures",
+                                                   "failureLog",
+                                                   "neverFinish",
+                                                   "crdEstablishSeconds",
+                                                   "serviceCatalog",
+                                                   "failInstanceDeletion",
+                                                   "installation",
+                                                   "state",
+                                                   "deleteInstallation",
+                                                   "tillerPodPhase",
+                                                   "verifyFailures",
+                                                   "agentStates",
+                                                   "agentDisabled"};
     if (!j.is_object())
         throw bad_request("kyma knobs: the body must be a JSON object");
     for (const auto& [k, v] : j.items())
@@ -63,8 +71,8 @@ void validate_kyma_knobs(const Json& j) {
     validate_failures(j, "failures");
     validate_failures(j, "uninstallFailures");
     expect(j, "failureLog", j.value("failureLog", Json("")).is_string(), "a string");
-    for (const char* b : {"neverFinish", "serveV1beta1Crds", "failInstanceDeletion",
-                          "deleteInstallation", "agentDisabled"})
+    for (const char* b :
+         {"neverFinish", "failInstanceDeletion", "deleteInstallation", "agentDisabled"})
         expect(j, b, j.contains(b) && j[b].is_boolean(), "true or false");
     expect(j, "crdEstablishSeconds",
            j.contains("crdEstablishSeconds") && j["crdEstablishSeconds"].is_number() &&
@@ -119,7 +127,7 @@ Json ClusterRegistry::describe_kyma(const std::string& name) const {
     const Cluster& c = cluster(id);
     Json out = c.kyma.describe();
     out["cluster"] = id;
-    out["serveV1beta1Crds"] = c.serve_v1beta1_crds;
+    out["kubernetesVersion"] = c.kubernetes_version;
     out["crdEstablishSeconds"] = c.crd_establish_seconds;
     out["failInstanceDeletion"] = c.fail_instance_deletion;
     out["knobs"]["agentStates"] = c.agent.knobs.states;
@@ -148,7 +156,6 @@ void ClusterRegistry::apply_knobs(Cluster& c, const Json& j) {
     k.verify_failures = j.value("verifyFailures", k.verify_failures);
     k.failure_log = j.value("failureLog", k.failure_log);
     k.never_finish = j.value("neverFinish", k.never_finish);
-    c.serve_v1beta1_crds = j.value("serveV1beta1Crds", c.serve_v1beta1_crds);
     c.crd_establish_seconds = j.value("crdEstablishSeconds", c.crd_establish_seconds);
     c.fail_instance_deletion = j.value("failInstanceDeletion", c.fail_instance_deletion);
     c.agent.knobs.states = j.value("agentStates", c.agent.knobs.states);

@@ -1,5 +1,6 @@
 #include "clusters.hpp"
 
+#include "api_versions.hpp"
 #include "resource_api.hpp"
 
 #include <algorithm>
@@ -27,6 +28,20 @@ bool is_crd_backed(const ResourceInfo& info) {
     return std::find(k_crd_groups.begin(), k_crd_groups.end(), info.group) != k_crd_groups.end();
 }
 
+// /version of a cluster: the shoot's Kubernetes version in `info` (the sim's answer).
+Json version_of(const std::string& kubernetes_version, Json info) {
+    const auto dot = kubernetes_version.find('.');
+    if (dot == std::string::npos)
+        return info;
+    const auto end = kubernetes_version.find('.', dot + 1);
+    info["major"] = kubernetes_version.substr(0, dot);
+    info["minor"] =
+        kubernetes_version.substr(dot + 1, end == std::string::npos ? end : end - dot - 1);
+    info["gitVersion"] =
+        "v" + kubernetes_version + (end == std::string::npos ? ".0" : "") + "-kprov-sim";
+    return info;
+}
+
 // The cluster `id` of `clusters` (const or not); 404 for /sim requests naming no cluster.
 template <class Map> auto& find_cluster(Map& clusters, const std::string& id) {
     auto it = clusters.find(id);
@@ -37,9 +52,12 @@ template <class Map> auto& find_cluster(Map& clusters, const std::string& id) {
     return it->second;
 }
 
+// A path the cluster serves nothing at (a removed group/version, an unknown resource): the
+// Status the generic API server makes of go-restful's 404. For a group/version it has no
+// handler for at all, a real kube-apiserver's last handler (apiserver's notfoundhandler) writes
+// a plain "404 page not found", which clients report with this same message.
 ApiError no_such_resource() {
-    return {404,
-            failure_status(404, "NotFound", "the server could not find the requested resource")};
+    return {404, failure_status(404, "NotFound", k_no_such_resource)};
 }
 
 } // namespace
@@ -71,6 +89,8 @@ const std::vector<ResourceInfo>& ClusterRegistry::resources() {
              "priorityclass",
              {"pc"},
              {}},
+            res("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true,
+                "poddisruptionbudget"),
             {"policy",
              "v1beta1",
              "podsecuritypolicies",
@@ -124,11 +144,16 @@ ClusterRegistry::ClusterRegistry(std::function<std::uint64_t()> next_rv,
     , m_kyma(kyma) {}
 
 void ClusterRegistry::create(const std::string& id, const std::string& shoot_ns,
-                             const std::string& shoot_name) {
-    if (id.empty() || m_clusters.count(id))
+                             const std::string& shoot_name, const std::string& kubernetes_version) {
+    if (id.empty())
         return;
+    if (auto existing = m_clusters.find(id); existing != m_clusters.end()) {
+        existing->second.kubernetes_version = kubernetes_version;
+        return;
+    }
     Cluster& c = m_clusters[id];
     c.id = id;
+    c.kubernetes_version = kubernetes_version;
     if (auto early = m_early_tokens.find(id); early != m_early_tokens.end()) {
         c.tokens = std::move(early->second);
         m_early_tokens.erase(early);
@@ -249,7 +274,7 @@ std::size_t ClusterRegistry::expire_tokens(const std::string& id) {
 std::vector<ResourceInfo> ClusterRegistry::served(const Cluster& c, TimePoint now) const {
     std::vector<ResourceInfo> out;
     for (const auto& info : resources()) {
-        if (info.group == k_apiextensions && info.version == "v1beta1" && !c.serve_v1beta1_crds)
+        if (!api_version_served(info.group, info.version, c.kubernetes_version))
             continue;
         if (is_crd_backed(info)) {
             auto it = c.crd_established.find(crd_name(info));
@@ -312,8 +337,11 @@ ApiResponse ClusterRegistry::handle(const std::string& id, const std::string& su
                                   "\" is hibernated: its API server "
                                   "is scaled down");
     std::vector<ResourceInfo> now_served = served(c, Clock::now());
-    if (auto d = serve_discovery(req, sub_path, now_served, {}))
+    if (auto d = serve_discovery(req, sub_path, now_served, {})) {
+        if (sub_path == "/version")
+            d->body = version_of(c.kubernetes_version, Json::parse(d->body)).dump();
         return *d;
+    }
     auto path = parse_k8s_path(sub_path, [&](const std::string& g, const std::string& r) {
         const ResourceInfo* info = c.store->find(g, r);
         return info && info->namespaced;
@@ -381,11 +409,7 @@ void ClusterRegistry::advance(TimePoint now, const std::string& only) {
             advance_cluster(it->second, now);
         return;
     }
-    // A pass re-indexes its cluster, so the due ones are taken from the index first.
-    std::vector<std::string> due;
-    for (auto it = m_due.begin(); it != m_due.end() && it->first <= now; ++it)
-        due.push_back(it->second);
-    for (const auto& id : due)
+    for (const auto& id : m_due.due_by(now))
         if (auto it = m_clusters.find(id); it != m_clusters.end())
             advance_cluster(it->second, now);
 }
@@ -439,19 +463,11 @@ std::optional<TimePoint> ClusterRegistry::own_due(const Cluster& c) const {
 void ClusterRegistry::reindex(Cluster& c, std::optional<TimePoint> due) {
     if (c.hibernated)
         due.reset();
-    if (due == c.indexed_due)
-        return;
-    if (c.indexed_due)
-        m_due.erase({*c.indexed_due, c.id});
-    if (due)
-        m_due.insert({*due, c.id});
-    c.indexed_due = due;
+    m_due.file(c.id, c.indexed_due, due);
 }
 
 std::optional<TimePoint> ClusterRegistry::next_due() const {
-    if (m_due.empty())
-        return std::nullopt;
-    return m_due.begin()->first;
+    return m_due.next();
 }
 
 void ClusterRegistry::shutdown() {
@@ -466,6 +482,7 @@ Json ClusterRegistry::describe() const {
         std::size_t tokens = c.tokens.size();
         out.push_back({{"id", id},
                        {"shoot", c.shoot_ns + "/" + c.shoot_name},
+                       {"kubernetesVersion", c.kubernetes_version},
                        {"hibernated", c.hibernated},
                        {"tokens", tokens}});
     }

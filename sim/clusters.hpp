@@ -1,14 +1,17 @@
 #pragma once
 // The runtime clusters behind the kubeconfigs that `adminkubeconfig` returns: one per shoot,
 // served at /clusters/<technicalID>/ with the core, RBAC, apps, batch, policy and scheduling
-// objects an installer YAML holds, CustomResourceDefinitions (apiextensions v1 and, per
-// cluster, v1beta1), the Kyma Installation resource once its CRD exists, Service Catalog when
+// objects an installer YAML holds, CustomResourceDefinitions, the Kyma Installation resource
+// once its CRD exists, Service Catalog when
 // a test installs it, the Compass Runtime Agent's CompassConnection once its CRD exists, watches
 // of every resource, their own bearer tokens, a simulated Kyma installer and a simulated runtime
-// agent. A hibernated cluster answers 503 and keeps its objects.
+// agent. Each serves only the group/versions its shoot's Kubernetes version serves
+// (api_versions.hpp): a removed one is 404 and absent from discovery, as on a real cluster.
+// A hibernated cluster answers 503 and keeps its objects.
 // Not thread-safe: the caller holds the world lock.
 
 #include "api.hpp"
+#include "due_index.hpp"
 #include "kyma_installer.hpp"
 #include "object_store.hpp"
 #include "runtime_agent.hpp"
@@ -30,10 +33,12 @@ public:
     ClusterRegistry(std::function<std::uint64_t()> next_rv,
                     std::function<std::uint64_t()> current_rv, KymaSettings kyma = {});
 
-    /// Creates the cluster of a shoot with its initial namespaces and cluster roles, then
-    /// applies the knobs for every new cluster and those posted for `id` beforehand; no-op if
-    /// it exists.
-    void create(const std::string& id, const std::string& shoot_ns, const std::string& shoot_name);
+    /// Creates the cluster of a shoot running Kubernetes `kubernetes_version` with its initial
+    /// namespaces and cluster roles, then applies the knobs for every new cluster and those
+    /// posted for `id` beforehand. When it exists, only its Kubernetes version is set (a
+    /// finished upgrade).
+    void create(const std::string& id, const std::string& shoot_ns, const std::string& shoot_name,
+                const std::string& kubernetes_version);
     /// Removes the cluster, its tokens and its watches.
     void remove(const std::string& id);
     void set_hibernated(const std::string& id, bool hibernated);
@@ -101,16 +106,16 @@ private:
         std::unique_ptr<ObjectStore> store;
         KymaInstaller kyma;
         RuntimeAgent agent;
-        bool serve_v1beta1_crds = true;
+        std::string kubernetes_version; ///< of its shoot: which group/versions it serves
         double crd_establish_seconds = 0;
         bool fail_instance_deletion = false;
         std::string tiller_pod_phase = "Running"; ///< of the pod a tiller-deploy Deployment gets
         std::map<std::string, TimePoint> crd_established; ///< CRD name -> served from then on
         std::set<std::string> crd_status_pending;         ///< CRDs whose Established status is due
         StoreWatches watches;
-        std::set<std::string> tokens;         ///< the keys of m_tokens issued for it
-        std::optional<TimePoint> indexed_due; ///< its entry in m_due
-        bool advancing = false;               ///< its own pass's writes do not make it due
+        std::set<std::string> tokens;            ///< the keys of m_tokens issued for it
+        DueIndex<std::string>::Slot indexed_due; ///< its entry in m_due
+        bool advancing = false;                  ///< its own pass's writes do not make it due
     };
     struct Token {
         std::string cluster;
@@ -145,7 +150,7 @@ private:
     double m_watch_timeout_seconds = 1800;
     std::map<std::string, Cluster> m_clusters;
     std::map<std::string, Token> m_tokens;
-    std::set<std::pair<TimePoint, std::string>> m_due;           ///< (due time, cluster id)
+    DueIndex<std::string> m_due;                                 ///< cluster ids
     std::multimap<std::string, std::string> m_by_shoot;          ///< shoot name -> cluster id
     std::map<std::string, std::set<std::string>> m_early_tokens; ///< for clusters to come
 };

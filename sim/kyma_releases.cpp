@@ -54,37 +54,59 @@ std::vector<std::pair<std::string, std::string>> components(const std::string& v
     return list;
 }
 
+// Only the oldest release is served as Kyma 1.x published it, with API versions Kubernetes
+// stopped serving (apiextensions.k8s.io/v1beta1 in 1.22, policy/v1beta1 in 1.25; see
+// api_versions.cpp): installing it fails on every cluster the sim makes. The others use
+// apiextensions.k8s.io/v1 and no PodSecurityPolicy, so that the installation-cr path can be
+// exercised against today's clusters (tests/sim/README.md).
+bool uses_removed_apis(const std::string& version) {
+    return version == "1.13.0";
+}
+
 std::string crd(const std::string& plural, const std::string& group, const std::string& kind,
-                const std::string& version, const std::string& singular) {
-    return "apiVersion: apiextensions.k8s.io/v1beta1\n"
-           "kind: CustomResourceDefinition\n"
-           "metadata:\n"
-           "  name: " +
-           plural + "." + group +
+                const std::string& version, const std::string& singular, bool v1beta1) {
+    std::string head = "apiVersion: apiextensions.k8s.io/" +
+                       std::string(v1beta1 ? "v1beta1" : "v1") +
+                       "\n"
+                       "kind: CustomResourceDefinition\n"
+                       "metadata:\n"
+                       "  name: " +
+                       plural + "." + group +
+                       "\n"
+                       "spec:\n"
+                       "  group: " +
+                       group + "\n";
+    std::string names = "  scope: Namespaced\n"
+                        "  names:\n"
+                        "    kind: " +
+                        kind +
+                        "\n"
+                        "    singular: " +
+                        singular +
+                        "\n"
+                        "    plural: " +
+                        plural +
+                        "\n"
+                        "    shortNames: ['" +
+                        singular + "']";
+    if (v1beta1)
+        return head + "  version: " + version + "\n" + names;
+    return head + names +
            "\n"
-           "spec:\n"
-           "  group: " +
-           group +
-           "\n"
-           "  version: " +
+           "  versions:\n"
+           "  - name: " +
            version +
            "\n"
-           "  scope: Namespaced\n"
-           "  names:\n"
-           "    kind: " +
-           kind +
-           "\n"
-           "    singular: " +
-           singular +
-           "\n"
-           "    plural: " +
-           plural +
-           "\n"
-           "    shortNames: ['" +
-           singular + "']";
+           "    served: true\n"
+           "    storage: true\n"
+           "    schema:\n"
+           "      openAPIV3Schema:\n"
+           "        type: object\n"
+           "        x-kubernetes-preserve-unknown-fields: true";
 }
 
 std::string installer_yaml(const std::string& version) {
+    const bool old_apis = uses_removed_apis(version);
     std::vector<std::string> docs;
     docs.push_back("apiVersion: v1\n"
                    "kind: Namespace\n"
@@ -117,8 +139,9 @@ std::string installer_yaml(const std::string& version) {
                    "globalDefault: false\n"
                    "description: \"Scheduling priority of Kyma components.\"");
     docs.push_back(crd("installations", "installer.kyma-project.io", "Installation", "v1alpha1",
-                       "installation"));
-    docs.push_back(crd("releases", "release.kyma-project.io", "Release", "v1alpha1", "release"));
+                       "installation", old_apis));
+    docs.push_back(
+        crd("releases", "release.kyma-project.io", "Release", "v1alpha1", "release", old_apis));
     docs.push_back("apiVersion: v1\n"
                    "kind: ServiceAccount\n"
                    "metadata:\n"
@@ -162,23 +185,24 @@ std::string installer_yaml(const std::string& version) {
                    "          value: kyma-installation\n"
                    "        - name: OVERRIDES_NAMESPACE\n"
                    "          value: kyma-installer");
-    docs.push_back("apiVersion: policy/v1beta1\n"
-                   "kind: PodSecurityPolicy\n"
-                   "metadata:\n"
-                   "  name: kyma-installer\n"
-                   "spec:\n"
-                   "  privileged: false\n"
-                   "  allowPrivilegeEscalation: false\n"
-                   "  runAsUser:\n"
-                   "    rule: RunAsAny\n"
-                   "  seLinux:\n"
-                   "    rule: RunAsAny\n"
-                   "  supplementalGroups:\n"
-                   "    rule: RunAsAny\n"
-                   "  fsGroup:\n"
-                   "    rule: RunAsAny\n"
-                   "  volumes:\n"
-                   "  - '*'");
+    if (old_apis)
+        docs.push_back("apiVersion: policy/v1beta1\n"
+                       "kind: PodSecurityPolicy\n"
+                       "metadata:\n"
+                       "  name: kyma-installer\n"
+                       "spec:\n"
+                       "  privileged: false\n"
+                       "  allowPrivilegeEscalation: false\n"
+                       "  runAsUser:\n"
+                       "    rule: RunAsAny\n"
+                       "  seLinux:\n"
+                       "    rule: RunAsAny\n"
+                       "  supplementalGroups:\n"
+                       "    rule: RunAsAny\n"
+                       "  fsGroup:\n"
+                       "    rule: RunAsAny\n"
+                       "  volumes:\n"
+                       "  - '*'");
     docs.push_back("apiVersion: rbac.authorization.k8s.io/v1\n"
                    "kind: ClusterRole\n"
                    "metadata:\n"

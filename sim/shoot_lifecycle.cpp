@@ -62,10 +62,7 @@ Json last_operation(const std::string& type, const std::string& state, int progr
 
 void ShootStore::advance(TimePoint now) {
     // Only the shoots with a transition due (a step may remove its shoot, so not in the loop).
-    std::vector<Key> keys;
-    for (auto it = m_due.begin(); it != m_due.end() && it->first <= now; ++it)
-        keys.push_back(it->second);
-    for (const auto& key : keys) {
+    for (const auto& key : m_due.due_by(now)) {
         // Each step is one write; a bound keeps a bug from spinning forever.
         for (int i = 0; i < 32; ++i) {
             auto it = m_shoots.find(key);
@@ -81,20 +78,11 @@ void ShootStore::advance(TimePoint now) {
 }
 
 std::optional<TimePoint> ShootStore::next_due() const {
-    if (m_due.empty())
-        return std::nullopt;
-    return m_due.begin()->first;
+    return m_due.next();
 }
 
 void ShootStore::reindex(Record& rec) {
-    const auto d = due(rec);
-    if (d == rec.indexed_due)
-        return;
-    if (rec.indexed_due)
-        m_due.erase({*rec.indexed_due, rec.key});
-    if (d)
-        m_due.insert({*d, rec.key});
-    rec.indexed_due = d;
+    m_due.file(rec.key, rec.indexed_due, due(rec));
 }
 
 std::optional<TimePoint> ShootStore::due(const Record& rec) const {
@@ -159,6 +147,10 @@ bool ShootStore::step(Record& rec, TimePoint now) {
 
 namespace {
 
+std::string shoot_kubernetes_version(const Json& shoot) {
+    return shoot["spec"].value("kubernetes", Json::object()).value("version", "");
+}
+
 // DiscoverVersion's list (pkg/utils/validation/kubernetesversion/version.go at v1.145+).
 bool gardenlet_supports(const std::string& version) {
     int major = 0, minor = 0;
@@ -218,8 +210,7 @@ void ShootStore::start_operation(Record& rec, TimePoint now) {
     }
     // The API server admits any version its profile offers, but gardenlet reconciles only the
     // minors it supports (1.32-1.36 today, gardener-landscape.md §3.1): anything else fails.
-    const std::string version =
-        rec.obj["spec"].value("kubernetes", Json::object()).value("version", "");
+    const std::string version = shoot_kubernetes_version(rec.obj);
     if (!op.fail && op.type != "Delete" && !gardenlet_supports(version)) {
         FailPlan refusal;
         refusal.codes = {};
@@ -270,7 +261,8 @@ void ShootStore::progress(Record& rec, int step, TimePoint now) {
         if (!obj["status"].contains("conditions"))
             obj["status"]["conditions"] = conditions(rec, "Unknown", now);
         m_clusters.create(rec.cluster_id, obj["metadata"]["namespace"].get<std::string>(),
-                          obj["metadata"]["name"].get<std::string>());
+                          obj["metadata"]["name"].get<std::string>(),
+                          shoot_kubernetes_version(obj));
     }
     commit_in_place(rec);
 }
@@ -316,8 +308,9 @@ void ShootStore::finish_operation(Record& rec, TimePoint now) {
     if (type == "Create")
         rec.create_succeeded = true;
     rec.op.reset();
+    // The cluster serves what its (maybe just upgraded) Kubernetes version serves.
     m_clusters.create(rec.cluster_id, obj["metadata"]["namespace"].get<std::string>(),
-                      obj["metadata"]["name"].get<std::string>());
+                      obj["metadata"]["name"].get<std::string>(), shoot_kubernetes_version(obj));
     m_clusters.set_hibernated(rec.cluster_id, hibernated);
     commit(rec, std::move(obj));
 }

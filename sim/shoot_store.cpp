@@ -326,8 +326,7 @@ void ShootStore::remove_now(Key key) {
     m_hub.publish("DELETED", last, rv);
     if (!it->second.cluster_id.empty())
         m_clusters.remove(it->second.cluster_id);
-    if (it->second.indexed_due)
-        m_due.erase({*it->second.indexed_due, key});
+    m_due.file(key, it->second.indexed_due, std::nullopt);
     m_shoots.erase(it);
 }
 

@@ -9,6 +9,7 @@
 // Not thread-safe: the caller holds the world lock.
 
 #include "admission.hpp"
+#include "due_index.hpp"
 #include "object_store.hpp"
 #include "patch.hpp"
 
@@ -130,8 +131,8 @@ private:
         /// lifecycle looks at them for every shoot on every tick.
         long long generation = 1;
         long long observed_generation = 0;
-        /// due() as m_due holds it.
-        std::optional<TimePoint> indexed_due;
+        /// due() as m_due files it.
+        DueIndex<Key>::Slot indexed_due;
     };
 
     Record& find(const std::string& ns, const std::string& name);
@@ -170,7 +171,7 @@ private:
     std::map<Key, Record> m_shoots;
     /// Every shoot with a transition pending, by due time: the server looks before every
     /// request, so this must not scan all shoots.
-    std::set<std::pair<TimePoint, Key>> m_due;
+    DueIndex<Key> m_due;
     std::vector<FailPlan> m_next_plans;
 };
 

@@ -7,7 +7,8 @@
 namespace kprov::engine {
 
 /// A release whose YAML cannot be read (not YAML, or beyond a bound of yaml::k_foreign_bounds,
-/// named): no retry can change it, so the operation fails.
+/// named), or whose objects use an API version the runtime cluster does not serve: no retry can
+/// change it, so the operation fails.
 class UnusableRelease : public Error {
 public:
     using Error::Error;

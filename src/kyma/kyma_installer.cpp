@@ -52,10 +52,40 @@ void create_or_replace(KubeClient& kube, const std::string& collection, const js
         put_over_live(kube, collection + "/" + object_name(object), build);
 }
 
-void apply_resources(KubeClient& kube, const std::vector<json>& resources) {
-    for (const auto& object : resources)
-        create_or_replace(kube, collection_path(object), object,
-                          [&](const json& live) { return replacement_for(live, object); });
+// True when the cluster's discovery lists the resource of `object` under its apiVersion.
+bool cluster_serves(KubeClient& kube, const json& object) {
+    const std::string api_version = object.value("apiVersion", "");
+    const KindInfo* info = find_kind(api_version, object.value("kind", ""));
+    const auto list = kube.get_if_exists(
+        (api_version.find('/') == std::string::npos ? "/api/" : "/apis/") + api_version);
+    if (!info || !list || !list->is_object())
+        return false;
+    for (const auto& resource : list->value("resources", json::array()))
+        if (resource.is_object() && resource.value("name", "") == info->plural)
+            return true;
+    return false;
+}
+
+void apply_resources(KubeClient& kube, const std::vector<json>& resources,
+                     const std::string& release) {
+    for (const auto& object : resources) {
+        try {
+            create_or_replace(kube, collection_path(object), object,
+                              [&](const json& live) { return replacement_for(live, object); });
+        } catch (const KubeError& e) {
+            // A 404 of a collection whose namespace is not there yet may pass; one of an API
+            // version the cluster does not serve (Kubernetes removed apiextensions.k8s.io/v1beta1
+            // in 1.22, policy/v1beta1 in 1.25) never does: the release cannot go on this cluster.
+            if (!e.is_not_found() || cluster_serves(kube, object))
+                throw;
+            throw engine::UnusableRelease(
+                "the runtime cluster does not serve " + object.value("apiVersion", "") + " " +
+                object.value("kind", "") + " (\"" + object_name(object) +
+                "\" of the installer YAML of Kyma " + release +
+                "); expected a release whose objects use API versions the cluster's Kubernetes "
+                "version serves");
+        }
+    }
 }
 
 void apply_overrides(KubeClient& kube, const std::vector<json>& objects, const char* plural) {
@@ -162,7 +192,7 @@ void InstallationCrInstaller::trigger(const std::string& kubeconfig,
         const InstallerManifest manifest =
             with_prefix("failed to apply Installer resources: ", [&] {
                 InstallerManifest m = parse_installer_yaml(config.release.installer_yaml);
-                apply_resources(kube, m.resources);
+                apply_resources(kube, m.resources, config.release.version);
                 return m;
             });
         with_prefix("failed to apply Installation resources: ", [&] {

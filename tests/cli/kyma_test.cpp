@@ -273,6 +273,24 @@ TEST_P(Kyma, AComponentThatKeepsFailingFailsTheOperationWithItsName) {
     EXPECT_EQ(op.last_error.component, "kyma installer");
 }
 
+// Kyma 1.13.0's installer YAML has CRDs of apiextensions.k8s.io/v1beta1, which Kubernetes
+// stopped serving in 1.22: on a cluster of today the operation fails at once (no retries until
+// the installation timeout), naming the refused apiVersion and kind.
+TEST_P(Kyma, AReleaseWithApiVersionsTheClusterDoesNotServeFailsTheOperation) {
+    const auto [file, shoot] = kyma_runtime_file(kyma_config("1.13.0"));
+    const std::string id = provision(file, 3);
+    const auto op = *m_store->last_operation(id);
+    EXPECT_EQ(op.state, OperationState::Failed);
+    EXPECT_EQ(op.stage, "StartingInstallation");
+    EXPECT_THAT(op.message,
+                HasSubstr("the runtime cluster does not serve apiextensions.k8s.io/v1beta1 "
+                          "CustomResourceDefinition (\"installations.installer.kyma-project.io\" "
+                          "of the installer YAML of Kyma 1.13.0)"));
+    EXPECT_EQ(op.last_error.component, "kyma installer");
+    // The objects before the CRD were applied, the Installation CR never was.
+    EXPECT_TRUE(installer_state(shoot)["installation"].is_null());
+}
+
 TEST_P(Kyma, AnInstallationThatNeverEndsTimesOut) {
     setenv("APP_PROVISIONING_TIMEOUT_INSTALLATION", "2s", 1);
     const auto [file, shoot] = kyma_runtime_file();

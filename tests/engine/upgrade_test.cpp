@@ -195,7 +195,7 @@ TEST_F(UpgradeShoot, LegacyApiRefusesVersionsWhereGardenerRefusesItsFields) {
     EXPECT_NO_THROW(upgrade({{"kubernetesVersion", "1.33.3"}}, "1.32.1"));
 }
 
-TEST_F(UpgradeShoot, WaitingForShootNewVersionWaitsFailsOrGoesOn) {
+TEST_F(UpgradeShoot, WaitingForShootNewVersionWaitsUntilGardenerObservedTheUpdate) {
     const std::string id = applied();
     gardener.clear_last_operation("shoot1"); // no lastOperation at all: no crash, wait
     clock.advance(5s);
@@ -203,13 +203,25 @@ TEST_F(UpgradeShoot, WaitingForShootNewVersionWaitsFailsOrGoesOn) {
     EXPECT_EQ(result.operation.stage, "WaitingForShootNewVersion");
     EXPECT_EQ(result.operation.next_run_at, clock.now() + 5s);
 
+    // A deliberate difference from the original, which failed here: until Gardener observed
+    // the update (observedGeneration < generation), a Failed lastOperation is an earlier
+    // operation's, so the stage goes on waiting.
     gardener.set_last_operation("shoot1", "Reconcile", "Failed", "broken");
     gardener.set_last_errors("shoot1", {"ERR_CONFIGURATION_PROBLEM"});
     clock.advance(5s);
     result = pass(id);
+    EXPECT_EQ(result.outcome, PassOutcome::Waiting);
+    EXPECT_EQ(result.operation.stage, "WaitingForShootNewVersion");
+    EXPECT_EQ(result.operation.next_run_at, clock.now() + 5s);
+    EXPECT_TRUE(result.operation.last_error.empty());
+
+    // Observed: WaitingForShootUpgrade judges the operation the update started.
+    gardener.observe("shoot1");
+    clock.advance(5s);
+    result = pass(id);
     EXPECT_EQ(result.outcome, PassOutcome::Failed);
     EXPECT_EQ(result.operation.last_error,
-              (LastError{"Gardener Shoot cluster upgrade failed. Last Shoot state: Failed, Shoot "
+              (LastError{"gardener Shoot cluster upgrade failed. Last Shoot state: Failed, Shoot "
                          "description: broken",
                          "ERR_CONFIGURATION_PROBLEM", "gardener"}));
 }

@@ -3,6 +3,7 @@
 // (kyma-installation.md §2.3-§2.5, §3.2, §4.3, §4.4, §7.4).
 
 #include "engine/error.hpp"
+#include "engine/unusable_release.hpp"
 #include "fake_cluster.hpp"
 #include "gardener/kube_error.hpp"
 #include "kyma/kyma_installer.hpp"
@@ -184,6 +185,40 @@ TEST_F(KymaInstallerTest, TillerYamlIsNeverAppliedButWarnedAbout) {
                 Not(Contains("POST /api/v1/namespaces/kube-system/serviceaccounts")));
     ASSERT_EQ(logs.size(), 1u);
     EXPECT_THAT(logs[0], HasSubstr("Tiller"));
+}
+
+// A 404 for an object whose apiVersion the cluster does not serve (Kubernetes removed it) fails
+// for good, naming it; a 404 while discovery lists the resource (a namespace not there yet)
+// stays the cluster's error, retried by the stage.
+TEST_F(KymaInstallerTest, AnApiVersionTheClusterDoesNotServeMakesTheReleaseUnusable) {
+    auto served = std::make_shared<bool>(false);
+    cluster->set_hook([served](const net::HttpRequest& r,
+                               const std::string& p) -> std::optional<net::HttpResponse> {
+        if (r.method == "POST" && p == "/api/v1/namespaces/kyma-installer/serviceaccounts")
+            return FakeCluster::answer(
+                404,
+                status_body(404, "NotFound", "the server could not find the requested resource"));
+        if (r.method == "GET" && p == "/api/v1")
+            return *served ? FakeCluster::answer(200, R"({"kind":"APIResourceList",
+                "groupVersion":"v1","resources":[{"name":"namespaces"},{"name":"serviceaccounts"}]})")
+                           : FakeCluster::answer(404, status_body(404, "NotFound", "not found"));
+        return std::nullopt;
+    });
+    try {
+        installer->install(kubeconfig, config_with());
+        ADD_FAILURE() << "installed";
+    } catch (const engine::UnusableRelease& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "Failed to prepare installation: failed to apply Installer resources: the "
+                  "runtime cluster does not serve v1 ServiceAccount (\"kyma-installer\" of the "
+                  "installer YAML of Kyma 1.24.11); expected a release whose objects use API "
+                  "versions the cluster's Kubernetes version serves");
+    }
+    EXPECT_THAT(cluster->calls(), Not(Contains("PUT " + k_cr_path)));
+    *served = true;
+    auto [message, status] = error_of([&] { installer->install(kubeconfig, config_with()); });
+    EXPECT_EQ(status, 404) << message;
+    EXPECT_THAT(message, HasSubstr("serviceaccounts: 404"));
 }
 
 TEST_F(KymaInstallerTest, ErrorsCarryTheOriginalPrefixesAndTheHttpStatus) {

@@ -23,21 +23,21 @@ TEST(KymaApi, InstallationsAre404UntilTheirCrdExists) {
     Resp created = kc.create_cr({"a"}, {{"action", "install"}});
     ASSERT_EQ(created.status, 201) << created.body;
     EXPECT_EQ(kc.create_cr({"a"}, {}).json["reason"], "AlreadyExists");
-    // The CRD reads back through v1 too; both versions are discovered.
+    // A Kubernetes 1.3x cluster serves CRDs through v1 only.
     Resp v1 = kc.get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
                      "installations.installer.kyma-project.io");
     ASSERT_EQ(v1.status, 200);
     EXPECT_EQ(v1.json["apiVersion"], "apiextensions.k8s.io/v1");
     Resp group = kc.get("/apis/apiextensions.k8s.io");
-    ASSERT_EQ(group.json["versions"].size(), 2u);
+    ASSERT_EQ(group.json["versions"].size(), 1u);
     EXPECT_EQ(group.json["preferredVersion"]["version"], "v1");
 }
 
-TEST(KymaApi, CrdEstablishmentDelayAndV1beta1Switch) {
+TEST(KymaApi, CrdEstablishmentDelay) {
     KymaCluster kc;
-    ASSERT_EQ(kc.knobs({{"crdEstablishSeconds", 0.3}, {"serveV1beta1Crds", false}}).status, 200);
-    EXPECT_EQ(kc.get("/apis/apiextensions.k8s.io/v1beta1/customresourcedefinitions").status, 404);
-    EXPECT_EQ(kc.get("/apis/apiextensions.k8s.io").json["versions"].size(), 1u);
+    ASSERT_EQ(kc.knobs({{"crdEstablishSeconds", 0.3}}).status, 200);
+    // The knob that switched v1beta1 CRDs off is gone: the Kubernetes version decides.
+    EXPECT_EQ(kc.knobs({{"serveV1beta1Crds", true}}).status, 400);
     Json crd = {{"metadata", {{"name", "installations.installer.kyma-project.io"}}},
                 {"spec", {{"group", "installer.kyma-project.io"}}}};
     ASSERT_EQ(kc.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd).status, 201);
@@ -142,7 +142,7 @@ TEST(KymaApi, GenericKindsOfTheInstallerYaml) {
              {"/apis/rbac.authorization.k8s.io/v1/clusterroles", "kyma-installer-reader"},
              {"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", "kyma-installer"},
              {"/apis/scheduling.k8s.io/v1/priorityclasses", "kyma-system-priority"},
-             {"/apis/policy/v1beta1/podsecuritypolicies", "kyma-installer"}}) {
+             {"/apis/policy/v1/namespaces/kyma-installer/poddisruptionbudgets", "pdb"}}) {
         Json obj = {{"metadata", {{"name", kind.name}}}};
         Resp created = kc.post(kind.collection, obj);
         ASSERT_EQ(created.status, 201) << kind.collection << created.body;
@@ -218,7 +218,7 @@ TEST(KymaApi, ServiceCatalogWhenInstalled) {
     Json broker = kc.get(sc + "/clusterservicebrokers/sm-broker").json;
     broker["metadata"]["finalizers"] = Json::array();
     EXPECT_EQ(kc.put(sc + "/clusterservicebrokers/sm-broker", broker).status, 200);
-    Resp crds = kc.get("/apis/apiextensions.k8s.io/v1beta1/customresourcedefinitions");
+    Resp crds = kc.get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions");
     EXPECT_EQ(crds.json["items"].size(), 3u);
     ASSERT_EQ(kc.knobs({{"serviceCatalog", false}}).status, 200);
     EXPECT_EQ(kc.get(sc + "/clusterservicebrokers").status, 404);

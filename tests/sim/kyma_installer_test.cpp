@@ -248,7 +248,15 @@ TEST(KymaReleases, ArtifactsAreServedPerVersion) {
           "kind: ServiceAccount", "kind: Deployment", "kind: ClusterRole\n",
           "kind: ClusterRoleBinding", "kind: Installation\n"})
         EXPECT_TRUE(has(kind)) << kind;
-    EXPECT_TRUE(has("apiVersion: apiextensions.k8s.io/v1beta1"));
+    // 1.24.11 uses API versions a 1.3x cluster serves; 1.13.0 those Kubernetes removed.
+    EXPECT_TRUE(has("apiVersion: apiextensions.k8s.io/v1\n"));
+    EXPECT_FALSE(has("v1beta1"));
+    EXPECT_FALSE(has("kind: PodSecurityPolicy"));
+    Resp old = anonymous.get("/sim/kyma-releases/1.13.0/kyma-installer-cluster.yaml");
+    ASSERT_EQ(old.status, 200);
+    EXPECT_NE(old.body.find("apiVersion: apiextensions.k8s.io/v1beta1\n"), std::string::npos);
+    EXPECT_NE(old.body.find("apiVersion: policy/v1beta1\nkind: PodSecurityPolicy"),
+              std::string::npos);
     EXPECT_TRUE(has("image: eu.gcr.io/kyma-project/kyma-installer:1.24.11"));
     EXPECT_NE(docs.back().find("    action: install"), std::string::npos);
     EXPECT_NE(docs.back().find("  version: \"0.0.1\""), std::string::npos);

@@ -31,15 +31,16 @@ std::string KymaCluster::cr_path() const {
 }
 
 void KymaCluster::create_installation_crd() {
-    Json crd = {{"apiVersion", "apiextensions.k8s.io/v1beta1"},
-                {"kind", "CustomResourceDefinition"},
-                {"metadata", {{"name", "installations.installer.kyma-project.io"}}},
-                {"spec",
-                 {{"group", "installer.kyma-project.io"},
-                  {"version", "v1alpha1"},
-                  {"scope", "Namespaced"},
-                  {"names", {{"kind", "Installation"}, {"plural", "installations"}}}}}};
-    Resp r = post("/apis/apiextensions.k8s.io/v1beta1/customresourcedefinitions", crd);
+    Json crd = {
+        {"apiVersion", "apiextensions.k8s.io/v1"},
+        {"kind", "CustomResourceDefinition"},
+        {"metadata", {{"name", "installations.installer.kyma-project.io"}}},
+        {"spec",
+         {{"group", "installer.kyma-project.io"},
+          {"versions", Json::array({{{"name", "v1alpha1"}, {"served", true}, {"storage", true}}})},
+          {"scope", "Namespaced"},
+          {"names", {{"kind", "Installation"}, {"plural", "installations"}}}}}};
+    Resp r = post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd);
     EXPECT_EQ(r.status, 201) << r.body;
 }
 

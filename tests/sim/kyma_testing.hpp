@@ -30,7 +30,7 @@ public:
     Resp put(const std::string& path, const Json& body) { return k->put(c(path), body.dump()); }
     Resp get(const std::string& path) { return k->get(c(path)); }
 
-    /// The Installation CRD (apiextensions v1beta1, as the installer YAML has it).
+    /// The Installation CRD (apiextensions v1, as the sim's 1.24 releases have it).
     void create_installation_crd();
     /// Namespace kyma-installer and the Deployment kyma-installer/kyma-installer.
     void deploy_installer(const std::string& version = "1.24.11");

@@ -1,5 +1,7 @@
 #include "sim_testing.hpp"
 
+#include "support/aws_shoot.hpp"
+
 #include <cstdlib>
 #include <fstream>
 #include <unistd.h>
@@ -99,33 +101,9 @@ std::string SimFixture::shoot(const std::string& name, const std::string& ns) co
 }
 
 Json shoot_body(const std::string& name, const std::string& ns) {
-    return Json::parse(R"({
-      "apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot",
-      "metadata": {"name": ")" +
-                       name + R"(", "namespace": ")" + ns + R"(",
-                   "labels": {"account": "ga-1", "subaccount": "sa-1"},
-                   "annotations": {"kcp.provisioner.kyma-project.io/runtime-id": "rt-1"}},
-      "spec": {
-        "cloudProfile": {"kind": "CloudProfile", "name": "aws"},
-        "credentialsBindingName": "aws-kyma-dev",
-        "region": "eu-central-1",
-        "purpose": "production",
-        "kubernetes": {"version": "1.34.6"},
-        "networking": {"type": "calico", "nodes": "10.250.0.0/16", "pods": "100.64.0.0/12",
-                       "services": "100.104.0.0/13"},
-        "maintenance": {"autoUpdate": {"kubernetesVersion": true, "machineImageVersion": false},
-                        "timeWindow": {"begin": "220000+0000", "end": "230000+0000"}},
-        "provider": {
-          "type": "aws",
-          "infrastructureConfig": {"apiVersion": "aws.provider.extensions.gardener.cloud/v1alpha1",
-                                   "kind": "InfrastructureConfig",
-                                   "networks": {"vpc": {"cidr": "10.250.0.0/16"}}},
-          "workers": [{"name": "cpu-worker-0", "machine": {"type": "m5.xlarge"},
-                       "minimum": 1, "maximum": 3, "maxSurge": 1, "maxUnavailable": 0,
-                       "zones": ["eu-central-1a"], "volume": {"type": "gp3", "size": "50Gi"}}]
-        }
-      }
-    })");
+    kprov::testing::AwsShootOptions options;
+    options.annotations = {{"kcp.provisioner.kyma-project.io/runtime-id", "rt-1"}};
+    return kprov::testing::aws_shoot(name, ns, options);
 }
 
 Json legacy_shoot_body(const std::string& name, const std::string& ns) {

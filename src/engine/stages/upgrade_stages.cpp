@@ -76,13 +76,13 @@ StageResult waiting_for_shoot_new_version(StageContext& context) {
     const auto shoot = context.shoot();
     if (!shoot)
         throw shoot_not_found(context.shoot_name());
-    if (shoot->observed_generation == shoot->generation)
+    // Until Gardener has observed the update, lastOperation is an earlier operation's: a Failed
+    // there says nothing about this upgrade (the original failed on it; a deliberate
+    // difference). WaitingForShootUpgrade judges the operation the update started; the stage's
+    // timeout ends a wait for an update Gardener never observes.
+    if (shoot->observed_generation >= shoot->generation)
         return go_to(k_stage_waiting_for_shoot_upgrade);
-    if (last_operation_is(*shoot, "Failed"))
-        throw StageError::non_recoverable(
-            "Gardener Shoot cluster upgrade failed. " + last_shoot_state(*shoot),
-            joined_error_codes(*shoot), std::string(k_component_gardener));
-    return wait_in(k_stage_waiting_for_shoot_new_version, 5s); // also with no lastOperation
+    return wait_in(k_stage_waiting_for_shoot_new_version, 5s);
 }
 
 StageResult waiting_for_shoot_upgrade(StageContext& context) {
