@@ -52,12 +52,38 @@ template <class Map> auto& find_cluster(Map& clusters, const std::string& id) {
     return it->second;
 }
 
-// A path the cluster serves nothing at (a removed group/version, an unknown resource): the
-// Status the generic API server makes of go-restful's 404. For a group/version it has no
-// handler for at all, a real kube-apiserver's last handler (apiserver's notfoundhandler) writes
-// a plain "404 page not found", which clients report with this same message.
+// An unknown resource of a group/version the cluster serves: the Status the generic API server
+// makes of go-restful's 404.
 ApiError no_such_resource() {
     return {404, failure_status(404, "NotFound", k_no_such_resource)};
+}
+
+// A group/version the cluster serves nothing of (removed in its Kubernetes version, or never
+// there): no go-restful web service matches, so kube-apiserver's last handler (apiserver's
+// notfoundhandler) answers with net/http's plain text, not a Status. Clients then report "the
+// server could not find the requested resource" themselves.
+ApiResponse page_not_found() {
+    ApiResponse r;
+    r.status = 404;
+    r.body = "404 page not found\n";
+    r.content_type = "text/plain; charset=utf-8";
+    return r;
+}
+
+// Whether `sub_path` (/api/V/..., /apis/G/V/...) names a group/version of `served`; true for a
+// path that names none (those get the Status of no_such_resource).
+bool serves_group_version_of(const std::vector<ResourceInfo>& served, const std::string& sub_path) {
+    const std::vector<std::string> seg = split_segments(sub_path);
+    std::string group, version;
+    if (seg.size() >= 2 && seg[0] == "api")
+        version = seg[1];
+    else if (seg.size() >= 3 && seg[0] == "apis")
+        group = seg[1], version = seg[2];
+    else
+        return true;
+    return std::any_of(served.begin(), served.end(), [&](const ResourceInfo& r) {
+        return r.group == group && r.version == version;
+    });
 }
 
 } // namespace
@@ -342,6 +368,8 @@ ApiResponse ClusterRegistry::handle(const std::string& id, const std::string& su
             d->body = version_of(c.kubernetes_version, Json::parse(d->body)).dump();
         return *d;
     }
+    if (!serves_group_version_of(now_served, sub_path))
+        return page_not_found();
     auto path = parse_k8s_path(sub_path, [&](const std::string& g, const std::string& r) {
         const ResourceInfo* info = c.store->find(g, r);
         return info && info->namespaced;

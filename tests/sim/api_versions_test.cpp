@@ -1,6 +1,6 @@
 // A runtime cluster serves the group/versions of its shoot's Kubernetes version
 // (sim/api_versions.hpp): the removal table, discovery, and the 404 a real API server gives for
-// a removed group/version.
+// a removed group/version (plain text) and for an unknown resource of a served one (a Status).
 
 #include "api_versions.hpp"
 #include "kyma_testing.hpp"
@@ -34,6 +34,14 @@ void expect_not_found(const Resp& r, const std::string& what) {
     EXPECT_EQ(r.json["reason"], "NotFound") << what;
     EXPECT_EQ(r.json["code"], 404) << what;
     EXPECT_EQ(r.json["message"], "the server could not find the requested resource") << what;
+}
+
+// What kube-apiserver answers for a group/version it serves nothing of: no web service matches,
+// and the last handler writes net/http's plain text (clients turn it into the message above).
+void expect_page_not_found(const Resp& r, const std::string& what) {
+    EXPECT_EQ(r.status, 404) << what << ": " << r.body;
+    EXPECT_EQ(r.body, "404 page not found\n") << what;
+    EXPECT_EQ(r.header("Content-Type").rfind("text/plain", 0), 0u) << what;
 }
 
 } // namespace
@@ -72,15 +80,15 @@ TEST(ApiVersions, DiscoveryOfA134ClusterListsOnlyServedVersions) {
     ASSERT_EQ(policy_v1.status, 200);
     ASSERT_EQ(policy_v1.json["resources"].size(), 1u);
     EXPECT_EQ(policy_v1.json["resources"][0]["name"], "poddisruptionbudgets");
-    expect_not_found(kc.get("/apis/apiextensions.k8s.io/v1beta1"), "CRD v1beta1 discovery");
-    expect_not_found(kc.get("/apis/policy/v1beta1"), "policy v1beta1 discovery");
+    expect_page_not_found(kc.get("/apis/apiextensions.k8s.io/v1beta1"), "CRD v1beta1 discovery");
+    expect_page_not_found(kc.get("/apis/policy/v1beta1"), "policy v1beta1 discovery");
     const Resp version = kc.get("/version");
     ASSERT_EQ(version.status, 200);
     EXPECT_EQ(version.json["gitVersion"], "v1.34.6-kprov-sim");
     EXPECT_EQ(version.json["minor"], "34");
 }
 
-TEST(ApiVersions, RemovedGroupVersionsAre404WithAStatusForEveryVerb) {
+TEST(ApiVersions, RemovedGroupVersionsArePlain404sForEveryVerb) {
     KymaCluster kc;
     const Json crd = {{"apiVersion", "apiextensions.k8s.io/v1beta1"},
                       {"kind", "CustomResourceDefinition"},
@@ -91,20 +99,23 @@ TEST(ApiVersions, RemovedGroupVersionsAre404WithAStatusForEveryVerb) {
                         {"scope", "Namespaced"},
                         {"names", {{"kind", "Release"}, {"plural", "releases"}}}}}};
     const std::string crds = "/apis/apiextensions.k8s.io/v1beta1/customresourcedefinitions";
-    expect_not_found(kc.post(crds, crd), "POST v1beta1 CRD");
-    expect_not_found(kc.get(crds), "list v1beta1 CRDs");
-    expect_not_found(kc.get(crds + "/releases.release.kyma-project.io"), "get v1beta1 CRD");
+    expect_page_not_found(kc.post(crds, crd), "POST v1beta1 CRD");
+    expect_page_not_found(kc.get(crds), "list v1beta1 CRDs");
+    expect_page_not_found(kc.get(crds + "/releases.release.kyma-project.io"), "get v1beta1 CRD");
     const std::string psps = "/apis/policy/v1beta1/podsecuritypolicies";
     const Json psp = {{"apiVersion", "policy/v1beta1"},
                       {"kind", "PodSecurityPolicy"},
                       {"metadata", {{"name", "kyma-installer"}}}};
-    expect_not_found(kc.post(psps, psp), "POST PSP");
-    expect_not_found(kc.get(psps), "list PSPs");
-    expect_not_found(kc.put(psps + "/kyma-installer", psp), "PUT PSP");
+    expect_page_not_found(kc.post(psps, psp), "POST PSP");
+    expect_page_not_found(kc.get(psps), "list PSPs");
+    expect_page_not_found(kc.put(psps + "/kyma-installer", psp), "PUT PSP");
     // Nothing was stored through the refused versions.
     const Resp v1 = kc.get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions");
     ASSERT_EQ(v1.status, 200);
     EXPECT_TRUE(v1.json["items"].empty());
+    // An unknown resource of a served group/version is go-restful's 404, made a Status.
+    expect_not_found(kc.get("/apis/apiextensions.k8s.io/v1/nosuchresources"),
+                     "unknown resource of a served version");
 }
 
 TEST(ApiVersions, AClusterServesWhatItsUpgradedVersionServes) {
@@ -115,6 +126,6 @@ TEST(ApiVersions, AClusterServesWhatItsUpgradedVersionServes) {
     ASSERT_EQ(patched.status, 200) << patched.body;
     EXPECT_TRUE(eventually([&] { return kc.get("/version").json["minor"] == "35"; }, 10));
     EXPECT_EQ(kc.get("/version").json["gitVersion"], "v1.35.4-kprov-sim");
-    expect_not_found(kc.get("/apis/apiextensions.k8s.io/v1beta1/customresourcedefinitions"),
-                     "v1beta1 CRDs after the upgrade");
+    expect_page_not_found(kc.get("/apis/apiextensions.k8s.io/v1beta1/customresourcedefinitions"),
+                          "v1beta1 CRDs after the upgrade");
 }
