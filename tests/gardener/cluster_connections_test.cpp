@@ -5,11 +5,14 @@
 
 #include "fakes.hpp"
 #include "gardener/cluster_connections.hpp"
+#include "gardener/kube_client.hpp"
 #include "gardener/operator_bindings.hpp"
 
+#include <condition_variable>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <thread>
@@ -27,13 +30,24 @@ public:
     CountingServer() {
         m_server.set_keep_alive_max_count(1000);
         m_server.set_keep_alive_timeout(60);
+        m_server.new_task_queue = [] {
+            return new httplib::ThreadPool(32);
+        };
         m_server.set_pre_routing_handler(
             [this](const httplib::Request& req, httplib::Response& res) {
                 {
-                    std::lock_guard lock(m_mutex);
+                    std::unique_lock lock(m_mutex);
                     m_ports.insert(req.remote_port);
                     m_requests.push_back(req.method + " " + req.path + " " +
                                          req.get_header_value("Authorization"));
+                    if (req.path == "/together") {
+                        // Answered when `together` requests are in flight at once (or after
+                        // 10 s, so that a broken client fails the test instead of hanging it).
+                        const int round = m_arrived++ / together;
+                        m_changed.notify_all();
+                        m_changed.wait_for(lock, 10s,
+                                           [&] { return m_arrived >= (round + 1) * together; });
+                    }
                 }
                 res.status = req.method == "POST" ? 201 : 200;
                 res.set_content(R"({"kind":"Status","status":"Success"})", "application/json");
@@ -61,11 +75,15 @@ public:
         return m_requests;
     }
 
+    int together = 8;
+
 private:
     httplib::Server m_server;
     int m_port = 0;
     std::thread m_thread;
     std::mutex m_mutex;
+    std::condition_variable m_changed;
+    int m_arrived = 0;
     std::set<int> m_ports;
     std::vector<std::string> m_requests;
 };
@@ -124,6 +142,24 @@ TEST(ClusterConnectionsTest, AnotherServerGetsItsOwnConnection) {
     EXPECT_EQ(second.connections(), 1U);
     EXPECT_EQ(first.requests().size(), 12U);
     EXPECT_EQ(second.requests().size(), 6U);
+}
+
+TEST(ClusterConnectionsTest, EightCallersAtOnceKeepTheirEightConnections) {
+    CountingServer server;
+    Kubeconfig config;
+    config.server = server.url();
+    config.token = "t";
+    KubeClient client(config, one_try());
+    for (int round = 0; round < 3; ++round) {
+        std::vector<std::thread> callers;
+        for (int i = 0; i < server.together; ++i)
+            callers.emplace_back([&] { client.get("/together"); });
+        for (auto& caller : callers)
+            caller.join();
+    }
+    EXPECT_EQ(server.requests().size(), 24U);
+    // libcurl keeps 5 connections unless told otherwise: rounds 2 and 3 would open 3 more each.
+    EXPECT_EQ(server.connections(), 8U) << "later rounds reuse the first round's connections";
 }
 
 Kubeconfig config(const std::string& server) {
