@@ -72,12 +72,22 @@ json agent_configuration_secret(const engine::AgentConfiguration& agent) {
 }
 
 ClusterBindings::ClusterBindings(ClientOptions options)
-    : m_options(std::move(options)) {}
+    : m_options(std::move(options))
+    , m_connections(std::make_unique<ClusterConnections>(ConnectionLimits{}, m_options.clock)) {}
+
+ClusterBindings::~ClusterBindings() = default;
+
+gardener::RuntimeClusterClient ClusterBindings::connect(const std::string& kubeconfig) {
+    Kubeconfig config = parse_remote_kubeconfig(kubeconfig, "<runtime cluster admin kubeconfig>");
+    ClientOptions options = m_options;
+    if (!options.transport)
+        options.transport = m_connections->transport_for(config);
+    return gardener::RuntimeClusterClient::connect(std::move(config), std::move(options));
+}
 
 void ClusterBindings::create_operator_bindings(const std::string& kubeconfig,
                                                const engine::OperatorBindings& bindings) {
-    // Qualified: inside this class the name alone is the engine port it implements.
-    auto cluster = gardener::RuntimeClusterClient::from_kubeconfig(kubeconfig, m_options);
+    auto cluster = connect(kubeconfig);
     cluster.create_namespace("istio-system", json::object());
     for (const auto& role : operator_cluster_roles())
         cluster.create_cluster_role(role);
@@ -90,7 +100,7 @@ void ClusterBindings::create_operator_bindings(const std::string& kubeconfig,
 
 void ClusterBindings::configure_runtime_agent(const std::string& kubeconfig,
                                               const engine::AgentConfiguration& agent) {
-    auto cluster = gardener::RuntimeClusterClient::from_kubeconfig(kubeconfig, m_options);
+    auto cluster = connect(kubeconfig);
     cluster.create_namespace("istio-system", json::object());
     cluster.create_namespace(k_agent_namespace, json::object());
     const json secret = agent_configuration_secret(agent);
@@ -119,7 +129,7 @@ void ClusterBindings::configure_runtime_agent(const std::string& kubeconfig,
 std::optional<std::string>
 ClusterBindings::compass_connection_state(const std::string& kubeconfig) {
     constexpr std::size_t k_max_state = 256;
-    auto cluster = gardener::RuntimeClusterClient::from_kubeconfig(kubeconfig, m_options);
+    auto cluster = connect(kubeconfig);
     const auto connection = cluster.kube().get_if_exists(
         "/apis/compass.kyma-project.io/v1alpha1/compassconnections/compass-connection");
     if (!connection)

@@ -4,12 +4,16 @@
 // CreatingBindingsForOperators), written with the cluster's admin kubeconfig.
 
 #include "engine/ports.hpp"
+#include "gardener/cluster_connections.hpp"
 #include "gardener/kube_client.hpp"
 
+#include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <vector>
 
 namespace kprov::gardener {
+
+class RuntimeClusterClient;
 
 /// The two cluster roles of §7.1, l2-operator (aggregating) and l2-operator-rules.
 std::vector<nlohmann::json> operator_cluster_roles();
@@ -32,13 +36,17 @@ inline constexpr const char* k_agent_secret = "compass-agent-configuration";
 /// TOKEN, base64 encoded).
 nlohmann::json agent_configuration_secret(const engine::AgentConfiguration& agent);
 
-/// Thread-safe: every call opens its own connection to the cluster its kubeconfig names.
-/// Errors are KubeError (a RemoteError, component "k8s client - cluster"), or ConfigError for
-/// an unusable kubeconfig.
+/// Thread-safe. Calls reach the cluster their kubeconfig names over connections kept between
+/// calls (ClusterConnections: one transport per server and TLS settings, dropped after 30 s
+/// unused), so the passes of one cluster, and of clusters behind one API server address, reuse
+/// their connections. Errors are KubeError (a RemoteError, component "k8s client - cluster"),
+/// or ConfigError for an unusable kubeconfig.
 class ClusterBindings final : public engine::RuntimeClusterClient {
 public:
-    /// `options` for the runtime clusters' clients (rate limit, timeouts, retries).
+    /// `options` for the runtime clusters' clients (rate limit, timeouts, retries); with
+    /// `options.transport` set, every call uses that transport instead of kept connections.
     explicit ClusterBindings(ClientOptions options = {});
+    ~ClusterBindings() override;
 
     /// In order: namespace istio-system, the cluster roles (each left as it is when it exists),
     /// one DeleteCollection of the managed bindings, then the bindings (AlreadyExists ignored).
@@ -56,7 +64,12 @@ public:
     std::optional<std::string> compass_connection_state(const std::string& kubeconfig) override;
 
 private:
+    // The cluster `kubeconfig` (from Gardener: inline credentials only) names, over a kept
+    // transport.
+    gardener::RuntimeClusterClient connect(const std::string& kubeconfig);
+
     ClientOptions m_options;
+    std::unique_ptr<ClusterConnections> m_connections;
 };
 
 } // namespace kprov::gardener

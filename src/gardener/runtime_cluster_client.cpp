@@ -22,13 +22,17 @@ RuntimeClusterClient::RuntimeClusterClient(std::shared_ptr<KubeClient> client)
 
 RuntimeClusterClient RuntimeClusterClient::from_kubeconfig(const std::string& kubeconfig_yaml,
                                                            ClientOptions options) {
+    return connect(parse_remote_kubeconfig(kubeconfig_yaml, "<runtime cluster admin kubeconfig>"),
+                   std::move(options));
+}
+
+RuntimeClusterClient RuntimeClusterClient::connect(Kubeconfig config, ClientOptions options) {
     if (options.label.empty())
         options.label = "runtime cluster";
     if (options.component.empty())
         options.component = "k8s client - cluster";
-    return RuntimeClusterClient(std::make_shared<KubeClient>(
-        parse_remote_kubeconfig(kubeconfig_yaml, "<runtime cluster admin kubeconfig>"),
-        std::move(options)));
+    return RuntimeClusterClient(
+        std::make_shared<KubeClient>(std::move(config), std::move(options)));
 }
 
 std::optional<json> RuntimeClusterClient::get_namespace(const std::string& name) {

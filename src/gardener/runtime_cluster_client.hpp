@@ -25,6 +25,8 @@ public:
     /// auth-provider are refused).
     static RuntimeClusterClient from_kubeconfig(const std::string& kubeconfig_yaml,
                                                 ClientOptions options = {});
+    /// A client for an already parsed kubeconfig, with the same defaults for `options`.
+    static RuntimeClusterClient connect(Kubeconfig config, ClientOptions options = {});
 
     KubeClient& kube() { return *m_client; }
 

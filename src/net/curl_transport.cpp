@@ -17,6 +17,10 @@ namespace kprov::net {
 namespace {
 
 constexpr std::size_t k_max_idle_handles = 16;
+// The connections a transport keeps open between requests. libcurl's default (5) is below the
+// engine's concurrency (8 workers share a transport): each request beyond it closed the
+// oldest kept connection and the next one opened a new connection.
+constexpr long k_max_kept_connections = 64;
 
 // A header name for an error message: control characters shown as '?'. Never used for values.
 std::string printable_name(std::string name) {
@@ -164,6 +168,7 @@ CURLcode perform_stoppable(CURL* handle, Transfer& transfer) {
     CURLM* multi = curl_multi_init();
     if (multi == nullptr)
         return curl_easy_perform(handle);
+    curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, k_max_kept_connections);
     curl_multi_add_handle(multi, handle);
     CURLcode code = CURLE_OK;
     {
@@ -247,6 +252,7 @@ struct CurlTransport::Impl {
     void configure(CURL* h, const HttpRequest& request, Transfer& transfer, char* error_buffer,
                    curl_slist* headers) {
         curl_easy_setopt(h, CURLOPT_SHARE, share);
+        curl_easy_setopt(h, CURLOPT_MAXCONNECTS, k_max_kept_connections);
         curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error_buffer);
         curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
