@@ -1,13 +1,13 @@
 #include "cli/bulk_runner.hpp"
 
 #include "cli/app.hpp"
+#include "cli/driver_watch.hpp"
 #include "cli/engine_access.hpp"
 #include "cli/lookup.hpp"
 #include "cli/operation_wait.hpp"
 #include "cli/progress.hpp"
 #include "cli/render.hpp"
 #include "engine/run/sleeper.hpp"
-#include "gardener/gardener_client.hpp"
 
 #include <atomic>
 #include <csignal>
@@ -15,7 +15,6 @@
 #include <mutex>
 #include <ostream>
 #include <semaphore>
-#include <spdlog/spdlog.h>
 #include <sstream>
 #include <streambuf>
 #include <thread>
@@ -67,51 +66,6 @@ namespace {
 // thread sleeps until Gardener changes its shoot, and the store's connections bound what they
 // do at once, so this is high.
 constexpr std::size_t k_bulk_drivers = 256;
-
-// One watch of the project's shoots for all the runtimes being waited for: an event of a shoot
-// wakes the driver of its runtime at once, instead of at its stage's next poll (5 s to 30 s);
-// a fresh list wakes them all. Without the watch the polls still get every operation to its end.
-class ProjectWaker {
-public:
-    ProjectWaker(gardener::GardenerClient& client,
-                 std::map<std::string, engine::SystemSleeper*> sleepers)
-        : m_sleepers(std::move(sleepers)) {
-        m_thread = std::jthread([this, &client](std::stop_token stop) {
-            gardener::WatchOptions options;
-            options.object_fields = {"metadata.name"};
-            try {
-                client.kube().watch(
-                    client.shoots_path(), options,
-                    [this](const gardener::WatchEvent& event) { wake(event); }, stop);
-            } catch (const std::exception& e) {
-                spdlog::debug("watching the project's shoots failed; polling instead: {}",
-                              e.what());
-            }
-        });
-    }
-    ProjectWaker(const ProjectWaker&) = delete;
-    ProjectWaker& operator=(const ProjectWaker&) = delete;
-
-private:
-    void wake(const gardener::WatchEvent& event) {
-        if (event.type == gardener::WatchEventType::Resync) {
-            for (auto& [shoot, sleeper] : m_sleepers)
-                sleeper->wake();
-            return;
-        }
-        const auto metadata = event.object.find("metadata");
-        if (metadata == event.object.end() || !metadata->is_object())
-            return;
-        const auto name = metadata->find("name");
-        if (name == metadata->end() || !name->is_string())
-            return;
-        if (const auto it = m_sleepers.find(name->get<std::string>()); it != m_sleepers.end())
-            it->second->wake();
-    }
-
-    const std::map<std::string, engine::SystemSleeper*> m_sleepers;
-    std::jthread m_thread; ///< last: it stops and joins before the map goes
-};
 
 // Progress of one runtime: what ProgressDisplay would print for it alone, line by line, each
 // line prefixed with the runtime's name and written whole, so that the lines of parallel
@@ -263,11 +217,13 @@ BulkOutcome run_in_parallel(EngineAccess& access, std::ostream& err, bool quiet,
     std::map<std::string, engine::SystemSleeper*> by_shoot;
     for (const auto& t : targets) {
         sleepers.push_back(std::make_unique<engine::SystemSleeper>(access.clock()));
-        by_shoot[t.shoot] = sleepers.back().get();
+        if (!t.shoot.empty())
+            by_shoot[t.shoot] = sleepers.back().get();
     }
-    std::optional<ProjectWaker> waker;
-    if (options.wait)
-        waker.emplace(access.gardener(), by_shoot);
+    // One watch for all the runtimes waited for: a shoot's change wakes its runtime's driver.
+    std::optional<DriverWatch> watch;
+    if (options.wait && !by_shoot.empty())
+        watch.emplace(access, by_shoot, FeedWatched::Yes);
 
     std::stop_source stop;
     Driving driving{
