@@ -166,31 +166,46 @@ private:
     std::counting_semaphore<>& m_slots;
 };
 
-// Starts and drives one runtime's operation; every error becomes its result.
-BulkResult run_one(Driving& d, const BulkTarget& target, engine::SystemSleeper& sleeper,
-                   RuntimeLines& lines) {
-    std::optional<StartSlot> slot(std::in_place, d.starting);
+// Starts one runtime's operation holding a start slot, and without --wait runs its one pass
+// there too; every error becomes its result. nullopt: started, for the caller to drive.
+// (The slot is a scope, not an optional released midway: GCC 12 at -O3 takes the optional's
+// engaged flag for maybe-uninitialized.)
+std::optional<BulkResult> start_one(Driving& d, const BulkTarget& target, RuntimeLines& lines,
+                                    engine::Operation& op) {
+    const StartSlot slot(d.starting);
     engine::StartedOperation started;
     try {
         started = d.start(d.access, target.id);
     } catch (const RuntimeProtected& e) {
-        return {target, BulkResult::Kind::Refused, std::nullopt, e.what()};
+        return BulkResult{target, BulkResult::Kind::Refused, std::nullopt, e.what()};
     } catch (const OperationInProgress& e) {
-        return {target, BulkResult::Kind::InProgress, std::nullopt,
-                explain_in_progress(d.access.store(), e).what()};
+        return BulkResult{target, BulkResult::Kind::InProgress, std::nullopt,
+                          explain_in_progress(d.access.store(), e).what()};
     } catch (const std::exception& e) {
-        return {target, BulkResult::Kind::Error, std::nullopt, e.what()};
+        return BulkResult{target, BulkResult::Kind::Error, std::nullopt, e.what()};
     }
     for (const auto& warning : started.warnings)
         lines.note("warning: " + warning);
-    const auto& op = started.operation;
+    op = std::move(started.operation);
     lines.note(std::string(engine::to_api(op.type)) + " operation " + op.id + " started");
+    if (d.options.wait)
+        return std::nullopt;
     try {
-        if (!d.options.wait)
-            return result_of(target,
-                             d.access.executor().run_operation(op.id, d.access.owner()).operation,
-                             false);
-        slot.reset(); // waiting is mostly sleeping: every runtime waits at once
+        return result_of(
+            target, d.access.executor().run_operation(op.id, d.access.owner()).operation, false);
+    } catch (const std::exception& e) {
+        return BulkResult{target, BulkResult::Kind::Error, op, e.what()};
+    }
+}
+
+// Starts and drives one runtime's operation; every error becomes its result.
+BulkResult run_one(Driving& d, const BulkTarget& target, engine::SystemSleeper& sleeper,
+                   RuntimeLines& lines) {
+    engine::Operation op;
+    if (auto done = start_one(d, target, lines, op))
+        return std::move(*done);
+    // The start slot is free again: waiting is mostly sleeping, every runtime waits at once.
+    try {
         engine::DriveOptions drive = d.drive;
         drive.on_progress = [&lines](const engine::PassResult& pass) {
             lines.update(pass);
@@ -199,8 +214,7 @@ BulkResult run_one(Driving& d, const BulkTarget& target, engine::SystemSleeper& 
             target, d.access.executor().drive(op.id, d.access.owner(), sleeper, drive).operation,
             true);
     } catch (const std::exception& e) {
-        BulkResult r{target, BulkResult::Kind::Error, op, e.what()};
-        return r;
+        return BulkResult{target, BulkResult::Kind::Error, op, e.what()};
     }
 }
 
