@@ -1,6 +1,7 @@
 #include "cli/live_shoot.hpp"
 
 #include "engine/drift.hpp"
+#include "engine/status_json.hpp"
 #include "gardener/gardener_client.hpp"
 #include "gardener/kubeconfig.hpp"
 #include "gardener/shoot_port.hpp"
@@ -34,10 +35,10 @@ LiveShoot read_live_shoot(Context& ctx, const engine::Runtime& runtime,
     return live;
 }
 
-std::optional<bool> live_hibernated(const LiveShoot& live) {
+std::optional<engine::HibernationStatus> live_hibernation(const LiveShoot& live) {
     if (!live.error.empty() || !live.shoot)
         return std::nullopt;
-    return live.shoot->hibernation_enabled || live.shoot->is_hibernated;
+    return engine::hibernation_status(*live.shoot);
 }
 
 std::string hibernation_text(const LiveShoot& live) {
@@ -45,14 +46,15 @@ std::string hibernation_text(const LiveShoot& live) {
         return "unknown (" + live.error + ")";
     if (!live.shoot)
         return "unknown (the shoot is not in Gardener)";
-    const auto& s = *live.shoot;
-    if (s.hibernation_enabled && s.is_hibernated)
-        return "yes";
-    if (s.hibernation_enabled)
+    switch (engine::hibernation_transition(*live.shoot)) {
+    case engine::HibernationTransition::Hibernating:
         return "hibernating (Gardener is scaling the cluster down)";
-    if (s.is_hibernated)
+    case engine::HibernationTransition::WakingUp:
         return "waking up (Gardener is scaling the cluster up)";
-    return "no";
+    case engine::HibernationTransition::None:
+        break;
+    }
+    return engine::hibernation_status(*live.shoot).hibernated.value_or(false) ? "yes" : "no";
 }
 
 std::vector<std::string> drift(const engine::Runtime& runtime,

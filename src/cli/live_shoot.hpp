@@ -7,6 +7,7 @@
 #include "engine/drift.hpp"
 #include "engine/model.hpp"
 #include "engine/ports.hpp"
+#include "engine/status_json.hpp"
 
 #include <chrono>
 #include <nlohmann/json.hpp>
@@ -33,8 +34,9 @@ std::string hibernation_text(const LiveShoot& live);
 
 using engine::stored_hibernation;
 
-/// Whether the cluster is hibernated or going to be, as Gardener says: nullopt when unknown.
-std::optional<bool> live_hibernated(const LiveShoot& live);
+/// engine::hibernation_status of the shoot, as the API answers it: nullopt when Gardener could
+/// not be asked or has no such shoot.
+std::optional<engine::HibernationStatus> live_hibernation(const LiveShoot& live);
 
 /// engine::runtime_drift of the runtime and the shoot as `live` has it (state, then spec), the
 /// one drift `status --live` and `diff` both report; empty when Gardener could not be asked.
