@@ -1,9 +1,9 @@
 #include "cli/live_shoot.hpp"
 
+#include "cli/access.hpp"
 #include "engine/drift.hpp"
 #include "engine/status_json.hpp"
 #include "gardener/gardener_client.hpp"
-#include "gardener/kubeconfig.hpp"
 #include "gardener/shoot_port.hpp"
 
 namespace kprov::cli {
@@ -13,26 +13,29 @@ using Json = nlohmann::ordered_json;
 
 } // namespace
 
-LiveShoot read_live_shoot(Context& ctx, const engine::Runtime& runtime,
-                          std::chrono::milliseconds timeout) {
+LiveShoot read_live_shoot(engine::ShootClient& shoots, const engine::Runtime& runtime) {
     LiveShoot live;
+    live.asked = true;
     try {
-        const auto& settings = ctx.config().settings;
-        gardener::ClientOptions options;
-        options.connect_timeout = timeout;
-        options.request_timeout = timeout;
-        options.retry.max_attempts = 1; // a status answers now, or says it could not ask
-        auto client = std::make_shared<gardener::GardenerClient>(
-            gardener::load_kubeconfig(settings.gardener_kubeconfig_path),
-            runtime.gardener.project_name.empty() ? settings.gardener_project
-                                                  : runtime.gardener.project_name,
-            options);
-        live.asked = true;
-        live.shoot = gardener::GardenerShootClient(client).get(runtime.gardener.name);
+        live.shoot = shoots.get(runtime.gardener.name);
     } catch (const std::exception& e) {
         live.error = std::string("Gardener not reachable: ") + e.what();
     }
     return live;
+}
+
+LiveShoot read_live_shoot(Context& ctx, const engine::Runtime& runtime,
+                          std::chrono::milliseconds timeout) {
+    std::shared_ptr<gardener::GardenerClient> client;
+    try {
+        client = open_gardener(ctx, timeout);
+    } catch (const std::exception& e) {
+        LiveShoot live;
+        live.error = std::string("Gardener not reachable: ") + e.what();
+        return live;
+    }
+    gardener::GardenerShootClient shoots(std::move(client));
+    return read_live_shoot(shoots, runtime);
 }
 
 std::optional<engine::HibernationStatus> live_hibernation(const LiveShoot& live) {

@@ -1,7 +1,8 @@
 #pragma once
 // What Gardener says of a runtime's shoot right now, for `kprov status` (hibernation) and
-// `kprov status --live` (drift between kprov's store and Gardener). Read with a short timeout
-// and no retries: a status must answer even when Gardener does not.
+// `kprov status --live` (drift between kprov's store and Gardener), read through the engine's
+// ShootClient port as the API reads it, with a short timeout and no retries: a status must
+// answer even when Gardener does not.
 
 #include "cli/context.hpp"
 #include "engine/drift.hpp"
@@ -23,8 +24,13 @@ struct LiveShoot {
     std::optional<engine::ShootState> shoot; ///< asked without error: nullopt when it is gone
 };
 
-/// Reads `runtime`'s shoot from the configured Gardener, each request given at most `timeout`.
-/// Never throws: an unusable kubeconfig or an unreachable server is LiveShoot::error.
+/// Reads `runtime`'s shoot through `shoots`, the engine's ShootClient port, as EngineService
+/// (the API) and `kprov diff` read it. Never throws: an error is LiveShoot::error.
+LiveShoot read_live_shoot(engine::ShootClient& shoots, const engine::Runtime& runtime);
+
+/// read_live_shoot through the ShootClient port over the configured Gardener (open_gardener's
+/// kubeconfig and project), each request given at most `timeout` and tried once. Never throws:
+/// an unusable kubeconfig or an unreachable server is LiveShoot::error.
 LiveShoot read_live_shoot(Context& ctx, const engine::Runtime& runtime,
                           std::chrono::milliseconds timeout);
 
