@@ -142,9 +142,13 @@ public:
         const auto shoot = m_deps.service->own_shoot(runtime_id(ctx), shoot_name(ctx));
         if (!shoot)
             return nullptr;
+        const engine::HibernationStatus hibernation = engine::hibernation_status(*shoot);
         Value status = Value::object(2);
-        status.add("hibernated", shoot->is_hibernated);
-        status.add("hibernationPossible", shoot->hibernation_possible.value_or(true));
+        status.add("hibernated", *hibernation.hibernated);
+        if (hibernation.hibernation_possible)
+            status.add("hibernationPossible", *hibernation.hibernation_possible);
+        else
+            status.add("hibernationPossible", nullptr);
         return status;
     }
 

@@ -91,11 +91,17 @@ std::string configured_project(Context& ctx) {
     return ctx.config().settings.gardener_project;
 }
 
-std::shared_ptr<gardener::GardenerClient> open_gardener(Context& ctx) {
+std::shared_ptr<gardener::GardenerClient>
+open_gardener(Context& ctx, std::optional<std::chrono::milliseconds> answer_within) {
     const auto& settings = ctx.config().settings;
     gardener::ClientOptions options;
     options.qps = settings.gardener_qps;
     options.burst = settings.gardener_burst;
+    if (answer_within) {
+        options.connect_timeout = *answer_within;
+        options.request_timeout = *answer_within;
+        options.retry.max_attempts = 1;
+    }
     auto kubeconfig = gardener_kubeconfig(ctx);
     return std::make_shared<gardener::GardenerClient>(std::move(kubeconfig),
                                                       settings.gardener_project, options);

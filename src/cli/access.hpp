@@ -6,7 +6,9 @@
 #include "engine/engine_options.hpp"
 #include "stores/open_store.hpp"
 
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -37,7 +39,10 @@ std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx, int co
 /// A Gardener client for garden-<project>, from APP_GARDENER_KUBECONFIG_PATH (or
 /// --gardener-kubeconfig). Throws ConfigError naming the file and the flag, variable and config
 /// key to change when it cannot be used, or when no kubeconfig was set at all.
-std::shared_ptr<gardener::GardenerClient> open_gardener(Context& ctx);
+/// `answer_within`: each request is given at most that and tried once, for what must answer
+/// now (a status); without it, requests wait and retry as the engine's do.
+std::shared_ptr<gardener::GardenerClient>
+open_gardener(Context& ctx, std::optional<std::chrono::milliseconds> answer_within = {});
 
 /// Whether a Gardener kubeconfig was set at all (any origin but the default): `kprov plan` then
 /// checks the landscape, and plans without it otherwise.

@@ -1,13 +1,13 @@
 #include "cli/bulk_runner.hpp"
 
 #include "cli/app.hpp"
+#include "cli/driver_watch.hpp"
 #include "cli/engine_access.hpp"
 #include "cli/lookup.hpp"
 #include "cli/operation_wait.hpp"
 #include "cli/progress.hpp"
 #include "cli/render.hpp"
 #include "engine/run/sleeper.hpp"
-#include "gardener/gardener_client.hpp"
 
 #include <atomic>
 #include <csignal>
@@ -15,7 +15,6 @@
 #include <mutex>
 #include <ostream>
 #include <semaphore>
-#include <spdlog/spdlog.h>
 #include <sstream>
 #include <streambuf>
 #include <thread>
@@ -67,51 +66,6 @@ namespace {
 // thread sleeps until Gardener changes its shoot, and the store's connections bound what they
 // do at once, so this is high.
 constexpr std::size_t k_bulk_drivers = 256;
-
-// One watch of the project's shoots for all the runtimes being waited for: an event of a shoot
-// wakes the driver of its runtime at once, instead of at its stage's next poll (5 s to 30 s);
-// a fresh list wakes them all. Without the watch the polls still get every operation to its end.
-class ProjectWaker {
-public:
-    ProjectWaker(gardener::GardenerClient& client,
-                 std::map<std::string, engine::SystemSleeper*> sleepers)
-        : m_sleepers(std::move(sleepers)) {
-        m_thread = std::jthread([this, &client](std::stop_token stop) {
-            gardener::WatchOptions options;
-            options.object_fields = {"metadata.name"};
-            try {
-                client.kube().watch(
-                    client.shoots_path(), options,
-                    [this](const gardener::WatchEvent& event) { wake(event); }, stop);
-            } catch (const std::exception& e) {
-                spdlog::debug("watching the project's shoots failed; polling instead: {}",
-                              e.what());
-            }
-        });
-    }
-    ProjectWaker(const ProjectWaker&) = delete;
-    ProjectWaker& operator=(const ProjectWaker&) = delete;
-
-private:
-    void wake(const gardener::WatchEvent& event) {
-        if (event.type == gardener::WatchEventType::Resync) {
-            for (auto& [shoot, sleeper] : m_sleepers)
-                sleeper->wake();
-            return;
-        }
-        const auto metadata = event.object.find("metadata");
-        if (metadata == event.object.end() || !metadata->is_object())
-            return;
-        const auto name = metadata->find("name");
-        if (name == metadata->end() || !name->is_string())
-            return;
-        if (const auto it = m_sleepers.find(name->get<std::string>()); it != m_sleepers.end())
-            it->second->wake();
-    }
-
-    const std::map<std::string, engine::SystemSleeper*> m_sleepers;
-    std::jthread m_thread; ///< last: it stops and joins before the map goes
-};
 
 // Progress of one runtime: what ProgressDisplay would print for it alone, line by line, each
 // line prefixed with the runtime's name and written whole, so that the lines of parallel
@@ -212,31 +166,46 @@ private:
     std::counting_semaphore<>& m_slots;
 };
 
-// Starts and drives one runtime's operation; every error becomes its result.
-BulkResult run_one(Driving& d, const BulkTarget& target, engine::SystemSleeper& sleeper,
-                   RuntimeLines& lines) {
-    std::optional<StartSlot> slot(std::in_place, d.starting);
+// Starts one runtime's operation holding a start slot, and without --wait runs its one pass
+// there too; every error becomes its result. nullopt: started, for the caller to drive.
+// (The slot is a scope, not an optional released midway: GCC 12 at -O3 takes the optional's
+// engaged flag for maybe-uninitialized.)
+std::optional<BulkResult> start_one(Driving& d, const BulkTarget& target, RuntimeLines& lines,
+                                    engine::Operation& op) {
+    const StartSlot slot(d.starting);
     engine::StartedOperation started;
     try {
         started = d.start(d.access, target.id);
     } catch (const RuntimeProtected& e) {
-        return {target, BulkResult::Kind::Refused, std::nullopt, e.what()};
+        return BulkResult{target, BulkResult::Kind::Refused, std::nullopt, e.what()};
     } catch (const OperationInProgress& e) {
-        return {target, BulkResult::Kind::InProgress, std::nullopt,
-                explain_in_progress(d.access.store(), e).what()};
+        return BulkResult{target, BulkResult::Kind::InProgress, std::nullopt,
+                          explain_in_progress(d.access.store(), e).what()};
     } catch (const std::exception& e) {
-        return {target, BulkResult::Kind::Error, std::nullopt, e.what()};
+        return BulkResult{target, BulkResult::Kind::Error, std::nullopt, e.what()};
     }
     for (const auto& warning : started.warnings)
         lines.note("warning: " + warning);
-    const auto& op = started.operation;
+    op = std::move(started.operation);
     lines.note(std::string(engine::to_api(op.type)) + " operation " + op.id + " started");
+    if (d.options.wait)
+        return std::nullopt;
     try {
-        if (!d.options.wait)
-            return result_of(target,
-                             d.access.executor().run_operation(op.id, d.access.owner()).operation,
-                             false);
-        slot.reset(); // waiting is mostly sleeping: every runtime waits at once
+        return result_of(
+            target, d.access.executor().run_operation(op.id, d.access.owner()).operation, false);
+    } catch (const std::exception& e) {
+        return BulkResult{target, BulkResult::Kind::Error, op, e.what()};
+    }
+}
+
+// Starts and drives one runtime's operation; every error becomes its result.
+BulkResult run_one(Driving& d, const BulkTarget& target, engine::SystemSleeper& sleeper,
+                   RuntimeLines& lines) {
+    engine::Operation op;
+    if (auto done = start_one(d, target, lines, op))
+        return std::move(*done);
+    // The start slot is free again: waiting is mostly sleeping, every runtime waits at once.
+    try {
         engine::DriveOptions drive = d.drive;
         drive.on_progress = [&lines](const engine::PassResult& pass) {
             lines.update(pass);
@@ -245,8 +214,7 @@ BulkResult run_one(Driving& d, const BulkTarget& target, engine::SystemSleeper& 
             target, d.access.executor().drive(op.id, d.access.owner(), sleeper, drive).operation,
             true);
     } catch (const std::exception& e) {
-        BulkResult r{target, BulkResult::Kind::Error, op, e.what()};
-        return r;
+        return BulkResult{target, BulkResult::Kind::Error, op, e.what()};
     }
 }
 
@@ -263,11 +231,13 @@ BulkOutcome run_in_parallel(EngineAccess& access, std::ostream& err, bool quiet,
     std::map<std::string, engine::SystemSleeper*> by_shoot;
     for (const auto& t : targets) {
         sleepers.push_back(std::make_unique<engine::SystemSleeper>(access.clock()));
-        by_shoot[t.shoot] = sleepers.back().get();
+        if (!t.shoot.empty())
+            by_shoot[t.shoot] = sleepers.back().get();
     }
-    std::optional<ProjectWaker> waker;
-    if (options.wait)
-        waker.emplace(access.gardener(), by_shoot);
+    // One watch for all the runtimes waited for: a shoot's change wakes its runtime's driver.
+    std::optional<DriverWatch> watch;
+    if (options.wait && !by_shoot.empty())
+        watch.emplace(access, by_shoot, FeedWatched::Yes);
 
     std::stop_source stop;
     Driving driving{

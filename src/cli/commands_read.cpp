@@ -12,6 +12,7 @@
 #include "cli/undriven.hpp"
 #include "cli/version_lifecycle.hpp"
 #include "config/engine_options.hpp"
+#include "engine/drift.hpp"
 #include "engine/error.hpp"
 #include "engine/input/hibernation_schedule.hpp"
 #include "engine/status_json.hpp"
@@ -123,10 +124,17 @@ void warn_if_hibernated(Context& ctx, EngineAccess& access, const engine::Runtim
     } catch (const std::exception&) {
         return; // the kubeconfig came from Gardener a moment ago; nothing to add
     }
-    if (!shoot || (!shoot->hibernation_enabled && !shoot->is_hibernated))
+    if (!shoot)
+        return;
+    // Hibernating is as good as hibernated here: the API server goes before the status says so.
+    const auto transition = engine::hibernation_transition(*shoot);
+    const bool hibernated = transition == engine::HibernationTransition::Hibernating ||
+                            (transition == engine::HibernationTransition::None &&
+                             engine::hibernation_status(*shoot).hibernated.value_or(false));
+    if (!hibernated && transition != engine::HibernationTransition::WakingUp)
         return;
     ctx.err() << "kprov: warning: the cluster of runtime " << runtime.id << " is "
-              << (shoot->hibernation_enabled ? "hibernated" : "waking up")
+              << (hibernated ? "hibernated" : "waking up")
               << ": this kubeconfig works only once it is awake (kprov wake-up " << runtime.id
               << " --wait)\n";
 }

@@ -291,11 +291,8 @@ int cmd_status(Context& ctx, const ReadArgs& args) {
     switch (format) {
     case OutputFormat::Json:
     case OutputFormat::Yaml: {
-        std::optional<engine::HibernationStatus> hibernation;
-        if (view.shoot.error.empty() && view.shoot.shoot)
-            hibernation = engine::HibernationStatus{live_hibernated(view.shoot),
-                                                    view.shoot.shoot->hibernation_possible};
-        auto document = status_document(runtime, last, CompassIds(ctx), hibernation);
+        auto document =
+            status_document(runtime, last, CompassIds(ctx), live_hibernation(view.shoot));
         document["kymaInstallation"] = kyma_installation_json(kyma);
         if (resource)
             document["kymaResource"] = kyma_resource_json(resource);

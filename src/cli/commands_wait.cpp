@@ -2,6 +2,7 @@
 
 #include "cli/access.hpp"
 #include "cli/app.hpp"
+#include "cli/driver_watch.hpp"
 #include "cli/engine_access.hpp"
 #include "cli/lookup.hpp"
 #include "cli/operation_wait.hpp"
@@ -9,45 +10,13 @@
 #include "cli/render.hpp"
 #include "engine/run/installation_watches.hpp"
 #include "engine/run/sleeper.hpp"
-#include "gardener/gardener_client.hpp"
 
 #include <csignal>
+#include <map>
 #include <ostream>
-#include <spdlog/spdlog.h>
-#include <thread>
 
 namespace kprov::cli {
 namespace {
-
-// Wakes the driver whenever the shoot changes in Gardener, so that a stage waiting for
-// Gardener runs again at once instead of at its poll (5 s to 30 s). Without the watch (it
-// failed for good) the stages' polls still get the operation to its end.
-class ShootWaker {
-public:
-    ShootWaker(gardener::GardenerClient& client, const std::string& shoot,
-               engine::SystemSleeper& sleeper) {
-        m_thread = std::jthread([&client, shoot, &sleeper](std::stop_token stop) {
-            gardener::WatchOptions options;
-            options.field_selector = "metadata.name=" + shoot;
-            try {
-                client.kube().watch(
-                    client.shoots_path(), options,
-                    [&sleeper](const gardener::WatchEvent&) { sleeper.wake(); }, stop);
-            } catch (const std::exception& e) {
-                spdlog::debug("watching shoot {} failed; polling instead: {}", shoot, e.what());
-            }
-        });
-    }
-
-    // The watch's transfer wakes at the stop request (HttpRequest::stop), so joining is quick.
-    ~ShootWaker() = default;
-
-    ShootWaker(const ShootWaker&) = delete;
-    ShootWaker& operator=(const ShootWaker&) = delete;
-
-private:
-    std::jthread m_thread;
-};
 
 std::string shoot_of(engine::Store& store, const engine::Operation& op) {
     const auto runtime = store.find_runtime(op.cluster_id);
@@ -91,14 +60,15 @@ int report_end(Context& ctx, const engine::DriveResult& result, std::optional<Du
     return k_exit_timeout;
 }
 
-// Executor::drive, woken at once by every change of the operation's shoot.
+// Executor::drive, woken at once by every change of the operation's shoot (a DriverWatch).
 engine::DriveResult drive_woken(EngineAccess& access, const engine::Operation& op,
-                                engine::SystemSleeper& sleeper,
-                                const engine::DriveOptions& options) {
-    std::optional<ShootWaker> waker;
+                                engine::SystemSleeper& sleeper, const engine::DriveOptions& options,
+                                FeedWatched feed) {
+    std::optional<DriverWatch> watch;
     if (op.state == engine::OperationState::InProgress)
         if (const std::string shoot = shoot_of(access.store(), op); !shoot.empty())
-            waker.emplace(access.gardener(), shoot, sleeper);
+            watch.emplace(access, std::map<std::string, engine::SystemSleeper*>{{shoot, &sleeper}},
+                          feed);
     return access.executor().drive(op.id, access.owner(), sleeper, options);
 }
 
@@ -110,7 +80,8 @@ engine::DriveResult drive_operation(EngineAccess& access, const std::string& ope
     if (!op)
         throw NotFound("operation \"" + operation_id + "\" not found");
     engine::SystemSleeper sleeper(access.clock());
-    return drive_woken(access, *op, sleeper, options);
+    // apply drives runtimes on parallel threads, each with a watch of its own.
+    return drive_woken(access, *op, sleeper, options, FeedWatched::No);
 }
 
 std::optional<Duration> parse_timeout(const std::optional<std::string>& text) {
@@ -173,7 +144,7 @@ ShownDrive drive_shown(Context& ctx, EngineAccess& access, const std::string& op
             if (show)
                 progress.tick();
         });
-        shown.result = drive_woken(access, *op, sleeper, options);
+        shown.result = drive_woken(access, *op, sleeper, options, FeedWatched::Yes);
         shown.signal_number = interrupt.signal_number();
     }
     progress.finish();

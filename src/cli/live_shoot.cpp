@@ -1,8 +1,9 @@
 #include "cli/live_shoot.hpp"
 
+#include "cli/access.hpp"
 #include "engine/drift.hpp"
+#include "engine/status_json.hpp"
 #include "gardener/gardener_client.hpp"
-#include "gardener/kubeconfig.hpp"
 #include "gardener/shoot_port.hpp"
 
 namespace kprov::cli {
@@ -12,32 +13,35 @@ using Json = nlohmann::ordered_json;
 
 } // namespace
 
-LiveShoot read_live_shoot(Context& ctx, const engine::Runtime& runtime,
-                          std::chrono::milliseconds timeout) {
+LiveShoot read_live_shoot(engine::ShootClient& shoots, const engine::Runtime& runtime) {
     LiveShoot live;
+    live.asked = true;
     try {
-        const auto& settings = ctx.config().settings;
-        gardener::ClientOptions options;
-        options.connect_timeout = timeout;
-        options.request_timeout = timeout;
-        options.retry.max_attempts = 1; // a status answers now, or says it could not ask
-        auto client = std::make_shared<gardener::GardenerClient>(
-            gardener::load_kubeconfig(settings.gardener_kubeconfig_path),
-            runtime.gardener.project_name.empty() ? settings.gardener_project
-                                                  : runtime.gardener.project_name,
-            options);
-        live.asked = true;
-        live.shoot = gardener::GardenerShootClient(client).get(runtime.gardener.name);
+        live.shoot = shoots.get(runtime.gardener.name);
     } catch (const std::exception& e) {
         live.error = std::string("Gardener not reachable: ") + e.what();
     }
     return live;
 }
 
-std::optional<bool> live_hibernated(const LiveShoot& live) {
+LiveShoot read_live_shoot(Context& ctx, const engine::Runtime& runtime,
+                          std::chrono::milliseconds timeout) {
+    std::shared_ptr<gardener::GardenerClient> client;
+    try {
+        client = open_gardener(ctx, timeout);
+    } catch (const std::exception& e) {
+        LiveShoot live;
+        live.error = std::string("Gardener not reachable: ") + e.what();
+        return live;
+    }
+    gardener::GardenerShootClient shoots(std::move(client));
+    return read_live_shoot(shoots, runtime);
+}
+
+std::optional<engine::HibernationStatus> live_hibernation(const LiveShoot& live) {
     if (!live.error.empty() || !live.shoot)
         return std::nullopt;
-    return live.shoot->hibernation_enabled || live.shoot->is_hibernated;
+    return engine::hibernation_status(*live.shoot);
 }
 
 std::string hibernation_text(const LiveShoot& live) {
@@ -45,14 +49,15 @@ std::string hibernation_text(const LiveShoot& live) {
         return "unknown (" + live.error + ")";
     if (!live.shoot)
         return "unknown (the shoot is not in Gardener)";
-    const auto& s = *live.shoot;
-    if (s.hibernation_enabled && s.is_hibernated)
-        return "yes";
-    if (s.hibernation_enabled)
+    switch (engine::hibernation_transition(*live.shoot)) {
+    case engine::HibernationTransition::Hibernating:
         return "hibernating (Gardener is scaling the cluster down)";
-    if (s.is_hibernated)
+    case engine::HibernationTransition::WakingUp:
         return "waking up (Gardener is scaling the cluster up)";
-    return "no";
+    case engine::HibernationTransition::None:
+        break;
+    }
+    return engine::hibernation_status(*live.shoot).hibernated.value_or(false) ? "yes" : "no";
 }
 
 std::vector<std::string> drift(const engine::Runtime& runtime,

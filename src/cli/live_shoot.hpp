@@ -1,12 +1,14 @@
 #pragma once
 // What Gardener says of a runtime's shoot right now, for `kprov status` (hibernation) and
-// `kprov status --live` (drift between kprov's store and Gardener). Read with a short timeout
-// and no retries: a status must answer even when Gardener does not.
+// `kprov status --live` (drift between kprov's store and Gardener), read through the engine's
+// ShootClient port as the API reads it, with a short timeout and no retries: a status must
+// answer even when Gardener does not.
 
 #include "cli/context.hpp"
 #include "engine/drift.hpp"
 #include "engine/model.hpp"
 #include "engine/ports.hpp"
+#include "engine/status_json.hpp"
 
 #include <chrono>
 #include <nlohmann/json.hpp>
@@ -22,8 +24,13 @@ struct LiveShoot {
     std::optional<engine::ShootState> shoot; ///< asked without error: nullopt when it is gone
 };
 
-/// Reads `runtime`'s shoot from the configured Gardener, each request given at most `timeout`.
-/// Never throws: an unusable kubeconfig or an unreachable server is LiveShoot::error.
+/// Reads `runtime`'s shoot through `shoots`, the engine's ShootClient port, as EngineService
+/// (the API) and `kprov diff` read it. Never throws: an error is LiveShoot::error.
+LiveShoot read_live_shoot(engine::ShootClient& shoots, const engine::Runtime& runtime);
+
+/// read_live_shoot through the ShootClient port over the configured Gardener (open_gardener's
+/// kubeconfig and project), each request given at most `timeout` and tried once. Never throws:
+/// an unusable kubeconfig or an unreachable server is LiveShoot::error.
 LiveShoot read_live_shoot(Context& ctx, const engine::Runtime& runtime,
                           std::chrono::milliseconds timeout);
 
@@ -33,8 +40,9 @@ std::string hibernation_text(const LiveShoot& live);
 
 using engine::stored_hibernation;
 
-/// Whether the cluster is hibernated or going to be, as Gardener says: nullopt when unknown.
-std::optional<bool> live_hibernated(const LiveShoot& live);
+/// engine::hibernation_status of the shoot, as the API answers it: nullopt when Gardener could
+/// not be asked or has no such shoot.
+std::optional<engine::HibernationStatus> live_hibernation(const LiveShoot& live);
 
 /// engine::runtime_drift of the runtime and the shoot as `live` has it (state, then spec), the
 /// one drift `status --live` and `diff` both report; empty when Gardener could not be asked.

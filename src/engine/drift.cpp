@@ -58,6 +58,13 @@ std::string gardener_operation_text(const ShootState& shoot) {
     return text;
 }
 
+HibernationTransition hibernation_transition(const ShootState& shoot) {
+    if (shoot.hibernation_enabled == shoot.is_hibernated)
+        return HibernationTransition::None;
+    return shoot.hibernation_enabled ? HibernationTransition::Hibernating
+                                     : HibernationTransition::WakingUp;
+}
+
 std::optional<bool> stored_hibernation(const std::vector<Operation>& operations) {
     for (const auto& op : operations) {
         if (op.state != OperationState::Succeeded)

@@ -48,6 +48,12 @@ std::vector<std::string> spec_drift(const Runtime& runtime, const std::string& l
 /// store says; nullopt when kprov never did either. `operations`: newest first.
 std::optional<bool> stored_hibernation(const std::vector<Operation>& operations);
 
+/// What Gardener is doing about hibernation: Hibernating while spec.hibernation.enabled asks
+/// for it and status.isHibernated is not yet true, WakingUp for the reverse, None when spec and
+/// status agree (hibernation_status, engine/status_json.hpp, then says which). Pure.
+enum class HibernationTransition { None, Hibernating, WakingUp };
+HibernationTransition hibernation_transition(const ShootState& shoot);
+
 /// Gardener's last operation of the shoot: "Create Succeeded 100%: ..." ("none yet").
 std::string gardener_operation_text(const ShootState& shoot);
 

@@ -1,5 +1,6 @@
 #include "engine/status_json.hpp"
 
+#include "engine/ports.hpp"
 #include "engine/status_tree.hpp"
 
 namespace kprov::engine {
@@ -32,6 +33,10 @@ nlohmann::ordered_json runtime_status_json(const Runtime& runtime,
                                            const std::optional<Operation>& last,
                                            const RuntimeStatusExtras& extras) {
     return runtime_status<nlohmann::ordered_json>(runtime, last, extras);
+}
+
+HibernationStatus hibernation_status(const ShootState& shoot) {
+    return {shoot.is_hibernated, shoot.hibernation_possible};
 }
 
 } // namespace kprov::engine

@@ -142,8 +142,9 @@ void ShootWatch::set_up(bool up) {
     if (m_up.exchange(up) == up)
         return;
     if (up)
-        spdlog::info("shoot watch of {} is up: shoot changes make operations due at once",
-                     m_client.namespace_name());
+        spdlog::log(m_options.announce ? spdlog::level::info : spdlog::level::debug,
+                    "shoot watch of {} is up: shoot changes make operations due at once",
+                    m_client.namespace_name());
 }
 
 void ShootWatch::run(std::stop_token stop) {
@@ -153,8 +154,13 @@ void ShootWatch::run(std::stop_token stop) {
     ShootEventFilter filter; // kept across restarts: a new list passes on only what changed
     while (!stop.stop_requested()) {
         try {
-            m_client.watch_shoots(
-                "",
+            WatchOptions options;
+            options.label_selector = m_options.label_selector;
+            options.field_selector = m_options.field_selector;
+            // Events carry only what shoot_state reads: most of a shoot is never built.
+            options.object_fields = shoot_state_fields();
+            m_client.kube().watch(
+                m_client.shoots_path(), options,
                 [&](const WatchEvent& event) {
                     auto events = filter.on(event);
                     if (!events.empty()) {
@@ -167,13 +173,13 @@ void ShootWatch::run(std::stop_token stop) {
                         delay = m_options.restart_delay;
                     }
                 },
-                // Events carry only what shoot_state reads: most of a shoot is never built.
-                stop, m_options.label_selector, shoot_state_fields());
+                stop);
         } catch (const std::exception& e) {
             set_up(false);
-            spdlog::warn("shoot watch of {} failed: {}; operations fall back to polling; "
-                         "watching again in {} ms",
-                         m_client.namespace_name(), e.what(), delay.count());
+            spdlog::log(m_options.announce ? spdlog::level::warn : spdlog::level::debug,
+                        "shoot watch of {} failed: {}; operations fall back to polling; "
+                        "watching again in {} ms",
+                        m_client.namespace_name(), e.what(), delay.count());
             if (!net::steady_clock()->sleep_for(delay, stop))
                 break;
             delay = std::min(delay * 2, max_delay);

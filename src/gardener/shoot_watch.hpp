@@ -55,6 +55,12 @@ struct ShootWatchOptions {
     std::string label_selector;
     /// Wait before watching again after the watch failed (or the handler threw).
     std::chrono::milliseconds restart_delay{5000};
+    /// Non-empty: only the shoots it selects ("metadata.name=<shoot>", for a command that
+    /// drives one operation); empty: every shoot of the project.
+    std::string field_selector;
+    /// The watch going up and down is logged at info and warning level (a daemon's news);
+    /// false: at debug (a command's watch only spares it the stages' polls).
+    bool announce = true;
 };
 
 /// Owns the watch thread. The handler runs on that thread, one call per batch of events; when it

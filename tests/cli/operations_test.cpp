@@ -226,6 +226,26 @@ TEST_P(Operations, TimeoutLeavesTheOperationGoingAndWaitFinishesIt) {
     EXPECT_EQ(stored_operation(op_id).state, OperationState::Succeeded);
 }
 
+// --wait runs the shoot watch of watch and serve, scoped to its shoot: the shoot's change wakes
+// the driver and hands it the shoot, so WaitingForClusterCreation ends without a poll of its own.
+// Its poll is 20 s; the deadline is below it: a driver that only polled could not finish in time.
+TEST_P(Operations, WaitIsWokenByTheShootWatch) {
+    sim_post("/sim/settings", {{"createSeconds", 2}});
+    const auto [file, name] = runtime_file("gcp");
+    sim_post("/sim/stats/reset", json::object());
+    const auto r = kprov({"provision", "-f", file, "--wait", "--timeout", "15s", "-o", "json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(json::parse(r.out).value("state", ""), "Succeeded");
+    const json requests = m_gardener->kube().get("/sim/stats")["requests"];
+    const std::string shoots = "/apis/core.gardener.cloud/v1beta1/namespaces/{namespace}/shoots";
+    // One watch, of this shoot alone (a field selector), for the whole wait.
+    EXPECT_EQ(requests.value("WATCH " + shoots, 0LL), 1) << requests.dump();
+    // The shoot was read at most by WaitingForClusterDomain and by a first look of
+    // WaitingForClusterCreation that came before the watch's list; every later pass read the
+    // watch's copy. A poll-driven wait reads it at every pass.
+    EXPECT_LE(requests.value("GET " + shoots + "/{name}", 0LL), 2) << requests.dump();
+}
+
 TEST_P(Operations, SigintStopsWaitingAndLeavesTheOperationResumable) {
     sim_post("/sim/settings", {{"createSeconds", 30}});
     const auto [file, name] = runtime_file("gcp");

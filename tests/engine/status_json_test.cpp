@@ -1,3 +1,5 @@
+#include "engine/drift.hpp"
+#include "engine/ports.hpp"
 #include "engine/status_json.hpp"
 #include "support/store_fixtures.hpp"
 
@@ -184,6 +186,33 @@ TEST(StatusJson, RuntimeStatusTakesWhatOnlyTheCallerKnows) {
     auto op = kprov::testing::new_operation("rt-1");
     EXPECT_EQ(runtime_status_json(runtime, op, extras)["lastOperationStatus"]["compassRuntimeID"],
               "rt-1");
+}
+
+// Both fronts answer with hibernation_status: Gardener's status.isHibernated, and the
+// HibernationPossible constraint only when Gardener reports it (no guess when it does not).
+TEST(StatusJson, HibernationStatusIsGardenersStatusAndConstraint) {
+    ShootState shoot;
+    EXPECT_EQ(hibernation_status(shoot).hibernated, false);
+    EXPECT_EQ(hibernation_status(shoot).hibernation_possible, std::nullopt);
+    EXPECT_EQ(hibernation_transition(shoot), HibernationTransition::None);
+
+    // Asked to hibernate, not there yet: not hibernated, but hibernating.
+    shoot.hibernation_enabled = true;
+    shoot.hibernation_possible = true;
+    EXPECT_EQ(hibernation_status(shoot).hibernated, false);
+    EXPECT_EQ(hibernation_status(shoot).hibernation_possible, true);
+    EXPECT_EQ(hibernation_transition(shoot), HibernationTransition::Hibernating);
+
+    shoot.is_hibernated = true;
+    EXPECT_EQ(hibernation_status(shoot).hibernated, true);
+    EXPECT_EQ(hibernation_transition(shoot), HibernationTransition::None);
+
+    // Asked to wake up, still hibernated: hibernated, and waking up.
+    shoot.hibernation_enabled = false;
+    shoot.hibernation_possible = false;
+    EXPECT_EQ(hibernation_status(shoot).hibernated, true);
+    EXPECT_EQ(hibernation_status(shoot).hibernation_possible, false);
+    EXPECT_EQ(hibernation_transition(shoot), HibernationTransition::WakingUp);
 }
 
 } // namespace

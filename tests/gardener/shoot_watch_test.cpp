@@ -254,6 +254,8 @@ TEST_F(ShootWatchSimTest, ShootChangesBecomeEventsThroughDropsAndCompaction) {
 
 TEST_F(ShootWatchSimTest, AFailingHandlerMakesTheWatchListAgainAndDeliverTheEventsAgain) {
     std::atomic<int> failures{1};
+    ShootWatchOptions options;
+    options.restart_delay = 100ms;
     watch = std::make_unique<ShootWatch>(
         *client,
         [&](const std::vector<engine::ShootEvent>& events) {
@@ -263,7 +265,7 @@ TEST_F(ShootWatchSimTest, AFailingHandlerMakesTheWatchListAgainAndDeliverTheEven
             for (const auto& e : events)
                 seen.push_back(e);
         },
-        ShootWatchOptions{{}, 100ms});
+        options);
     client->create_shoot(sim_shoot("h1", "rh"));
     watch->start();
     ASSERT_TRUE(wait_until([&] { return !of("rh").empty(); }));
