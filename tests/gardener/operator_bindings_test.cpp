@@ -22,7 +22,7 @@ using nlohmann::json;
 using ::testing::ElementsAre;
 using namespace std::chrono_literals;
 
-json shoot(const std::string& name) {
+json gcp_shoot(const std::string& name) {
     return json::parse(R"({
       "apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot",
       "metadata": {"name": ")" +
@@ -67,7 +67,7 @@ protected:
             binary, std::vector<std::string>{"--create-seconds", "0.2", "--delete-seconds", "0.2",
                                              "--project", "kprov"});
         GardenerClient gardener(load_kubeconfig(m_sim->kubeconfig), "kprov");
-        gardener.create_shoot(shoot("rt"));
+        gardener.create_shoot(gcp_shoot("rt"));
         for (int i = 0; i < 100 && m_kubeconfig.empty(); ++i) {
             try {
                 m_kubeconfig = gardener.admin_kubeconfig("rt", 1h);
