@@ -73,7 +73,8 @@ public:
     std::optional<std::string> operator()(const std::string& runtime_id) const;
 
 private:
-    std::unique_ptr<engine::Director> m_port; ///< keeps m_director.port alive
+    std::unique_ptr<engine::Director>
+        m_port; ///< the Director client, whose presence turns the flags on
     engine::DirectorOptions m_director;
 };
 

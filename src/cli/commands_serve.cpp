@@ -117,8 +117,9 @@ int cmd_serve(Context& ctx, const ServeArgs& args) {
     api::Metrics metrics(access.store(), access.log());
     const GardenerRequestMetrics gardener_requests(metrics);
     const auto store = api::metered_store(access.store(), metrics);
-    engine::Executor executor(*store, access.shoots(), access.clusters(), access.clock(),
-                              access.options());
+    engine::EnginePorts ports = access.ports();
+    ports.store = store.get();
+    engine::Executor executor(ports, access.options());
     EngineDaemon daemon(ctx, access, executor, *store, args.workers);
 
     // 2. The API: schema and resolvers built once, shared by every request.

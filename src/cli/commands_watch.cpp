@@ -27,8 +27,9 @@ int cmd_watch(Context& ctx, const WatchArgs& args) {
     api::Metrics metrics(access.store(), access.log());
     const GardenerRequestMetrics gardener_requests(metrics);
     const auto store = api::metered_store(access.store(), metrics);
-    engine::Executor executor(*store, access.shoots(), access.clusters(), access.clock(),
-                              access.options());
+    engine::EnginePorts ports = access.ports();
+    ports.store = store.get();
+    engine::Executor executor(ports, access.options());
     EngineDaemon daemon(ctx, access, executor, *store, workers);
     const auto metrics_server =
         bind_metrics_server(ctx, metrics, store_readiness(access.store()), args.metrics_address);

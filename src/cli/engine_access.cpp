@@ -368,7 +368,8 @@ EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int stor
                                                                     : LogStyle::Command)
     , m_owner(new_owner_id(owner_prefix))
     , m_options(config::engine_options(ctx.config().settings)) {
-    m_options.log = m_log.sink();
+    m_ports.log = m_log.sink();
+    m_ports.clock = &m_clock;
     std::string director_warning;
     m_director = director::open_director(ctx.config(), director_warning);
     // A one-shot command would repeat it at every call; daemons say it once, loudly.
@@ -376,6 +377,7 @@ EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int stor
         spdlog::log(owner_prefix == "cli" ? spdlog::level::debug : spdlog::level::warn, "{}",
                     director_warning);
     m_options.director = director::director_options(ctx.config().settings, m_director.get());
+    m_ports.director = m_director.get();
     if (store_use == StoreUse::Peek)
         m_store = peek_store(ctx, store_connections, [this] {
             m_scratch = std::make_unique<ScratchDir>();
@@ -383,7 +385,9 @@ EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int stor
         });
     else
         m_store = open_configured_store(ctx, store_connections, store_use);
+    m_ports.store = m_store.get();
     m_shoots = std::make_unique<LazyShoots>(ctx, m_watched);
+    m_ports.shoots = m_shoots.get();
     m_landscape_port = std::make_unique<gardener::GardenerLandscape>(
         [shoots = m_shoots.get()]() -> gardener::GardenerClient& { return shoots->client(); });
     // A one-shot command is one request: it reads the landscape once.
@@ -394,11 +398,12 @@ EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int stor
     // Without a Gardener, plans and dry runs say that they did not check the landscape, and
     // requests that write are refused (engine::require_landscape names the setting).
     if (gardener_configured(ctx))
-        m_options.landscape = m_landscape.get();
+        m_ports.landscape = m_landscape.get();
     gardener::ClientOptions cluster_options;
     cluster_options.qps = ctx.config().settings.gardener_qps;
     cluster_options.burst = ctx.config().settings.gardener_burst;
     m_clusters = std::make_unique<gardener::ClusterBindings>(cluster_options);
+    m_ports.clusters = m_clusters.get();
     const auto& settings = ctx.config().settings;
     // The original's GitHub release downloader is gone (kyma-installation.md §7.3): its two
     // settings are accepted and do nothing, which a daemon says once.
@@ -416,9 +421,9 @@ EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int stor
         releases.on_demand_url = settings.kyma_dev_releases_url;
         m_releases = std::make_unique<gardener::HttpReleaseSource>(std::move(releases));
         m_watches = std::make_unique<engine::InstallationWatches>(*m_installer, *m_store, m_clock);
-        m_options.kyma.installer = m_installer.get();
-        m_options.kyma.releases = m_releases.get();
-        m_options.kyma.watches = m_watches.get();
+        m_ports.kyma_installer = m_installer.get();
+        m_ports.releases = m_releases.get();
+        m_ports.installation_watches = m_watches.get();
     } else if (settings.kyma_installer == "lifecycle-manager" &&
                !settings.kcp_kubeconfig_path.empty()) {
         // Without a KCP (the default setting, nothing configured) kprov still provisions
@@ -430,10 +435,12 @@ EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int stor
                 return kcp->await_change(name, resource_version, max_wait, std::move(stop));
             },
             *m_store, m_clock);
-        m_options.kyma.lifecycle_manager = m_kcp.get();
-        m_options.kyma.watches = m_watches.get();
+        m_ports.lifecycle_manager = m_kcp.get();
+        m_ports.installation_watches = m_watches.get();
     }
-    m_service = std::make_unique<engine::EngineService>(*m_store, *m_shoots, m_clock, m_options);
+    // Refuses a setting without its port (and the reverse) before anything runs.
+    engine::check_ports(m_ports, m_options, engine::PortsFor::Executor);
+    m_service = std::make_unique<engine::EngineService>(m_ports, m_options);
 }
 
 EngineAccess::~EngineAccess() = default;
@@ -455,10 +462,8 @@ engine::RuntimeClusterClient& EngineAccess::clusters() {
 }
 
 engine::Executor& EngineAccess::executor() {
-    std::call_once(m_executor_built, [this] {
-        m_executor = std::make_unique<engine::Executor>(*m_store, *m_shoots, *m_clusters, m_clock,
-                                                        m_options);
-    });
+    std::call_once(m_executor_built,
+                   [this] { m_executor = std::make_unique<engine::Executor>(m_ports, m_options); });
     return *m_executor;
 }
 

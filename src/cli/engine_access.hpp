@@ -6,6 +6,7 @@
 #include "cli/access.hpp"
 #include "cli/context.hpp"
 #include "engine/engine_options.hpp"
+#include "engine/engine_ports.hpp"
 #include "engine/run/executor.hpp"
 #include "engine/run/watched_shoots.hpp"
 #include "engine/service/service.hpp"
@@ -134,6 +135,8 @@ public:
     engine::Executor& executor();
     const Clock& clock() const { return m_clock; }
     const engine::EngineOptions& options() const { return m_options; }
+    /// The ports the service and executor run over (EnginePorts::store is store()).
+    const engine::EnginePorts& ports() const { return m_ports; }
     /// This process's lease owner id (new_owner_id).
     const std::string& owner() const { return m_owner; }
     /// The request's tenant and sub-account (--tenant, --sub-account, KPROV_TENANT, ...); empty
@@ -159,6 +162,7 @@ private:
     SystemClock m_clock;
     engine::WatchedShoots m_watched;
     engine::EngineOptions m_options;
+    engine::EnginePorts m_ports; ///< over the members below
     /// StoreUse::Peek of a missing store: the directory of the empty scratch store, removed at
     /// destruction (after m_store, declared below it, is closed).
     class ScratchDir;
