@@ -7,7 +7,7 @@
 // operation Succeeded (p50, p99, max), and the requests kprov sent per runtime (/sim/stats).
 
 #include "../tests/support/child_process.hpp"
-#include "cli/engine_access.hpp"
+#include "app/engine_assembly.hpp"
 #include "cli/runtime_file.hpp"
 #include "config/engine_options.hpp"
 #include "config/settings.hpp"
@@ -238,7 +238,7 @@ int run(const Options& o) {
     // the kymaConfig and records its channel, but the KCP client must be there.
     std::unique_ptr<kprov::engine::KymaLifecycleManager> kcp_client;
     if (klm) {
-        kcp_client = kprov::cli::open_kcp(effective.settings);
+        kcp_client = kprov::app::open_kcp(effective.settings);
         ports.lifecycle_manager = kcp_client.get();
     } else if (kyma) {
         ports.kyma_installer = &installer;

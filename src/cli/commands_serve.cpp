@@ -117,10 +117,8 @@ int cmd_serve(Context& ctx, const ServeArgs& args) {
     api::Metrics metrics(access.store(), access.log());
     const GardenerRequestMetrics gardener_requests(metrics);
     const auto store = api::metered_store(access.store(), metrics);
-    engine::EnginePorts ports = access.ports();
-    ports.store = store.get();
-    engine::Executor executor(ports, access.options());
-    EngineDaemon daemon(ctx, access, executor, *store, args.workers);
+    const auto executor = access.engine().executor_over(*store);
+    EngineDaemon daemon(ctx, access, *executor, *store, args.workers);
 
     // 2. The API: schema and resolvers built once, shared by every request.
     const auto schema = load_api_schema();

@@ -27,10 +27,8 @@ int cmd_watch(Context& ctx, const WatchArgs& args) {
     api::Metrics metrics(access.store(), access.log());
     const GardenerRequestMetrics gardener_requests(metrics);
     const auto store = api::metered_store(access.store(), metrics);
-    engine::EnginePorts ports = access.ports();
-    ports.store = store.get();
-    engine::Executor executor(ports, access.options());
-    EngineDaemon daemon(ctx, access, executor, *store, workers);
+    const auto executor = access.engine().executor_over(*store);
+    EngineDaemon daemon(ctx, access, *executor, *store, workers);
     const auto metrics_server =
         bind_metrics_server(ctx, metrics, store_readiness(access.store()), args.metrics_address);
     spdlog::info("watching {} with {} workers (lease owners {}-N), Gardener project {}",
