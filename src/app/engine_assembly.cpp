@@ -12,6 +12,7 @@
 #include "kyma/kyma_releases.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 namespace kprov::app {
 
@@ -23,6 +24,12 @@ public:
         , m_watched(watched) {}
 
     gardener::GardenerClient& client() { return *port().second; }
+
+    void observe(RequestObserver observer) {
+        std::atomic_store(&m_observer,
+                          observer ? std::make_shared<const RequestObserver>(std::move(observer))
+                                   : std::shared_ptr<const RequestObserver>());
+    }
 
     std::optional<engine::ShootState> get(const std::string& name) override {
         return port().first->get(name);
@@ -58,7 +65,13 @@ private:
     std::pair<engine::ShootClient*, gardener::GardenerClient*> port() {
         std::lock_guard lock(m_mutex);
         if (!m_port) {
-            m_client = m_open();
+            // The client option forwards to whoever observes now (metrics come and go with
+            // the daemon, the client stays).
+            m_client =
+                m_open([this](const std::string& label, const std::string& method, int status) {
+                    if (const auto observer = std::atomic_load(&m_observer))
+                        (*observer)(label, method, status);
+                });
             m_port = std::make_unique<gardener::GardenerShootClient>(m_client);
         }
         return {m_port.get(), m_client.get()};
@@ -69,6 +82,7 @@ private:
     std::mutex m_mutex;
     std::shared_ptr<gardener::GardenerClient> m_client;
     std::unique_ptr<gardener::GardenerShootClient> m_port;
+    std::shared_ptr<const RequestObserver> m_observer;
 };
 
 std::unique_ptr<engine::KymaLifecycleManager> open_kcp(const config::Settings& settings,
@@ -189,6 +203,10 @@ std::unique_ptr<engine::Executor> EngineAssembly::executor_over(engine::Store& s
 
 gardener::GardenerClient& EngineAssembly::gardener() {
     return m_shoots->client();
+}
+
+void EngineAssembly::observe_gardener_requests(RequestObserver observer) {
+    m_shoots->observe(std::move(observer));
 }
 
 engine::Landscape& EngineAssembly::landscape() {

@@ -31,9 +31,15 @@ enum class RunMode {
     Daemon,  ///< keeps the landscape KPROV_LANDSCAPE_CACHE_SECONDS; says them once, as warnings
 };
 
-/// Opens the Gardener client (throws ConfigError when its kubeconfig cannot be used). Called at
-/// the first use of Gardener, once.
-using GardenerOpener = std::function<std::shared_ptr<gardener::GardenerClient>()>;
+/// Told about each request of the Gardener client: its label, the verb and the HTTP status (0:
+/// no answer); gardener::RequestObserver.
+using RequestObserver =
+    std::function<void(const std::string& label, const std::string& method, int status)>;
+
+/// Opens the Gardener client with `on_request` as its ClientOptions::on_request (throws
+/// ConfigError when its kubeconfig cannot be used). Called at the first use of Gardener, once.
+using GardenerOpener =
+    std::function<std::shared_ptr<gardener::GardenerClient>(RequestObserver on_request)>;
 
 /// What the assembly is built from besides the configuration.
 struct AssemblyInputs {
@@ -76,6 +82,10 @@ public:
 
     /// The Gardener client, opened on first call.
     gardener::GardenerClient& gardener();
+    /// Tells `observer` about every request of this engine's Gardener client from now on (the
+    /// metrics of watch and serve); an empty one tells nobody. Not process-global: other
+    /// clients and other assemblies are not observed. Thread-safe.
+    void observe_gardener_requests(RequestObserver observer);
     engine::ShootClient& shoots() { return *m_ports.shoots; }
     engine::RuntimeClusterClient& clusters() { return *m_ports.clusters; }
     /// The landscape over the same Gardener client (the port whether or not Gardener is

@@ -91,9 +91,13 @@ std::string configured_project(Context& ctx) {
     return ctx.config().settings.gardener_project;
 }
 
-std::shared_ptr<gardener::GardenerClient> open_gardener(Context& ctx) {
+std::shared_ptr<gardener::GardenerClient>
+open_gardener(Context& ctx,
+              std::function<void(const std::string& label, const std::string& method, int status)>
+                  on_request) {
     const auto& settings = ctx.config().settings;
     gardener::ClientOptions options;
+    options.on_request = std::move(on_request);
     options.qps = settings.gardener_qps;
     options.burst = settings.gardener_burst;
     auto kubeconfig = gardener_kubeconfig(ctx);

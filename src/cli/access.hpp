@@ -6,6 +6,7 @@
 #include "engine/engine_options.hpp"
 #include "stores/open_store.hpp"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -36,8 +37,12 @@ std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx, int co
 
 /// A Gardener client for garden-<project>, from APP_GARDENER_KUBECONFIG_PATH (or
 /// --gardener-kubeconfig). Throws ConfigError naming the file and the flag, variable and config
-/// key to change when it cannot be used, or when no kubeconfig was set at all.
-std::shared_ptr<gardener::GardenerClient> open_gardener(Context& ctx);
+/// key to change when it cannot be used, or when no kubeconfig was set at all. `on_request`
+/// (gardener::ClientOptions::on_request) is told about each of its requests.
+std::shared_ptr<gardener::GardenerClient>
+open_gardener(Context& ctx,
+              std::function<void(const std::string& label, const std::string& method, int status)>
+                  on_request = {});
 
 /// Whether a Gardener kubeconfig was set at all (any origin but the default): `kprov plan` then
 /// checks the landscape, and plans without it otherwise.

@@ -115,7 +115,7 @@ int cmd_serve(Context& ctx, const ServeArgs& args) {
 
     // 1. The engine: workers run an executor over a store that counts what they write.
     api::Metrics metrics(access.store(), access.log());
-    const GardenerRequestMetrics gardener_requests(metrics);
+    const GardenerRequestMetrics gardener_requests(access, metrics);
     const auto store = api::metered_store(access.store(), metrics);
     const auto executor = access.engine().executor_over(*store);
     EngineDaemon daemon(ctx, access, *executor, *store, args.workers);

@@ -25,7 +25,7 @@ int cmd_watch(Context& ctx, const WatchArgs& args) {
     // 1. The workers, over an executor whose store counts what they write, and the shoot
     //    watch, which makes operations due when their shoots change.
     api::Metrics metrics(access.store(), access.log());
-    const GardenerRequestMetrics gardener_requests(metrics);
+    const GardenerRequestMetrics gardener_requests(access, metrics);
     const auto store = api::metered_store(access.store(), metrics);
     const auto executor = access.engine().executor_over(*store);
     EngineDaemon daemon(ctx, access, *executor, *store, workers);
