@@ -7,6 +7,7 @@
 // operation Succeeded (p50, p99, max), and the requests kprov sent per runtime (/sim/stats).
 
 #include "../tests/support/child_process.hpp"
+#include "app/engine_assembly.hpp"
 #include "cli/runtime_file.hpp"
 #include "config/engine_options.hpp"
 #include "config/settings.hpp"
@@ -228,12 +229,22 @@ int run(const Options& o) {
     kprov::gardener::GardenerLandscape landscape_port(
         [&]() -> kprov::gardener::GardenerClient& { return *client; });
     kprov::engine::CachedLandscape landscape(landscape_port, clock, std::chrono::seconds(60));
-    engine_options.landscape = &landscape;
-    if (!klm) { // with KLM the service only checks the kymaConfig and records its channel
-        engine_options.kyma.installer = &installer;
-        engine_options.kyma.releases = &releases;
+    kprov::engine::EnginePorts ports;
+    ports.store = store.get();
+    ports.shoots = &shoots;
+    ports.clock = &clock;
+    ports.landscape = &landscape;
+    // The ports the settings ask for (engine::check_ports): with KLM the service only checks
+    // the kymaConfig and records its channel, but the KCP client must be there.
+    std::unique_ptr<kprov::engine::KymaLifecycleManager> kcp_client;
+    if (klm) {
+        kcp_client = kprov::app::open_kcp(effective.settings);
+        ports.lifecycle_manager = kcp_client.get();
+    } else if (kyma) {
+        ports.kyma_installer = &installer;
+        ports.releases = &releases;
     }
-    kprov::engine::EngineService service(*store, shoots, clock, engine_options);
+    kprov::engine::EngineService service(ports, engine_options);
 
     Json base = kprov::cli::read_runtime_file(o.runtime_file);
     if (kyma)

@@ -91,15 +91,15 @@ std::string configured_project(Context& ctx) {
     return ctx.config().settings.gardener_project;
 }
 
-std::shared_ptr<gardener::GardenerClient>
-open_gardener(Context& ctx, std::optional<std::chrono::milliseconds> answer_within) {
+std::shared_ptr<gardener::GardenerClient> open_gardener(Context& ctx, GardenerUse use) {
     const auto& settings = ctx.config().settings;
     gardener::ClientOptions options;
+    options.on_request = std::move(use.on_request);
     options.qps = settings.gardener_qps;
     options.burst = settings.gardener_burst;
-    if (answer_within) {
-        options.connect_timeout = *answer_within;
-        options.request_timeout = *answer_within;
+    if (use.answer_within) {
+        options.connect_timeout = *use.answer_within;
+        options.request_timeout = *use.answer_within;
         options.retry.max_attempts = 1;
     }
     auto kubeconfig = gardener_kubeconfig(ctx);

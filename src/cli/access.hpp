@@ -7,6 +7,7 @@
 #include "stores/open_store.hpp"
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,10 +40,14 @@ std::unique_ptr<stores::StoreBackend> open_configured_store(Context& ctx, int co
 /// A Gardener client for garden-<project>, from APP_GARDENER_KUBECONFIG_PATH (or
 /// --gardener-kubeconfig). Throws ConfigError naming the file and the flag, variable and config
 /// key to change when it cannot be used, or when no kubeconfig was set at all.
-/// `answer_within`: each request is given at most that and tried once, for what must answer
-/// now (a status); without it, requests wait and retry as the engine's do.
-std::shared_ptr<gardener::GardenerClient>
-open_gardener(Context& ctx, std::optional<std::chrono::milliseconds> answer_within = {});
+struct GardenerUse {
+    /// gardener::ClientOptions::on_request: told about each of the client's requests.
+    std::function<void(const std::string& label, const std::string& method, int status)> on_request;
+    /// Each request is given at most that and tried once, for what must answer now (a
+    /// status); without it, requests wait and retry as the engine's do.
+    std::optional<std::chrono::milliseconds> answer_within;
+};
+std::shared_ptr<gardener::GardenerClient> open_gardener(Context& ctx, GardenerUse use = {});
 
 /// Whether a Gardener kubeconfig was set at all (any origin but the default): `kprov plan` then
 /// checks the landscape, and plans without it otherwise.
@@ -78,7 +83,8 @@ public:
     std::optional<std::string> operator()(const std::string& runtime_id) const;
 
 private:
-    std::unique_ptr<engine::Director> m_port; ///< keeps m_director.port alive
+    std::unique_ptr<engine::Director>
+        m_port; ///< the Director client, whose presence turns the flags on
     engine::DirectorOptions m_director;
 };
 

@@ -249,11 +249,11 @@ int cmd_plan(Context& ctx, const PlanArgs& args) {
         check_gardener_answers(ctx);
         client = open_gardener(ctx);
         landscape.emplace([&client]() -> gardener::GardenerClient& { return *client; });
-        options.landscape = &*landscape;
     }
     const auto planned = [&] {
         try {
-            return engine::plan_provision(input, request, options, SystemClock().now(),
+            return engine::plan_provision(input, request, options,
+                                          landscape ? &*landscape : nullptr, SystemClock().now(),
                                           engine::k_placeholder_ids);
         } catch (ValidationError& e) {
             e.set_source(args.file);

@@ -115,11 +115,10 @@ int cmd_serve(Context& ctx, const ServeArgs& args) {
 
     // 1. The engine: workers run an executor over a store that counts what they write.
     api::Metrics metrics(access.store(), access.log());
-    const GardenerRequestMetrics gardener_requests(metrics);
+    const GardenerRequestMetrics gardener_requests(access, metrics);
     const auto store = api::metered_store(access.store(), metrics);
-    engine::Executor executor(*store, access.shoots(), access.clusters(), access.clock(),
-                              access.options());
-    EngineDaemon daemon(ctx, access, executor, *store, args.workers);
+    const auto executor = access.engine().executor_over(*store);
+    EngineDaemon daemon(ctx, access, *executor, *store, args.workers);
 
     // 2. The API: schema and resolvers built once, shared by every request.
     const auto schema = load_api_schema();

@@ -84,7 +84,7 @@ std::optional<KymaResourceView> kyma_resource(Context& ctx, const engine::Runtim
         return std::nullopt;
     KymaResourceView view{engine::kyma_name_of(runtime.id), settings.kcp_namespace, {}, {}};
     try {
-        view.state = open_kcp(settings, std::chrono::seconds(10))->read_kyma(view.name);
+        view.state = app::open_kcp(settings, std::chrono::seconds(10))->read_kyma(view.name);
     } catch (const std::exception& e) {
         view.error = e.what();
     }

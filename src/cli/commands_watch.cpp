@@ -25,11 +25,10 @@ int cmd_watch(Context& ctx, const WatchArgs& args) {
     // 1. The workers, over an executor whose store counts what they write, and the shoot
     //    watch, which makes operations due when their shoots change.
     api::Metrics metrics(access.store(), access.log());
-    const GardenerRequestMetrics gardener_requests(metrics);
+    const GardenerRequestMetrics gardener_requests(access, metrics);
     const auto store = api::metered_store(access.store(), metrics);
-    engine::Executor executor(*store, access.shoots(), access.clusters(), access.clock(),
-                              access.options());
-    EngineDaemon daemon(ctx, access, executor, *store, workers);
+    const auto executor = access.engine().executor_over(*store);
+    EngineDaemon daemon(ctx, access, *executor, *store, workers);
     const auto metrics_server =
         bind_metrics_server(ctx, metrics, store_readiness(access.store()), args.metrics_address);
     spdlog::info("watching {} with {} workers (lease owners {}-N), Gardener project {}",

@@ -1,17 +1,7 @@
 #include "cli/engine_access.hpp"
 
 #include "cli/access.hpp"
-#include "config/engine_options.hpp"
-#include "director/open_director.hpp"
-#include "engine/run/installation_watches.hpp"
 #include "engine/util/thread_log_fields.hpp"
-#include "gardener/gardener_client.hpp"
-#include "gardener/landscape_port.hpp"
-#include "gardener/operator_bindings.hpp"
-#include "gardener/shoot_port.hpp"
-#include "kyma/kcp_client.hpp"
-#include "kyma/kyma_installer.hpp"
-#include "kyma/kyma_releases.hpp"
 
 #include <cctype>
 #include <cerrno>
@@ -236,88 +226,6 @@ engine::LogSink LogScope::sink() const {
     };
 }
 
-// The ShootClient port over a Gardener client opened at the first call.
-class EngineAccess::LazyShoots final : public engine::ShootClient {
-public:
-    LazyShoots(Context& ctx, const engine::WatchedShoots& watched)
-        : m_ctx(ctx)
-        , m_watched(watched) {}
-
-    gardener::GardenerClient& client() { return *port().second; }
-
-    std::optional<engine::ShootState> get(const std::string& name) override {
-        return port().first->get(name);
-    }
-    std::optional<engine::ShootState> watched(const std::string& name) override {
-        return m_watched.find(name);
-    }
-    std::vector<engine::ShootState> list(const std::string& label_selector) override {
-        return port().first->list(label_selector);
-    }
-    engine::ShootState create(const std::string& shoot_json) override {
-        return port().first->create(shoot_json);
-    }
-    engine::ShootState update(const std::string& shoot_json) override {
-        return port().first->update(shoot_json);
-    }
-    engine::ShootState patch(const std::string& name, const std::string& merge_patch) override {
-        return port().first->patch(name, merge_patch);
-    }
-    bool remove(const std::string& name) override { return port().first->remove(name); }
-    std::string admin_kubeconfig(const std::string& name,
-                                 std::chrono::seconds expiration) override {
-        return port().first->admin_kubeconfig(name, expiration);
-    }
-    void put_config_map(const std::string& config_map_json) override {
-        port().first->put_config_map(config_map_json);
-    }
-    void delete_config_map(const std::string& name) override {
-        port().first->delete_config_map(name);
-    }
-
-private:
-    std::pair<engine::ShootClient*, gardener::GardenerClient*> port() {
-        std::lock_guard lock(m_mutex);
-        if (!m_port) {
-            m_client = open_gardener(m_ctx);
-            m_port = std::make_unique<gardener::GardenerShootClient>(m_client);
-        }
-        return {m_port.get(), m_client.get()};
-    }
-
-    Context& m_ctx;
-    const engine::WatchedShoots& m_watched;
-    std::mutex m_mutex;
-    std::shared_ptr<gardener::GardenerClient> m_client;
-    std::unique_ptr<gardener::GardenerShootClient> m_port;
-};
-
-std::unique_ptr<engine::KymaLifecycleManager> open_kcp(const config::Settings& settings,
-                                                       std::chrono::milliseconds request_timeout) {
-    gardener::ClientOptions options;
-    options.qps = settings.gardener_qps;
-    options.burst = settings.gardener_burst;
-    options.request_timeout = request_timeout;
-    options.connect_timeout = std::min(options.connect_timeout, request_timeout);
-    options.retry.max_total = std::min(options.retry.max_total, request_timeout);
-    if (settings.kcp_kubeconfig_path.empty())
-        throw ConfigError(
-            "KPROV_KYMA_INSTALLER=lifecycle-manager needs the kubeconfig of the Kyma Control "
-            "Plane where Kyma Lifecycle Manager runs: set KPROV_KCP_KUBECONFIG_PATH (config key "
-            "kcp.kubeconfig_path)");
-    gardener::Kubeconfig kcp;
-    try {
-        kcp = gardener::load_kubeconfig(settings.kcp_kubeconfig_path);
-    } catch (const ConfigError& e) {
-        throw ConfigError(std::string(e.what()) +
-                          " (KPROV_KCP_KUBECONFIG_PATH, config key kcp.kubeconfig_path)");
-    }
-    options.label = "kcp";
-    options.component = "k8s client - kcp";
-    return std::make_unique<gardener::KcpClient>(std::move(kcp), settings.kcp_namespace,
-                                                 std::move(options));
-}
-
 // A private temporary directory, removed with what is in it at destruction.
 class EngineAccess::ScratchDir {
 public:
@@ -366,16 +274,7 @@ EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int stor
     : m_ctx(ctx)
     , m_log(ctx, owner_prefix == "watch" || owner_prefix == "serve" ? LogStyle::Daemon
                                                                     : LogStyle::Command)
-    , m_owner(new_owner_id(owner_prefix))
-    , m_options(config::engine_options(ctx.config().settings)) {
-    m_options.log = m_log.sink();
-    std::string director_warning;
-    m_director = director::open_director(ctx.config(), director_warning);
-    // A one-shot command would repeat it at every call; daemons say it once, loudly.
-    if (!director_warning.empty())
-        spdlog::log(owner_prefix == "cli" ? spdlog::level::debug : spdlog::level::warn, "{}",
-                    director_warning);
-    m_options.director = director::director_options(ctx.config().settings, m_director.get());
+    , m_owner(new_owner_id(owner_prefix)) {
     if (store_use == StoreUse::Peek)
         m_store = peek_store(ctx, store_connections, [this] {
             m_scratch = std::make_unique<ScratchDir>();
@@ -383,84 +282,17 @@ EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int stor
         });
     else
         m_store = open_configured_store(ctx, store_connections, store_use);
-    m_shoots = std::make_unique<LazyShoots>(ctx, m_watched);
-    m_landscape_port = std::make_unique<gardener::GardenerLandscape>(
-        [shoots = m_shoots.get()]() -> gardener::GardenerClient& { return shoots->client(); });
-    // A one-shot command is one request: it reads the landscape once.
-    m_landscape = std::make_unique<engine::CachedLandscape>(
-        *m_landscape_port, m_clock,
-        std::chrono::seconds(
-            owner_prefix == "cli" ? 0 : ctx.config().settings.landscape_cache_seconds));
-    // Without a Gardener, plans and dry runs say that they did not check the landscape, and
-    // requests that write are refused (engine::require_landscape names the setting).
-    if (gardener_configured(ctx))
-        m_options.landscape = m_landscape.get();
-    gardener::ClientOptions cluster_options;
-    cluster_options.qps = ctx.config().settings.gardener_qps;
-    cluster_options.burst = ctx.config().settings.gardener_burst;
-    m_clusters = std::make_unique<gardener::ClusterBindings>(cluster_options);
-    const auto& settings = ctx.config().settings;
-    // The original's GitHub release downloader is gone (kyma-installation.md §7.3): its two
-    // settings are accepted and do nothing, which a daemon says once.
-    for (const auto& entry : ctx.config().entries)
-        if ((entry.key == "latest_downloaded_releases" || entry.key == "download_pre_releases") &&
-            entry.origin != config::Origin::Default && owner_prefix != "cli")
-            spdlog::warn("{} ({}) has no effect: releases are downloaded when a request names "
-                         "them, from KPROV_KYMA_RELEASES_URL",
-                         entry.source, entry.key);
-    if (settings.kyma_installer == "installation-cr") {
-        m_installer =
-            std::make_unique<gardener::InstallationCrInstaller>(cluster_options, m_log.sink());
-        gardener::ReleaseSourceOptions releases;
-        releases.releases_url = settings.kyma_releases_url;
-        releases.on_demand_url = settings.kyma_dev_releases_url;
-        m_releases = std::make_unique<gardener::HttpReleaseSource>(std::move(releases));
-        m_watches = std::make_unique<engine::InstallationWatches>(*m_installer, *m_store, m_clock);
-        m_options.kyma.installer = m_installer.get();
-        m_options.kyma.releases = m_releases.get();
-        m_options.kyma.watches = m_watches.get();
-    } else if (settings.kyma_installer == "lifecycle-manager" &&
-               !settings.kcp_kubeconfig_path.empty()) {
-        // Without a KCP (the default setting, nothing configured) kprov still provisions
-        // runtimes without Kyma; a kymaConfig is refused (KymaOptions::kcp_missing).
-        m_kcp = open_kcp(settings);
-        m_watches = std::make_unique<engine::InstallationWatches>(
-            [kcp = m_kcp.get()](const std::string& name, const std::string& resource_version,
-                                std::chrono::milliseconds max_wait, std::stop_token stop) {
-                return kcp->await_change(name, resource_version, max_wait, std::move(stop));
-            },
-            *m_store, m_clock);
-        m_options.kyma.lifecycle_manager = m_kcp.get();
-        m_options.kyma.watches = m_watches.get();
-    }
-    m_service = std::make_unique<engine::EngineService>(*m_store, *m_shoots, m_clock, m_options);
+    app::AssemblyInputs inputs;
+    inputs.mode = owner_prefix == "cli" ? app::RunMode::Command : app::RunMode::Daemon;
+    inputs.log = m_log.sink();
+    inputs.open_gardener = [&ctx](app::RequestObserver on_request) {
+        return open_gardener(ctx, {.on_request = std::move(on_request)});
+    };
+    inputs.gardener_configured = gardener_configured(ctx);
+    m_engine = std::make_unique<app::EngineAssembly>(ctx.config(), *m_store, std::move(inputs));
 }
 
 EngineAccess::~EngineAccess() = default;
-
-gardener::GardenerClient& EngineAccess::gardener() {
-    return m_shoots->client();
-}
-
-engine::ShootClient& EngineAccess::shoots() {
-    return *m_shoots;
-}
-
-engine::Landscape& EngineAccess::landscape() {
-    return *m_landscape;
-}
-
-engine::RuntimeClusterClient& EngineAccess::clusters() {
-    return *m_clusters;
-}
-
-engine::Executor& EngineAccess::executor() {
-    std::call_once(m_executor_built, [this] {
-        m_executor = std::make_unique<engine::Executor>(*m_store, *m_shoots, *m_clusters, m_clock,
-                                                        m_options);
-    });
-    return *m_executor;
-}
 
 engine::RequestContext EngineAccess::request() const {
     const auto& settings = m_ctx.config().settings;

@@ -1,11 +1,13 @@
 #pragma once
-// The engine as a command uses it: the store, Gardener, the ports over them, the EngineService
-// and the Executor, built from the effective configuration in one place. Shared by the
-// operation commands, `wait`, `watch` and `serve`.
+// What the command line needs to ask for an engine: its log lines, its lease owner, the store a
+// command may open, and the engine assembled over them by the composition root
+// (app/engine_assembly.hpp). Shared by the operation commands, `wait`, `watch` and `serve`.
 
+#include "app/engine_assembly.hpp"
 #include "cli/access.hpp"
 #include "cli/context.hpp"
 #include "engine/engine_options.hpp"
+#include "engine/engine_ports.hpp"
 #include "engine/run/executor.hpp"
 #include "engine/run/watched_shoots.hpp"
 #include "engine/service/service.hpp"
@@ -95,17 +97,10 @@ private:
     std::shared_ptr<spdlog::logger> m_logger;
 };
 
-/// The KCP's client (KPROV_KYMA_INSTALLER=lifecycle-manager), from KPROV_KCP_KUBECONFIG_PATH:
-/// the user's own file, so file references in it are read. Throws ConfigError naming the
-/// setting when it is unset or cannot be used.
-std::unique_ptr<engine::KymaLifecycleManager>
-open_kcp(const config::Settings& settings,
-         std::chrono::milliseconds request_timeout = std::chrono::seconds(60));
-
-/// Everything an engine command needs. The store is opened at construction (StoreError,
-/// ConfigError); Gardener at its first use, so that a command that needs no Gardener call
-/// (provision without --wait) works with only a store. Members are thread-safe as the engine's
-/// ports are.
+/// Everything an engine command needs: the store it opened (StoreError, ConfigError at
+/// construction) and app::EngineAssembly over it, whose Gardener is opened at its first use, so
+/// that a command that needs no Gardener call (provision without --wait) works with only a
+/// store. Members are thread-safe as the engine's ports are.
 class EngineAccess {
 public:
     /// `owner_prefix` names the kind of process in lease owners ("cli", "watch", "serve");
@@ -119,21 +114,25 @@ public:
     EngineAccess& operator=(const EngineAccess&) = delete;
 
     stores::StoreBackend& store() { return *m_store; }
+    /// The composition root's engine over store().
+    app::EngineAssembly& engine() { return *m_engine; }
     /// The Gardener client, opened on first call. Throws ConfigError when the Gardener
     /// kubeconfig cannot be used.
-    gardener::GardenerClient& gardener();
+    gardener::GardenerClient& gardener() { return m_engine->gardener(); }
     /// The ShootClient port; opens Gardener at its first call (ConfigError then).
-    engine::ShootClient& shoots();
-    engine::RuntimeClusterClient& clusters();
+    engine::ShootClient& shoots() { return m_engine->shoots(); }
+    engine::RuntimeClusterClient& clusters() { return m_engine->clusters(); }
     /// The landscape (CloudProfiles, bindings) over the same Gardener client: read once by a
     /// one-shot command, kept KPROV_LANDSCAPE_CACHE_SECONDS by watch and serve.
-    engine::Landscape& landscape();
-    engine::EngineService& service() { return *m_service; }
-    /// The executor over store(), built at the first call (serve runs its own, over a metered
-    /// store, and never asks for this one).
-    engine::Executor& executor();
-    const Clock& clock() const { return m_clock; }
-    const engine::EngineOptions& options() const { return m_options; }
+    engine::Landscape& landscape() { return m_engine->landscape(); }
+    engine::EngineService& service() { return m_engine->service(); }
+    /// The executor over store(), built at the first call (serve and watch run their own, over
+    /// a metered store: engine().executor_over).
+    engine::Executor& executor() { return m_engine->executor(); }
+    const Clock& clock() const { return m_engine->clock(); }
+    const engine::EngineOptions& options() const { return m_engine->options(); }
+    /// The ports the service and executor run over (EnginePorts::store is store()).
+    const engine::EnginePorts& ports() const { return m_engine->ports(); }
     /// This process's lease owner id (new_owner_id).
     const std::string& owner() const { return m_owner; }
     /// The request's tenant and sub-account (--tenant, --sub-account, KPROV_TENANT, ...); empty
@@ -141,42 +140,25 @@ public:
     engine::RequestContext request() const;
     /// The engine's log sink (LogScope::sink of this access's scope).
     engine::LogSink log() const { return m_log.sink(); }
-    /// The Installation CR watches of this process (KymaOptions::watches); null without a Kyma
-    /// installer. A daemon or a --wait tells it whom to wake (set_on_change).
-    engine::InstallationWatches* installation_watches() { return m_watches.get(); }
+    /// The Installation CR watches of this process (EnginePorts::installation_watches); null
+    /// without a Kyma installer. A daemon or a --wait tells it whom to wake (set_on_change).
+    engine::InstallationWatches* installation_watches() { return m_engine->installation_watches(); }
     /// The KCP (KPROV_KYMA_INSTALLER=lifecycle-manager); null with any other backend.
-    engine::KymaLifecycleManager* kcp() { return m_kcp.get(); }
+    engine::KymaLifecycleManager* kcp() { return m_engine->kcp(); }
     /// The shoots as this process's watch delivered them (EngineDaemon fills it); shoots()
     /// answers ShootClient::watched from it.
-    engine::WatchedShoots& watched_shoots() { return m_watched; }
+    engine::WatchedShoots& watched_shoots() { return m_engine->watched_shoots(); }
 
 private:
-    class LazyShoots;
-
     Context& m_ctx;
     LogScope m_log;
     std::string m_owner;
-    SystemClock m_clock;
-    engine::WatchedShoots m_watched;
-    engine::EngineOptions m_options;
     /// StoreUse::Peek of a missing store: the directory of the empty scratch store, removed at
     /// destruction (after m_store, declared below it, is closed).
     class ScratchDir;
     std::unique_ptr<ScratchDir> m_scratch;
     std::unique_ptr<stores::StoreBackend> m_store;
-    std::unique_ptr<LazyShoots> m_shoots;
-    std::unique_ptr<gardener::GardenerLandscape> m_landscape_port;
-    std::unique_ptr<engine::CachedLandscape> m_landscape;
-    std::unique_ptr<gardener::ClusterBindings> m_clusters;
-    std::unique_ptr<engine::KymaInstaller> m_installer; ///< null with KPROV_KYMA_INSTALLER=none
-    /// The KCP; null unless KPROV_KYMA_INSTALLER=lifecycle-manager.
-    std::unique_ptr<engine::KymaLifecycleManager> m_kcp;
-    std::unique_ptr<engine::ReleaseSource> m_releases;
-    std::unique_ptr<engine::InstallationWatches> m_watches; ///< null without an installer
-    std::unique_ptr<engine::Director> m_director;           ///< null when Director is off
-    std::unique_ptr<engine::EngineService> m_service;
-    std::once_flag m_executor_built;
-    std::unique_ptr<engine::Executor> m_executor; ///< null until executor()
+    std::unique_ptr<app::EngineAssembly> m_engine; ///< over m_store
 };
 
 } // namespace kprov::cli

@@ -133,8 +133,9 @@ api::ReadinessCheck store_readiness(stores::StoreBackend& store) {
     };
 }
 
-GardenerRequestMetrics::GardenerRequestMetrics(api::Metrics& metrics) {
-    gardener::set_request_observer(
+GardenerRequestMetrics::GardenerRequestMetrics(EngineAccess& access, api::Metrics& metrics)
+    : m_access(access) {
+    m_access.engine().observe_gardener_requests(
         [&metrics](const std::string& label, const std::string& method, int status) {
             if (label == "gardener")
                 metrics.gardener_request(method, status);
@@ -142,7 +143,7 @@ GardenerRequestMetrics::GardenerRequestMetrics(api::Metrics& metrics) {
 }
 
 GardenerRequestMetrics::~GardenerRequestMetrics() {
-    gardener::set_request_observer({});
+    m_access.engine().observe_gardener_requests({});
 }
 
 std::unique_ptr<api::MetricsServer> bind_metrics_server(Context& ctx, api::Metrics& metrics,

@@ -89,13 +89,17 @@ private:
 /// /readyz: the store answers and its schema is the one this build writes.
 api::ReadinessCheck store_readiness(stores::StoreBackend& store);
 
-/// Counts the Gardener client's requests in `metrics` while it lives.
+/// Counts the requests of `access`'s Gardener client in `metrics` while it lives (a client
+/// option of that client, not a process-global hook).
 class GardenerRequestMetrics {
 public:
-    explicit GardenerRequestMetrics(api::Metrics& metrics);
+    GardenerRequestMetrics(EngineAccess& access, api::Metrics& metrics);
     ~GardenerRequestMetrics();
     GardenerRequestMetrics(const GardenerRequestMetrics&) = delete;
     GardenerRequestMetrics& operator=(const GardenerRequestMetrics&) = delete;
+
+private:
+    EngineAccess& m_access;
 };
 
 /// watch's listener of /metrics, /healthz and /readyz, bound on `flag` (--metrics-address),

@@ -35,11 +35,13 @@ std::unique_ptr<engine::Director> open_director(const config::Effective& config,
                                             std::move(options));
 }
 
-engine::DirectorOptions director_options(const config::Settings& settings, engine::Director* port) {
+engine::DirectorOptions director_options(const config::Settings& settings,
+                                         const engine::Director* port) {
     engine::DirectorOptions options;
-    options.registration_enabled = settings.runtime_registration_enabled;
-    options.deregistration_enabled = settings.runtime_deregistration_enabled;
-    options.port = port;
+    // Without a client (open_director warned why) the flags are off: the engine decides by
+    // them alone, and its ports must match them (engine::check_ports).
+    options.registration_enabled = settings.runtime_registration_enabled && port != nullptr;
+    options.deregistration_enabled = settings.runtime_deregistration_enabled && port != nullptr;
     return options;
 }
 

@@ -19,7 +19,9 @@ namespace kprov::director {
 std::unique_ptr<engine::Director> open_director(const config::Effective& config,
                                                 std::string& warning);
 
-/// The engine's Director options: the flags of `settings` over `port` (may be null).
-engine::DirectorOptions director_options(const config::Settings& settings, engine::Director* port);
+/// The engine's Director options: the flags of `settings`, each on only when `port` (what
+/// open_director returned, may be null) is there to serve it.
+engine::DirectorOptions director_options(const config::Settings& settings,
+                                         const engine::Director* port);
 
 } // namespace kprov::director

@@ -1,7 +1,9 @@
 #pragma once
-// What the engine's service and executor need from the configuration. The engine never reads
-// configuration itself (it must not include config/): the caller fills EngineOptions from its
-// Settings, and every default here is the original's (original-provisioner.md §2.7, §7.1).
+// What the engine's service and executor need from the configuration: values only. The engine
+// never reads configuration itself (it must not include config/): the caller fills EngineOptions
+// from its Settings, and every default here is the original's (original-provisioner.md §2.7,
+// §7.1). What the engine talks to (store, Gardener, Director, Kyma backends, landscape, clock,
+// log) comes as EnginePorts (engine_ports.hpp).
 
 #include "engine/input/runtime_input.hpp"
 #include "engine/kyma.hpp"
@@ -67,14 +69,9 @@ struct RetryPolicy {
     double poll_jitter = 0.1;
 };
 
-enum class LogLevel { Debug, Info, Warning, Error };
-
-/// Where the engine reports what a user or operator may want to read in a log (a tenant
-/// rewrite, a store failure). May be called from several threads at once.
-using LogSink = std::function<void(LogLevel, const std::string&)>;
-
 /// Compass Director (original-provisioner.md §6, APP_RUNTIME_(DE)REGISTRATION_ENABLED). kprov
-/// calls Director only through `port`, and only for what is enabled.
+/// calls Director only through EnginePorts::director, which is there exactly when one of the
+/// flags is on (check_ports), and only for what is enabled.
 struct DirectorOptions {
     /// Runtime ids come from registerRuntime; WaitingForClusterDomain labels the runtime and
     /// sets PROVISIONING; ConnectRuntimeAgent follows CreatingBindingsForOperators; failed
@@ -82,49 +79,31 @@ struct DirectorOptions {
     bool registration_enabled = false;
     /// The end of deprovisioning unregisters the runtime; failed deprovisionings set FAILED.
     bool deregistration_enabled = false;
-    /// Null: no Director calls, whatever the flags say (the caller refuses that combination).
-    Director* port = nullptr;
     /// A stage whose Director call still fails after this many consecutive failed passes fails
     /// the operation (component "compass director") instead of retrying until its timeout.
     int max_failed_passes = 8;
 
-    bool registers() const { return registration_enabled && port != nullptr; }
-    bool deregisters() const { return deregistration_enabled && port != nullptr; }
+    bool registers() const { return registration_enabled; }
+    bool deregisters() const { return deregistration_enabled; }
 };
 
-class InstallationWatches;
-
 /// Installing Kyma (kyma-installation.md; KPROV_KYMA_INSTALLER). Without an installer
-/// (KPROV_KYMA_INSTALLER=none) a request with a kymaConfig is refused at once.
+/// (KPROV_KYMA_INSTALLER=none) a request with a kymaConfig is refused at once. The backend
+/// itself is a port (EnginePorts::kyma_installer or ::lifecycle_manager, present exactly as the
+/// setting says).
 struct KymaOptions {
-    /// The installation-cr backend; null with any other setting.
-    KymaInstaller* installer = nullptr;
-    /// The lifecycle-manager backend (the KCP); null with any other setting.
-    KymaLifecycleManager* lifecycle_manager = nullptr;
     KlmOptions klm;
-    /// Where releases missing from kyma_release come from; null: only stored ones are known.
-    ReleaseSource* releases = nullptr;
-    /// Watches of Installation CRs that make a waiting operation due on a change; null: the
-    /// Kyma stages poll (every `poll`).
-    InstallationWatches* watches = nullptr;
-    /// The value of KPROV_KYMA_INSTALLER ("installation-cr", "lifecycle-manager" or "none"), for
-    /// messages; with neither backend built, "none" refuses kymaConfig.
+    /// The value of KPROV_KYMA_INSTALLER: "installation-cr", "lifecycle-manager" or "none".
     std::string installer_setting = "none";
     /// lifecycle-manager without KPROV_KCP_KUBECONFIG_PATH: there is no KCP to write to, so a
     /// kymaConfig is refused (kyma_installer_refusal says what to configure).
     bool kcp_missing = false;
 
-    /// Whether requests with a kymaConfig are accepted: an installer is configured (plans,
-    /// which contact nothing, go by the setting alone).
-    bool installs() const {
-        if (kcp_missing)
-            return false;
-        return installer != nullptr || lifecycle_manager != nullptr || installer_setting != "none";
-    }
-    /// Whether kymaConfig goes to Kyma Lifecycle Manager (plans go by the setting alone).
-    bool lifecycle() const {
-        return lifecycle_manager != nullptr || installer_setting == "lifecycle-manager";
-    }
+    /// Whether requests with a kymaConfig are accepted: an installer is configured. Decided by
+    /// the setting alone, for plans (which contact nothing) and requests alike.
+    bool installs() const { return !kcp_missing && installer_setting != "none"; }
+    /// Whether kymaConfig goes to Kyma Lifecycle Manager (by the setting alone).
+    bool lifecycle() const { return installer_setting == "lifecycle-manager"; }
     /// How often WaitingForInstallation looks, and how long after a trigger (the original's 30 s).
     Duration poll{std::chrono::seconds(30)};
     /// APP_GARDENER_CLUSTER_CLEANUP_RESOURCE_SELECTOR: CleanupCluster deletes the Service
@@ -152,12 +131,6 @@ struct EngineOptions {
     bool tenant_strict = false;
     /// How often drive() looks at an operation that another worker holds.
     Duration drive_poll{std::chrono::seconds(1)};
-    /// Empty: nothing is logged.
-    LogSink log;
-    /// The landscape every request is checked against before anything is written
-    /// (landscape_check.hpp). Null: requests that write are refused, naming what to configure;
-    /// `kprov plan` then plans without checking and says so.
-    Landscape* landscape = nullptr;
 };
 
 } // namespace kprov::engine

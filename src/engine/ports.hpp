@@ -25,6 +25,12 @@
 
 namespace kprov::engine {
 
+enum class LogLevel { Debug, Info, Warning, Error };
+
+/// Where the engine reports what a user or operator may want to read in a log (a tenant
+/// rewrite, a store failure). May be called from several threads at once.
+using LogSink = std::function<void(LogLevel, const std::string&)>;
+
 /// What the engine reads of a Shoot (gardener-contract.md §4.4, §6). Every field is optional in
 /// Gardener's answers; absent ones read as the defaults here, never as a crash.
 struct ShootState {

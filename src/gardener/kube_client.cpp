@@ -181,25 +181,10 @@ ErrorContext KubeClient::Impl::error_context(const ApiCall& call, int attempts) 
     return {options.label, options.component, call.method + " " + call.path, attempts};
 }
 
-namespace {
-
-std::shared_ptr<const RequestObserver>& request_observer() {
-    static std::shared_ptr<const RequestObserver> observer;
-    return observer;
-}
-
-} // namespace
-
-void set_request_observer(RequestObserver observer) {
-    std::atomic_store(&request_observer(),
-                      observer ? std::make_shared<const RequestObserver>(std::move(observer))
-                               : std::shared_ptr<const RequestObserver>());
-}
-
 void KubeClient::Impl::log_exchange(const ApiCall& call, int status, net::Clock::time_point started,
                                     const net::HttpResponse* response) const {
-    if (const auto observer = std::atomic_load(&request_observer()))
-        (*observer)(options.label, call.method, status);
+    if (options.on_request)
+        options.on_request(options.label, call.method, status);
     const auto& log = spdlog::default_logger();
     if (log->should_log(spdlog::level::debug)) { // the line is not built at higher levels
         const auto ms =

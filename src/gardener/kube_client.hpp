@@ -20,6 +20,11 @@
 
 namespace kprov::gardener {
 
+/// Told about every request try of a client: the client's label ("gardener", "runtime
+/// cluster"), the verb and the HTTP status (0: no answer). For metrics (watch, serve).
+using RequestObserver =
+    std::function<void(const std::string& label, const std::string& method, int status)>;
+
 struct ClientOptions {
     /// Client-side rate limit (token bucket); qps <= 0 turns it off.
     double qps = 20;
@@ -53,6 +58,8 @@ struct ClientOptions {
     std::shared_ptr<net::Clock> clock;
     /// Null: a CurlTransport built from the kubeconfig. Tests pass a fake.
     std::shared_ptr<net::HttpTransport> transport;
+    /// Empty: nobody is told. Called from the threads that make requests.
+    RequestObserver on_request;
 };
 
 struct ListOptions {
@@ -89,13 +96,6 @@ struct WatchOptions {
     /// "metadata.name", "status.lastOperation"); the callback sees nothing else of it.
     std::vector<std::string> object_fields;
 };
-
-/// Told about every request try of every KubeClient in the process: the client's label
-/// ("gardener", "runtime cluster"), the verb and the HTTP status (0: no answer). For metrics
-/// (kprov serve). Thread-safe; an empty observer turns it off.
-using RequestObserver =
-    std::function<void(const std::string& label, const std::string& method, int status)>;
-void set_request_observer(RequestObserver observer);
 
 /// Talks to one Kubernetes API server. Thread-safe: share one instance between threads.
 ///

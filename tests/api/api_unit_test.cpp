@@ -212,7 +212,14 @@ struct ResolversOverFakeStore {
     const engine::EngineOptions options;
     fakes::FakeClock clock{Timestamp{}};
     fakes::FakeGardener gardener{clock};
-    engine::EngineService service{store, gardener, clock, options};
+    engine::EngineService service{[this] {
+                                      engine::EnginePorts ports;
+                                      ports.store = &store;
+                                      ports.shoots = &gardener;
+                                      ports.clock = &clock;
+                                      return ports;
+                                  }(),
+                                  options};
     const engine::Operation op =
         operation(engine::OperationType::Provision, engine::OperationState::Succeeded);
     graphql::Resolvers resolvers;

@@ -81,7 +81,7 @@ protected:
         shoots = std::make_unique<gardener::GardenerShootClient>(gardener);
         landscape = std::make_unique<gardener::GardenerLandscape>(
             [this]() -> gardener::GardenerClient& { return *gardener; });
-        options.landscape = landscape.get();
+        ports.landscape = landscape.get();
         director =
             std::make_unique<DirectorClient>(sim_credentials(s_sim->url), fast_options(s_sim->url));
 
@@ -92,19 +92,22 @@ protected:
         options.admin_kubeconfig_expiration = 1h;
         options.director.registration_enabled = true;
         options.director.deregistration_enabled = true;
-        options.director.port = director.get();
+        ports.director = director.get();
+        ports.store = store.get();
+        ports.shoots = shoots.get();
+        ports.clusters = &clusters;
+        ports.clock = &clock;
         options.director.max_failed_passes = 3;
     }
 
     engine::EngineService& service() {
         if (!m_service)
-            m_service = std::make_unique<engine::EngineService>(*store, *shoots, clock, options);
+            m_service = std::make_unique<engine::EngineService>(ports, options);
         return *m_service;
     }
     engine::Executor& executor() {
         if (!m_executor)
-            m_executor = std::make_unique<engine::Executor>(*store, *shoots, clusters, clock,
-                                                            options, [] { return 0.0; });
+            m_executor = std::make_unique<engine::Executor>(ports, options, [] { return 0.0; });
         return *m_executor;
     }
 
@@ -136,6 +139,7 @@ protected:
     std::unique_ptr<DirectorClient> director;
     std::unique_ptr<gardener::GardenerLandscape> landscape;
     engine::EngineOptions options;
+    engine::EnginePorts ports;
 
 private:
     std::unique_ptr<engine::EngineService> m_service;

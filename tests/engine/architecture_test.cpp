@@ -12,7 +12,7 @@ namespace {
 // engine's random ids come from the kernel, model.cpp).
 bool forbidden_in_engine(const std::string& line) {
     static const std::regex forbidden(
-        R"(#\s*include\s*[<"](cli/|api/|stores/|gardener/|director/|config/|curl/|sqlite|SQLiteCpp/|pqxx|libpq|CLI/|httplib|yaml-cpp/|spdlog/|openssl/))");
+        R"(#\s*include\s*[<"](app/|cli/|api/|stores/|gardener/|director/|config/|curl/|sqlite|SQLiteCpp/|pqxx|libpq|CLI/|httplib|yaml-cpp/|spdlog/|openssl/))");
     return std::regex_search(line, forbidden);
 }
 
@@ -51,6 +51,7 @@ TEST(Architecture, ForbiddenIncludesAreRecognized) {
     EXPECT_TRUE(forbidden_in_engine("#include <openssl/rand.h>"));
     EXPECT_TRUE(forbidden_in_engine("#  include \"gardener/kube_client.hpp\""));
     EXPECT_TRUE(forbidden_in_engine("#include <curl/curl.h>"));
+    EXPECT_TRUE(forbidden_in_engine("#include \"app/engine_assembly.hpp\""));
     EXPECT_FALSE(forbidden_in_engine("#include <nlohmann/json.hpp>"));
     EXPECT_FALSE(forbidden_in_engine("#include \"engine/model.hpp\""));
 }

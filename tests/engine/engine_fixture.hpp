@@ -30,7 +30,11 @@ protected:
         options.conversion.gardener_project = "kyma-dev";
         options.shoot.project = "kyma-dev";
         fakes::fill_fixture_landscape(landscape);
-        options.landscape = &landscape;
+        ports.store = &store;
+        ports.shoots = &gardener;
+        ports.clusters = &clusters;
+        ports.clock = &clock;
+        ports.landscape = &landscape;
     }
 
     /// A valid GCP ProvisionRuntimeInput document for shoot `shoot`.
@@ -52,7 +56,7 @@ protected:
         return doc;
     }
 
-    /// Rebuilt on first use after `options` or `jitter` changed (tests set them first).
+    /// Rebuilt on first use after `options`, `ports` or `jitter` changed (tests set them first).
     Executor& executor() {
         if (!m_executor)
             m_executor = new_executor();
@@ -60,12 +64,11 @@ protected:
     }
     /// Another executor over the same world, as a restarted or second process would have.
     std::unique_ptr<Executor> new_executor() {
-        return std::make_unique<Executor>(store, gardener, clusters, clock, options,
-                                          [this] { return jitter; });
+        return std::make_unique<Executor>(ports, options, [this] { return jitter; });
     }
     EngineService& service() {
         if (!m_service)
-            m_service = std::make_unique<EngineService>(store, gardener, clock, options);
+            m_service = std::make_unique<EngineService>(ports, options);
         return *m_service;
     }
 
@@ -125,6 +128,7 @@ protected:
     fakes::FakeRuntimeClusters clusters;
     fakes::FakeLandscape landscape;
     EngineOptions options;
+    EnginePorts ports; ///< over the fakes above; tests add the optional ones
     RequestContext context{"tenant-a", "sub-a"};
     double jitter = 0; ///< what the jitter source returns
 

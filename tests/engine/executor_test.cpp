@@ -256,7 +256,7 @@ TEST_F(ExecutorTest, ALeaseTheHeartbeatLostStopsThePassBeforeItsNextStage) {
 TEST_F(ExecutorTest, AFailingStoreLosesTheHeartbeatsLeaseOnlyOnceItHasRunOut) {
     options.lease_ttl = 30s;
     std::vector<std::string> warnings;
-    options.log = [&](LogLevel level, const std::string& message) {
+    ports.log = [&](LogLevel level, const std::string& message) {
         if (level == LogLevel::Warning)
             warnings.push_back(message);
     };

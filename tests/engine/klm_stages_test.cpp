@@ -21,7 +21,7 @@ using ::testing::Pair;
 class KlmStages : public EngineTest {
 protected:
     KlmStages() {
-        options.kyma.lifecycle_manager = &kcp;
+        ports.lifecycle_manager = &kcp;
         options.kyma.installer_setting = "lifecycle-manager";
         options.conversion.kyma_requires_runtime_agent = false;
         options.kyma.klm.deletion_timeout = 10min;

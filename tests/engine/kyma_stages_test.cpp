@@ -17,8 +17,8 @@ using ::testing::HasSubstr;
 class KymaStages : public EngineTest {
 protected:
     KymaStages() {
-        options.kyma.installer = &installer;
-        options.kyma.releases = &releases;
+        ports.kyma_installer = &installer;
+        ports.releases = &releases;
         options.kyma.installer_setting = "installation-cr";
         releases.add("1.24.11");
         releases.add("1.24.8");
@@ -103,7 +103,6 @@ TEST_F(KymaStages, AStoredReleaseIsNotDownloadedAgain) {
 }
 
 TEST_F(KymaStages, WithoutAnInstallerAKymaConfigIsRefusedNamingTheSetting) {
-    options.kyma.installer = nullptr;
     options.kyma.installer_setting = "none";
     try {
         provision(kyma_document());

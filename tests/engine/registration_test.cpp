@@ -82,7 +82,7 @@ protected:
     Registration() {
         options.director.registration_enabled = true;
         options.director.deregistration_enabled = true;
-        options.director.port = &director;
+        ports.director = &director;
         options.director.max_failed_passes = 3;
     }
 
@@ -238,8 +238,8 @@ TEST_F(Registration, DeprovisioningSkipsARuntimeDirectorForgot) {
 class AgentConnection : public Registration {
 protected:
     AgentConnection() {
-        options.kyma.installer = &installer;
-        options.kyma.releases = &releases;
+        ports.kyma_installer = &installer;
+        ports.releases = &releases;
         options.kyma.installer_setting = "installation-cr";
         releases.add("1.24.11");
         installer.probe_result = fakes::FakeKymaInstaller::state("Installed", "Kyma installed");
@@ -306,9 +306,11 @@ TEST_F(Registration, CompassRuntimeIdOnlyWhileRegistrationIsOn) {
     EXPECT_EQ(compass_runtime_id(options, "id-1"), "id-1");
     options.director.registration_enabled = false;
     EXPECT_FALSE(compass_runtime_id(options, "id-1"));
+    // Registration on without a Director port cannot be assembled (check_ports), so no
+    // answer ever carries an id Director does not know.
     options.director.registration_enabled = true;
-    options.director.port = nullptr;
-    EXPECT_FALSE(compass_runtime_id(options, "id-1"));
+    ports.director = nullptr;
+    EXPECT_THROW(EngineService(ports, options), ConfigError);
 }
 
 } // namespace

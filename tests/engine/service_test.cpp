@@ -37,7 +37,7 @@ TEST_F(Service, EveryStartIsRefusedWhileTheRuntimeHasAnOperationInProgress) {
 
 TEST_F(Service, AnotherTenantRewritesTheRuntimesTenantAndTheHistorySaysSo) {
     std::vector<std::string> logged;
-    options.log = [&](LogLevel, const std::string& message) {
+    ports.log = [&](LogLevel, const std::string& message) {
         logged.push_back(message);
     };
     const std::string id = provisioned_runtime();
@@ -165,7 +165,7 @@ TEST_F(Service, OperationsOnAShootOfAnotherRuntimeAreRefusedNamingTheOwner) {
 // Deliberate difference 7: other clouds' members are ignored, and the caller and the log say so.
 TEST_F(Service, ProvisionAndUpgradeNameTheIgnoredProviderMembers) {
     std::vector<std::string> logged;
-    options.log = [&](LogLevel level, const std::string& message) {
+    ports.log = [&](LogLevel level, const std::string& message) {
         if (level == LogLevel::Warning)
             logged.push_back(message);
     };

@@ -161,7 +161,7 @@ TEST_F(UpgradeShoot, InvalidInputIsRefused) {
 // an upgrade to a version where Gardener refuses them is refused before anything is stored.
 TEST_F(UpgradeShoot, LegacyApiRefusesVersionsWhereGardenerRefusesItsFields) {
     options.shoot.legacy_api = true;
-    EngineService legacy_service(store, gardener, clock, options); // the fixture's has no legacy
+    EngineService legacy_service(ports, options); // the fixture's has no legacy
     // Each case starts from the minor below its target: Gardener refuses skipping one.
     const auto upgrade = [&](const json& config, const std::string& live_version) {
         gardener.shoot("shoot1")["spec"]["kubernetes"]["version"] = live_version;

@@ -145,8 +145,10 @@ protected:
         : shoots(gardener) {}
 
     std::unique_ptr<Executor> threaded_executor() {
-        return std::make_unique<Executor>(store, shoots, clusters_mt, clock, options,
-                                          [] { return 0.0; });
+        EnginePorts threaded = ports;
+        threaded.shoots = &shoots;
+        threaded.clusters = &clusters_mt;
+        return std::make_unique<Executor>(threaded, options, [] { return 0.0; });
     }
     std::unique_ptr<WorkerPool> pool(Executor& executor, int workers, std::string prefix = "pool",
                                      std::chrono::milliseconds max_idle = 50ms) {

@@ -78,8 +78,7 @@ private:
             StageResult next;
             try {
                 m_lease.renew_if_needed(m_now); // the fence before each stage
-                StageContext context(m_op, runtime, m_ex.m_shoots, m_ex.m_clusters, m_ex.m_options,
-                                     m_now, m_memory);
+                StageContext context(m_op, runtime, m_ex.m_ports, m_ex.m_options, m_now, m_memory);
                 next = stage->run(context);
                 take_notes();
             } catch (const StageError& e) {
@@ -110,8 +109,7 @@ private:
         if (!stage.on_timeout)
             return fail(StageError::non_recoverable("error: timeout while processing operation",
                                                     std::string(k_reason_timeout)));
-        StageContext context(m_op, runtime, m_ex.m_shoots, m_ex.m_clusters, m_ex.m_options, m_now,
-                             m_memory);
+        StageContext context(m_op, runtime, m_ex.m_ports, m_ex.m_options, m_now, m_memory);
         return fail(stage.on_timeout(context));
     }
 
@@ -155,7 +153,7 @@ private:
     // An operation left waiting for its installation is made due by the CR's next change.
     void watch_installation() {
         auto& awaited = m_memory.awaited_installation;
-        InstallationWatches* watches = m_ex.m_options.kyma.watches;
+        InstallationWatches* watches = m_ex.m_ports.installation_watches;
         const bool waits = m_op.stage == k_stage_waiting_for_installation ||
                            m_op.stage == k_stage_waiting_for_kyma_ready ||
                            m_op.stage == k_stage_waiting_for_kyma_deletion;
@@ -199,7 +197,7 @@ private:
         m_ex.forget_failures(m_op.id);
         PassResult saved = save(PassOutcome::Failed, e.what());
         if (saved.outcome == PassOutcome::Failed && m_runtime)
-            report_failed_to_director(m_ex.m_options, m_op, *m_runtime);
+            report_failed_to_director(m_ex.m_options, m_ex.m_ports, m_op, *m_runtime);
         return saved;
     }
 
@@ -266,14 +264,14 @@ private:
     const Runtime* m_runtime = nullptr; ///< once loaded
 };
 
-Executor::Executor(Store& store, ShootClient& shoots, RuntimeClusterClient& clusters,
-                   const Clock& clock, EngineOptions options, JitterSource jitter)
-    : m_store(store)
-    , m_shoots(shoots)
-    , m_clusters(clusters)
-    , m_clock(clock)
+Executor::Executor(const EnginePorts& ports, EngineOptions options, JitterSource jitter)
+    : m_ports((check_ports(ports, options, PortsFor::Executor), ports))
+    , m_store(*ports.store)
+    , m_shoots(*ports.shoots)
+    , m_clusters(*ports.clusters)
+    , m_clock(*ports.clock)
     , m_options(std::move(options))
-    , m_leases(store, clock, m_options.lease_ttl, m_options.log)
+    , m_leases(m_store, m_clock, m_options.lease_ttl, m_ports.log)
     , m_jitter(std::move(jitter)) {
     if (!m_jitter) {
         auto engine = std::make_shared<std::mt19937_64>(std::random_device{}());
@@ -373,8 +371,7 @@ void Executor::forget_failures(const std::string& operation_id) {
 }
 
 void Executor::log(LogLevel level, const std::string& message) const {
-    if (m_options.log)
-        m_options.log(level, message);
+    m_ports.write_log(level, message);
 }
 
 } // namespace kprov::engine

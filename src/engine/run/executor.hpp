@@ -26,6 +26,7 @@
 // Thread-safe: worker threads share one Executor.
 
 #include "engine/engine_options.hpp"
+#include "engine/engine_ports.hpp"
 #include "engine/model.hpp"
 #include "engine/ports.hpp"
 #include "engine/run/lease_keeper.hpp"
@@ -84,9 +85,9 @@ struct DriveResult {
 
 class Executor {
 public:
-    /// `jitter` defaults to a seeded std::mt19937_64.
-    Executor(Store& store, ShootClient& shoots, RuntimeClusterClient& clusters, const Clock& clock,
-             EngineOptions options, JitterSource jitter = {});
+    /// Over `ports` (store, shoots, clusters and clock required; check_ports refuses ports that
+    /// do not match `options` with ConfigError). `jitter` defaults to a seeded std::mt19937_64.
+    Executor(const EnginePorts& ports, EngineOptions options, JitterSource jitter = {});
 
     /// Runs one pass of `claimed`, which `owner` has leased (claim_due or claim). Throws
     /// nothing of its own: store failures end the pass as StoreFailed.
@@ -115,6 +116,7 @@ public:
     const StageTable* stages_for(OperationType type) const;
 
     const EngineOptions& options() const { return m_options; }
+    const EnginePorts& ports() const { return m_ports; }
 
     /// The heartbeat of the running passes' leases.
     LeaseKeeper& leases() { return m_leases; }
@@ -132,6 +134,7 @@ private:
     void forget_failures(const std::string& operation_id);
     void log(LogLevel level, const std::string& message) const;
 
+    EnginePorts m_ports;
     Store& m_store;
     ShootClient& m_shoots;
     RuntimeClusterClient& m_clusters;

@@ -352,8 +352,7 @@ WorkerPoolStats WorkerPool::stats() const {
 }
 
 void WorkerPool::log(LogLevel level, const std::string& message) const {
-    if (m_executor.options().log)
-        m_executor.options().log(level, message);
+    m_executor.ports().write_log(level, message);
 }
 
 } // namespace kprov::engine

@@ -9,19 +9,19 @@
 namespace kprov::engine {
 
 ProvisionPlan plan_provision(const ProvisionInput& input, const RequestContext& context,
-                             const EngineOptions& options, Timestamp now, const PlanIds& ids,
-                             LandscapeRequest::Kind kind) {
+                             const EngineOptions& options, Landscape* landscape, Timestamp now,
+                             const PlanIds& ids, LandscapeRequest::Kind kind) {
     if (input.kyma_config_json && !options.kyma.installs())
         throw kyma_installer_refusal(options.kyma);
     ProvisionPlan plan;
     plan.runtime = to_runtime(input, ids.runtime_id, context.tenant, context.sub_account, now,
                               options.conversion);
-    if (options.landscape) {
+    if (landscape) {
         LandscapeRequest request;
         request.kind = kind;
         request.now = now;
         request.secret_binding = options.shoot.legacy_api;
-        check_against_landscape(plan.runtime.gardener, *options.landscape, request);
+        check_against_landscape(plan.runtime.gardener, *landscape, request);
     } else {
         plan.warnings.emplace_back(k_landscape_not_checked);
     }
@@ -47,8 +47,8 @@ namespace {
 // The landscape's rules for the upgrade, and the move off a SecretBinding that Gardener needs
 // for Kubernetes 1.34 and later, recorded in the merged config so that UpgradingShoot sends it.
 void check_upgrade(UpgradePlan& plan, const Runtime& runtime, const ShootState& live,
-                   const EngineOptions& options, Timestamp now) {
-    if (!options.landscape) {
+                   const EngineOptions& options, Landscape* landscape, Timestamp now) {
+    if (!landscape) {
         plan.warnings.emplace_back(k_landscape_not_checked);
         return;
     }
@@ -58,14 +58,14 @@ void check_upgrade(UpgradePlan& plan, const Runtime& runtime, const ShootState& 
     request.before = &runtime.gardener;
     request.live_version = live.kubernetes_version;
     request.now = now;
-    check_against_landscape(plan.merged, *options.landscape, request);
+    check_against_landscape(plan.merged, *landscape, request);
     const auto secret_binding = secret_binding_of_shoot(live.json);
     const auto& version = plan.merged.kubernetes_version;
     if (!secret_binding || options.shoot.legacy_api || version.empty() ||
         compare_kubernetes_versions(version, "1.34.0") < 0)
         return;
-    plan.merged.target_secret = credentials_binding_for(*options.landscape, *secret_binding,
-                                                        "gardenerConfig.kubernetesVersion");
+    plan.merged.target_secret =
+        credentials_binding_for(*landscape, *secret_binding, "gardenerConfig.kubernetesVersion");
     plan.warnings.push_back("shoot " + runtime.gardener.name + " moves from SecretBinding \"" +
                             *secret_binding + "\" to CredentialsBinding \"" +
                             plan.merged.target_secret +
@@ -77,7 +77,7 @@ void check_upgrade(UpgradePlan& plan, const Runtime& runtime, const ShootState& 
 
 UpgradePlan plan_upgrade(const Runtime& runtime, const ShootState& live,
                          const UpgradeShootInput& input, const EngineOptions& options,
-                         Timestamp now) {
+                         Landscape* landscape, Timestamp now) {
     UpgradePlan plan;
     plan.warnings = upgrade_input_warnings(runtime.gardener, input);
     plan.merged = merge_upgrade(runtime.gardener, input);
@@ -91,7 +91,7 @@ UpgradePlan plan_upgrade(const Runtime& runtime, const ShootState& live,
             plan.warnings.push_back(
                 kept_kubernetes_version_warning(requested, live.kubernetes_version));
     }
-    check_upgrade(plan, runtime, live, options, now);
+    check_upgrade(plan, runtime, live, options, landscape, now);
     if (!input.gardener.shoot_networking_filter_disabled)
         if (const auto live_filter = live_networking_filter_disabled(live.json))
             merged.shoot_networking_filter_disabled = live_filter;

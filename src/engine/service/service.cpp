@@ -8,15 +8,15 @@
 
 namespace kprov::engine {
 
-EngineService::EngineService(Store& store, ShootClient& shoots, const Clock& clock,
-                             EngineOptions options)
-    : m_store(store)
-    , m_shoots(shoots)
-    , m_clock(clock)
+EngineService::EngineService(const EnginePorts& ports, EngineOptions options)
+    : m_ports((check_ports(ports, options, PortsFor::Service), ports))
+    , m_store(*ports.store)
+    , m_shoots(*ports.shoots)
+    , m_clock(*ports.clock)
     , m_options(std::move(options)) {}
 
-void require_landscape(const EngineOptions& options) {
-    if (options.landscape == nullptr)
+void require_landscape(const Landscape* landscape) {
+    if (landscape == nullptr)
         throw ConfigError("kprov checks every request against the Gardener landscape before it "
                           "writes anything, and no Gardener is configured: set "
                           "APP_GARDENER_KUBECONFIG_PATH (config key gardener.kubeconfig_path)");
@@ -93,9 +93,9 @@ bool EngineService::set_lifetime(const std::string& runtime_id, Duration lifetim
 
 StartedOperation EngineService::provision_runtime(const ProvisionInput& input,
                                                   const RequestContext& context) {
-    require_landscape(m_options);
-    ProvisionPlan plan =
-        engine::plan_provision(input, context, m_options, m_clock.now(), {new_uuid(), new_uuid()});
+    require_landscape(m_ports.landscape);
+    ProvisionPlan plan = engine::plan_provision(input, context, m_options, m_ports.landscape,
+                                                m_clock.now(), {new_uuid(), new_uuid()});
     Runtime& runtime = plan.runtime;
     Operation& op = plan.operation;
     // Before Director is asked: a repeated request must not register a second runtime there.
@@ -111,7 +111,7 @@ StartedOperation EngineService::provision_runtime(const ProvisionInput& input,
     // cannot be stored is unregistered again (step 5).
     const bool registers = m_options.director.registers();
     if (registers) {
-        runtime.id = register_runtime(*m_options.director.port, runtime.name, runtime.description,
+        runtime.id = register_runtime(*m_ports.director, runtime.name, runtime.description,
                                       runtime.labels_json, runtime.tenant, runtime.id);
         op.cluster_id = runtime.id;
     }
@@ -124,23 +124,23 @@ StartedOperation EngineService::provision_runtime(const ProvisionInput& input,
     } catch (const ShootNameTaken& e) {
         // Another request for the name committed first: the database decided.
         if (registers)
-            unregister_quietly(m_options, runtime.id, runtime.tenant);
+            unregister_quietly(m_ports, runtime.id, runtime.tenant);
         return answer_repeated(owner_of(e.owner(), runtime), runtime, std::move(plan.warnings));
     } catch (...) {
         if (registers)
-            unregister_quietly(m_options, runtime.id, runtime.tenant);
+            unregister_quietly(m_ports, runtime.id, runtime.tenant);
         throw;
     }
     log_warnings(runtime.id, plan.warnings);
     return {runtime.id, op, std::nullopt, std::move(plan.warnings),
-            compass_runtime_id(m_options, runtime.id)};
+            compass_runtime_id(m_options.director, runtime.id)};
 }
 
 std::pair<ProvisionPlan, std::optional<ShootNameOwner>>
 EngineService::plan_provision(const ProvisionInput& input, const RequestContext& context,
                               const PlanIds& ids, LandscapeRequest::Kind kind) {
-    ProvisionPlan plan =
-        engine::plan_provision(input, context, m_options, m_clock.now(), ids, kind);
+    ProvisionPlan plan = engine::plan_provision(input, context, m_options, m_ports.landscape,
+                                                m_clock.now(), ids, kind);
     auto owner = shoot_name_owner(plan.runtime);
     return {std::move(plan), std::move(owner)};
 }
@@ -174,7 +174,7 @@ StartedOperation EngineService::answer_repeated(const ShootNameOwner& owner, con
     log(LogLevel::Debug, "provisioning of shoot " + g.name + " already requested: runtime " +
                              owner.runtime_id + ", operation " + first->id);
     StartedOperation started{owner.runtime_id, *first, std::nullopt, std::move(warnings),
-                             compass_runtime_id(m_options, owner.runtime_id)};
+                             compass_runtime_id(m_options.director, owner.runtime_id)};
     started.already_requested = true;
     return started;
 }
@@ -216,7 +216,7 @@ StartedOperation EngineService::deprovision(const std::string& runtime_id,
         op.last_transition = std::max(deleted, now);
     }
     // Kyma Lifecycle Manager's Kyma lives in the KCP, whatever became of the shoot: it goes first.
-    if (runtime.kyma && m_options.kyma.lifecycle_manager) {
+    if (runtime.kyma && m_options.kyma.lifecycle() && !m_options.kyma.kcp_missing) {
         op.type = OperationType::Deprovision;
         op.stage = k_stage_deleting_kyma;
     }
@@ -229,7 +229,7 @@ StartedOperation EngineService::deprovision(const std::string& runtime_id,
 StartedOperation EngineService::upgrade_shoot(const std::string& runtime_id,
                                               const UpgradeShootInput& input,
                                               const RequestContext& context) {
-    require_landscape(m_options);
+    require_landscape(m_ports.landscape);
     const Runtime runtime = load_runtime(runtime_id, context);
     UpgradePlan plan = upgrade_plan_of(runtime, input);
     const RuntimeUpgrade upgrade{std::move(plan.merged), input.administrators
@@ -262,7 +262,7 @@ UpgradePlan EngineService::upgrade_plan_of(const Runtime& runtime, const Upgrade
     require_own(*live, runtime, "upgrade");
     // UpgradingShoot applies the same to the shoot as it is then; what cannot be applied to
     // the shoot as it is now (no workers, an unreadable Azure config) is refused here.
-    return engine::plan_upgrade(runtime, *live, input, m_options, m_clock.now());
+    return engine::plan_upgrade(runtime, *live, input, m_options, m_ports.landscape, m_clock.now());
 }
 
 StartedOperation EngineService::hibernate(const std::string& runtime_id,
@@ -422,7 +422,7 @@ StartedOperation EngineService::start(const Runtime& runtime, const Operation& o
                                       const std::function<void()>& insert) {
     insert();
     StartedOperation started{
-        runtime.id, op, std::nullopt, {}, compass_runtime_id(m_options, runtime.id)};
+        runtime.id, op, std::nullopt, {}, compass_runtime_id(m_options.director, runtime.id)};
     // The original rewrote the tenant before anything else; kprov does it once the operation
     // is accepted, so that a refused request changes nothing.
     started.tenant_change =
@@ -431,8 +431,7 @@ StartedOperation EngineService::start(const Runtime& runtime, const Operation& o
 }
 
 void EngineService::log(LogLevel level, const std::string& message) const {
-    if (m_options.log)
-        m_options.log(level, message);
+    m_ports.write_log(level, message);
 }
 
 void EngineService::log_warnings(const std::string& runtime_id,

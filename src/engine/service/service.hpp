@@ -9,6 +9,7 @@
 // Thread-safe when its ports are.
 
 #include "engine/engine_options.hpp"
+#include "engine/engine_ports.hpp"
 #include "engine/error.hpp"
 #include "engine/input/landscape_check.hpp"
 #include "engine/input/runtime_input.hpp"
@@ -101,12 +102,13 @@ struct ProvisionPlan {
 /// The one home of what provisioning `input` (as read_provision_input returns it) builds:
 /// EngineService::provision, `kprov plan -f` and `kprov provision --dry-run` all take it from here,
 /// and CreatingShoot builds the same shoot from the stored runtime. Throws ValidationError when no
-/// shoot can be built from it. Writes nothing. With EngineOptions::landscape the runtime is
+/// shoot can be built from it. Writes nothing. With a `landscape` the runtime is
 /// checked against it (check_against_landscape, as `kind` says: Adopt for a shoot that exists)
 /// and completed as Gardener would (the exact Kubernetes version); without one a warning says
 /// that the landscape was not checked.
 ProvisionPlan plan_provision(const ProvisionInput& input, const RequestContext& context,
-                             const EngineOptions& options, Timestamp now, const PlanIds& ids,
+                             const EngineOptions& options, Landscape* landscape, Timestamp now,
+                             const PlanIds& ids,
                              LandscapeRequest::Kind kind = LandscapeRequest::Kind::Create);
 
 /// What upgrading a runtime's shoot sends.
@@ -131,7 +133,7 @@ struct UpgradePlan {
 /// applied to).
 UpgradePlan plan_upgrade(const Runtime& runtime, const ShootState& live,
                          const UpgradeShootInput& input, const EngineOptions& options,
-                         Timestamp now);
+                         Landscape* landscape, Timestamp now);
 
 /// Whether `planned` (a plan_provision runtime) is what the request that made `stored` made:
 /// the same tenant, sub-account, runtime input and cluster configuration, labels and kymaConfig
@@ -163,9 +165,9 @@ public:
     using Error::Error;
 };
 
-/// Throws ConfigError naming the setting when `options` have no landscape: every request that
-/// writes is checked against it first.
-void require_landscape(const EngineOptions& options);
+/// Throws ConfigError naming the setting when there is no landscape (EnginePorts::landscape):
+/// every request that writes is checked against it first.
+void require_landscape(const Landscape* landscape);
 
 /// Throws RuntimeProtected when the runtime is protected (what deprovision() checks first).
 void refuse_if_protected(Store& store, const std::string& runtime_id);
@@ -217,7 +219,12 @@ inline constexpr std::string_view k_reason_cancelled = "Cancelled";
 
 class EngineService {
 public:
-    EngineService(Store& store, ShootClient& shoots, const Clock& clock, EngineOptions options);
+    /// Over `ports` (store, shoots and clock required; see check_ports, which refuses ports that
+    /// do not match `options` with ConfigError).
+    EngineService(const EnginePorts& ports, EngineOptions options);
+
+    const EnginePorts& ports() const { return m_ports; }
+    const EngineOptions& options() const { return m_options; }
 
     /// Takes `input` as read_provision_input returned it (validated: the service does not
     /// validate again), turns it into a new runtime,
@@ -415,6 +422,7 @@ private:
     void log_warnings(const std::string& runtime_id,
                       const std::vector<std::string>& warnings) const;
 
+    EnginePorts m_ports;
     Store& m_store;
     ShootClient& m_shoots;
     const Clock& m_clock;

@@ -58,7 +58,7 @@ void EngineService::annotate_adopted(const ProvisionPlan& plan, const ShootState
 
 Operation EngineService::adopt(const ProvisionPlan& plan, const ShootState& live,
                                std::string_view by) {
-    require_landscape(m_options);
+    require_landscape(m_ports.landscape);
     const Runtime& runtime = plan.runtime;
     const Timestamp now = m_clock.now();
     Operation op = plan.operation;

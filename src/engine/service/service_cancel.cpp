@@ -45,7 +45,7 @@ Operation EngineService::cancel(const std::string& operation_id, const std::stri
                           change, true);
     log(LogLevel::Debug, "operation " + op.id + " of runtime " + op.cluster_id + " " + message);
     if (const auto runtime = m_store.find_runtime(op.cluster_id))
-        report_failed_to_director(m_options, op, *runtime);
+        report_failed_to_director(m_options, m_ports, op, *runtime);
     op.lease.reset();
     return op;
 }

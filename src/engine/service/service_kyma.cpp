@@ -52,9 +52,9 @@ KymaRelease EngineService::channel_release(const std::string& channel) {
 KymaRelease EngineService::release_of(const std::string& version, bool store) {
     if (auto stored = m_store.find_kyma_release(version))
         return std::move(*stored);
-    if (!m_options.kyma.releases)
+    if (!m_ports.releases)
         throw NotFound("Kyma Release " + version + " not found");
-    KymaRelease release = m_options.kyma.releases->fetch(version);
+    KymaRelease release = m_ports.releases->fetch(version);
     release.version = version;
     if (!store)
         return release;
@@ -115,10 +115,9 @@ bool EngineService::deprovision_with_uninstall(const Runtime& runtime,
                                                const std::optional<ShootState>& shoot) {
     if (!runtime.kyma)
         return false;
-    if (m_options.kyma.lifecycle_manager)
+    if (m_options.kyma.lifecycle() && !m_options.kyma.kcp_missing)
         return true; // the Kyma in the KCP goes first, whatever became of the shoot
-    KymaInstaller* installer = m_options.kyma.installer;
-    if (!installer) {
+    if (m_options.kyma.installer_setting != "installation-cr") {
         log(LogLevel::Warning, "runtime " + runtime.id + " has Kyma, but KPROV_KYMA_INSTALLER is " +
                                    m_options.kyma.installer_setting +
                                    ": deprovisioning it without uninstalling Kyma");
@@ -135,7 +134,8 @@ bool EngineService::deprovision_with_uninstall(const Runtime& runtime,
     }
     try {
         // Only a cluster without an Installation CR (Kyma managed elsewhere) goes without.
-        return installer->probe(kubeconfig).kind != InstallationProbe::Kind::NoInstallation;
+        return m_ports.kyma_installer->probe(kubeconfig).kind !=
+               InstallationProbe::Kind::NoInstallation;
     } catch (const std::exception&) {
         return true; // the original ignored the error
     }

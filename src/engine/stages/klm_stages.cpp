@@ -179,16 +179,17 @@ StageResult waiting_for_kyma_deletion(StageContext& context) {
 } // namespace
 
 bool uses_lifecycle_manager(const StageContext& context) {
-    return context.runtime().kyma && context.options().kyma.lifecycle_manager != nullptr;
+    const auto& kyma = context.options().kyma;
+    return context.runtime().kyma && kyma.lifecycle() && !kyma.kcp_missing;
 }
 
 KymaLifecycleManager& StageContext::lifecycle_manager() const {
-    if (!m_options.kyma.lifecycle_manager)
+    if (!m_options.kyma.lifecycle() || m_options.kyma.kcp_missing) // else its port is there
         throw StageError::recoverable(
             "runtime " + m_runtime.id + " has Kyma, but KPROV_KYMA_INSTALLER is " +
             m_options.kyma.installer_setting +
             ": set KPROV_KYMA_INSTALLER=lifecycle-manager for kprov to go on with it");
-    return *m_options.kyma.lifecycle_manager;
+    return *m_ports.lifecycle_manager;
 }
 
 void delete_kyma_secret_if_any(StageContext& context) {

@@ -166,12 +166,12 @@ std::optional<std::string> reachable_cluster(StageContext& context) {
 } // namespace
 
 KymaInstaller& StageContext::installer() const {
-    if (!m_options.kyma.installer)
+    if (m_options.kyma.installer_setting != "installation-cr") // its port is then there
         throw StageError::recoverable(
             "runtime " + m_runtime.id + " has a kymaConfig, but KPROV_KYMA_INSTALLER is " +
             m_options.kyma.installer_setting +
             ": set KPROV_KYMA_INSTALLER=installation-cr for kprov to go on with it");
-    return *m_options.kyma.installer;
+    return *m_ports.kyma_installer;
 }
 
 std::string_view after_bindings(const StageContext& context) {

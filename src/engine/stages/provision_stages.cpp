@@ -60,7 +60,7 @@ StageResult creating_shoot_or_unregister(StageContext& context) {
         return creating_shoot(context);
     } catch (const StageError& e) {
         if (!e.is_recoverable() && context.options().director.registers())
-            unregister_quietly(context.options(), context.runtime().id, context.runtime().tenant);
+            unregister_quietly(context.ports(), context.runtime().id, context.runtime().tenant);
         throw;
     }
 }

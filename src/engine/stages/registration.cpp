@@ -7,11 +7,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-void log(const EngineOptions& options, LogLevel level, const std::string& message) {
-    if (options.log)
-        options.log(level, message);
-}
-
 bool reports_failures(const DirectorOptions& director, OperationType type) {
     switch (type) {
     case OperationType::Provision:
@@ -60,15 +55,15 @@ std::string register_runtime(Director& director, const std::string& name,
     }
 }
 
-void unregister_quietly(const EngineOptions& options, const std::string& runtime_id,
+void unregister_quietly(const EnginePorts& ports, const std::string& runtime_id,
                         const std::string& tenant) {
-    if (!options.director.port)
+    if (!ports.director)
         return;
     try {
-        options.director.port->unregister_runtime(runtime_id, tenant);
+        ports.director->unregister_runtime(runtime_id, tenant);
     } catch (const std::exception& e) {
-        log(options, LogLevel::Warning,
-            "runtime " + runtime_id + " stays registered in Director: " + e.what());
+        ports.write_log(LogLevel::Warning,
+                        "runtime " + runtime_id + " stays registered in Director: " + e.what());
     }
 }
 
@@ -81,12 +76,13 @@ StageError director_stage_error(const StageContext& context, const DirectorError
 }
 
 void label_runtime_in_director(StageContext& context, const std::string& domain) {
-    Director& director = *context.options().director.port;
+    Director& director = context.director();
     const Runtime& runtime = context.runtime();
     try {
         const auto current = director.runtime(runtime.id, runtime.tenant);
         if (!current) {
-            log(context.options(), LogLevel::Warning,
+            context.ports().write_log(
+                LogLevel::Warning,
                 "runtime " + runtime.id +
                     " is not registered in Director (provisioned while registration was off?): "
                     "its labels and status are not set");
@@ -119,11 +115,12 @@ bool configure_agent(StageContext& context, const std::string& kubeconfig) {
     const Runtime& runtime = context.runtime();
     OneTimeToken token;
     try {
-        token = context.options().director.port->request_one_time_token(runtime.id, runtime.tenant);
+        token = context.director().request_one_time_token(runtime.id, runtime.tenant);
     } catch (const DirectorError& e) {
         if (!is_not_found(e))
             throw director_stage_error(context, e, k_prefix);
-        log(context.options(), LogLevel::Warning,
+        context.ports().write_log(
+            LogLevel::Warning,
             "runtime " + runtime.id +
                 " is not registered in Director (provisioned while registration was off?): "
                 "the Runtime Agent is not configured");
@@ -159,8 +156,7 @@ void set_status(Director& director, const Runtime& runtime, DirectorStatusCondit
 
 void mark_connected(StageContext& context) {
     try {
-        set_status(*context.options().director.port, context.runtime(),
-                   DirectorStatusCondition::Connected);
+        set_status(context.director(), context.runtime(), DirectorStatusCondition::Connected);
     } catch (const DirectorError& e) {
         throw director_stage_error(context, e, "failed to set the runtime's status CONNECTED: ");
     }
@@ -215,7 +211,7 @@ StageResult wait_for_agent_to_connect(StageContext& context) {
 }
 
 void unregister_from_director(StageContext& context) {
-    Director& director = *context.options().director.port;
+    Director& director = context.director();
     const Runtime& runtime = context.runtime();
     try {
         if (!director.runtime(runtime.id, runtime.tenant))
@@ -228,15 +224,16 @@ void unregister_from_director(StageContext& context) {
     }
 }
 
-void report_failed_to_director(const EngineOptions& options, const Operation& operation,
-                               const Runtime& runtime) {
+void report_failed_to_director(const EngineOptions& options, const EnginePorts& ports,
+                               const Operation& operation, const Runtime& runtime) {
     if (!reports_failures(options.director, operation.type))
         return;
     try {
-        set_status(*options.director.port, runtime, DirectorStatusCondition::Failed);
+        set_status(*ports.director, runtime, DirectorStatusCondition::Failed);
     } catch (const std::exception& e) {
-        log(options, LogLevel::Warning,
-            "operation " + operation.id + " failed, but Director was not told so: " + e.what());
+        ports.write_log(LogLevel::Warning,
+                        "operation " + operation.id +
+                            " failed, but Director was not told so: " + e.what());
     }
 }
 

@@ -13,6 +13,7 @@
 // replaces the secret, and deprovisioning unregisters only a runtime Director still knows.
 
 #include "engine/engine_options.hpp"
+#include "engine/engine_ports.hpp"
 #include "engine/model.hpp"
 #include "engine/ports.hpp"
 #include "engine/stages/stages.hpp"
@@ -43,9 +44,9 @@ std::string register_runtime(Director& director, const std::string& name,
                              const std::string& description, const std::string& labels_json,
                              const std::string& tenant, const std::string& request_id = {});
 
-/// unregisterRuntime, best effort: failures (and a runtime Director no longer knows) are only
-/// logged through `options.log`.
-void unregister_quietly(const EngineOptions& options, const std::string& runtime_id,
+/// unregisterRuntime through `ports.director` (nothing without one), best effort: failures (and
+/// a runtime Director no longer knows) are only logged through `ports.log`.
+void unregister_quietly(const EnginePorts& ports, const std::string& runtime_id,
                         const std::string& tenant);
 
 /// `e` as a StageError with e's component and reason and `prefix` before its message:
@@ -80,7 +81,7 @@ void unregister_from_director(StageContext& context);
 /// description and labels) when the operation's type calls for it (provisioning and shoot
 /// upgrades with registration on, deprovisioning with deregistration on) and Director knows the
 /// runtime. Best effort: failures are only logged.
-void report_failed_to_director(const EngineOptions& options, const Operation& operation,
-                               const Runtime& runtime);
+void report_failed_to_director(const EngineOptions& options, const EnginePorts& ports,
+                               const Operation& operation, const Runtime& runtime);
 
 } // namespace kprov::engine

@@ -14,13 +14,14 @@ StageResult wait_in(std::string_view stage, Duration delay) {
     return {std::string(stage), delay};
 }
 
-StageContext::StageContext(const Operation& operation, const Runtime& runtime, ShootClient& shoots,
-                           RuntimeClusterClient& clusters, const EngineOptions& options,
-                           Timestamp now, PassMemory& memory)
+StageContext::StageContext(const Operation& operation, const Runtime& runtime,
+                           const EnginePorts& ports, const EngineOptions& options, Timestamp now,
+                           PassMemory& memory)
     : m_operation(operation)
     , m_runtime(runtime)
-    , m_shoots(shoots)
-    , m_clusters(clusters)
+    , m_ports(ports)
+    , m_shoots(*ports.shoots)
+    , m_clusters(*ports.clusters)
     , m_options(options)
     , m_now(now)
     , m_memory(memory) {}

@@ -36,6 +36,7 @@
 // UPGRADE and RECONNECT_RUNTIME (Kyma-era types) have no table: kprov fails such operations.
 
 #include "engine/engine_options.hpp"
+#include "engine/engine_ports.hpp"
 #include "engine/input/runtime_input.hpp"
 #include "engine/kyma_lifecycle.hpp"
 #include "engine/model.hpp"
@@ -122,9 +123,9 @@ struct PassMemory {
 /// What a stage may use. Stages do no I/O except through the ports given here.
 class StageContext {
 public:
-    StageContext(const Operation& operation, const Runtime& runtime, ShootClient& shoots,
-                 RuntimeClusterClient& clusters, const EngineOptions& options, Timestamp now,
-                 PassMemory& memory);
+    /// `ports` holds the shoots and the runtime clusters (both required) and the optional ones.
+    StageContext(const Operation& operation, const Runtime& runtime, const EnginePorts& ports,
+                 const EngineOptions& options, Timestamp now, PassMemory& memory);
 
     const Operation& operation() const { return m_operation; }
     const Runtime& runtime() const { return m_runtime; }
@@ -132,6 +133,10 @@ public:
     ShootClient& shoots() { return m_shoots; }
     RuntimeClusterClient& clusters() { return m_clusters; }
     const EngineOptions& options() const { return m_options; }
+    const EnginePorts& ports() const { return m_ports; }
+    /// The Director port; present whenever DirectorOptions registration or deregistration is
+    /// on (check_ports), which is when the stages call it.
+    Director& director() const { return *m_ports.director; }
     Timestamp now() const { return m_now; }
     RuntimeChange& change() { return m_memory.change; }
     /// Passes of this operation that failed in a row before this one.
@@ -176,6 +181,7 @@ public:
 private:
     const Operation& m_operation;
     const Runtime& m_runtime;
+    const EnginePorts& m_ports;
     ShootClient& m_shoots;
     RuntimeClusterClient& m_clusters;
     const EngineOptions& m_options;
