@@ -286,7 +286,7 @@ EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int stor
     inputs.mode = owner_prefix == "cli" ? app::RunMode::Command : app::RunMode::Daemon;
     inputs.log = m_log.sink();
     inputs.open_gardener = [&ctx](app::RequestObserver on_request) {
-        return open_gardener(ctx, {.on_request = std::move(on_request)});
+        return open_gardener(ctx, {.on_request = std::move(on_request), .answer_within = {}});
     };
     inputs.gardener_configured = gardener_configured(ctx);
     m_engine = std::make_unique<app::EngineAssembly>(ctx.config(), *m_store, std::move(inputs));

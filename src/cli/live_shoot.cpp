@@ -28,7 +28,7 @@ LiveShoot read_live_shoot(Context& ctx, const engine::Runtime& runtime,
                           std::chrono::milliseconds timeout) {
     std::shared_ptr<gardener::GardenerClient> client;
     try {
-        client = open_gardener(ctx, {.answer_within = timeout});
+        client = open_gardener(ctx, {.on_request = {}, .answer_within = timeout});
     } catch (const std::exception& e) {
         LiveShoot live;
         live.error = std::string("Gardener not reachable: ") + e.what();

@@ -6,6 +6,7 @@
 
 #include "engine/error.hpp"
 #include "engine/input/runtime_input.hpp"
+#include "engine/util/text.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -44,10 +45,6 @@ bool matches(const std::vector<long>& version, const std::vector<long>& prefix) 
 
 bool version_less(const std::vector<long>& a, const std::vector<long>& b) {
     return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
-}
-
-std::string in_quotes(std::string_view text) {
-    return "\"" + std::string(text) + "\"";
 }
 
 std::string joined(const std::vector<std::string>& items, std::string_view none = "none") {
@@ -96,9 +93,9 @@ std::vector<std::pair<std::string, std::string>> zones_of(const GardenerConfig& 
     return out;
 }
 
-class Checker {
+class LandscapeChecker {
 public:
-    Checker(GardenerConfig& g, Landscape& landscape, const LandscapeRequest& request)
+    LandscapeChecker(GardenerConfig& g, Landscape& landscape, const LandscapeRequest& request)
         : m_g(g)
         , m_landscape(landscape)
         , m_request(request)
@@ -481,7 +478,7 @@ CloudProfileRef cloud_profile_of(const GardenerConfig& g) {
 
 void check_against_landscape(GardenerConfig& g, Landscape& landscape,
                              const LandscapeRequest& request) {
-    Checker(g, landscape, request).run();
+    LandscapeChecker(g, landscape, request).run();
 }
 
 std::optional<std::string> default_kubernetes_version(const std::vector<ExpirableVersion>& versions,

@@ -32,10 +32,6 @@ const std::string k_cluster_prefix =
 // at most 63 characters on the seed, which it keeps by allowing project + name <= 21.
 constexpr std::size_t k_max_project_and_shoot = 21;
 
-std::string in_quotes(std::string_view text) {
-    return "\"" + std::string(text) + "\"";
-}
-
 // Whether one of the paths is the other or inside it ("a.b" and "a.b[0].c", not "a.bc"); ""
 // is the whole document.
 bool overlaps(std::string_view a, std::string_view b) {

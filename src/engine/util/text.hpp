@@ -16,6 +16,9 @@ std::string ascii_lower(std::string_view text);
 /// Whether `a` and `b` are equal but for the case of ASCII letters.
 bool iequals_ascii(std::string_view a, std::string_view b);
 
+/// `text` between double quotes, as messages show a value they name.
+std::string in_quotes(std::string_view text);
+
 /// Levenshtein distance (insertions, deletions, substitutions each cost 1).
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
