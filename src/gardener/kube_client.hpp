@@ -78,6 +78,10 @@ enum class WatchEventType {
     /// after 410 Gone): `object` is the whole list (items, metadata.resourceVersion), to be
     /// taken as the new truth, since events may have been missed.
     Resync,
+    /// Only with WatchOptions::report_interruptions: a stream or a list failed or ended, and
+    /// the client tries again (after a backoff when it failed). Until the next event, changes
+    /// may be happening that no event reports yet. `object` is null.
+    Interrupted,
 };
 
 struct WatchEvent {
@@ -95,6 +99,9 @@ struct WatchOptions {
     /// Non-empty: each event's object is parsed only along these member paths (JsonProjection,
     /// "metadata.name", "status.lastOperation"); the callback sees nothing else of it.
     std::vector<std::string> object_fields;
+    /// Tell the callback of each gap between streams (an Interrupted event), for a caller that
+    /// keeps a copy it must not trust meanwhile.
+    bool report_interruptions = false;
 };
 
 /// Talks to one Kubernetes API server. Thread-safe: share one instance between threads.

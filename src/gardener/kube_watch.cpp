@@ -207,6 +207,11 @@ void KubeClient::watch(const std::string& path, const WatchOptions& options,
     bool need_list = resource_version.empty();
     bool token_refreshed = false;
     int failures = 0; // consecutive attempts that delivered nothing
+    const auto interrupted = [&] {
+        static const json nothing;
+        if (options.report_interruptions)
+            callback(WatchEvent{WatchEventType::Interrupted, nothing});
+    };
     while (!stop.stop_requested()) {
         if (failures > 0 &&
             !impl.clock->sleep_for(net::backoff_delay(impl.options.retry, failures - 1), stop))
@@ -225,6 +230,7 @@ void KubeClient::watch(const std::string& path, const WatchOptions& options,
                 if (!e.retryable())
                     throw;
                 log->warn("{}; the watch lists again later", e.what());
+                interrupted();
                 ++failures;
                 continue;
             }
@@ -234,6 +240,7 @@ void KubeClient::watch(const std::string& path, const WatchOptions& options,
         StreamOutcome outcome = stream(impl, path, options, resource_version, callback, stop);
         if (stop.stop_requested())
             return;
+        interrupted();
         failures = outcome.events > 0 ? 0 : failures + 1;
         if (outcome.gone) {
             log->info("{}: watch of {}: resourceVersion {} is too old, listing again",

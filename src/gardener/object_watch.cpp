@@ -142,6 +142,7 @@ bool await_object_change(KubeClient& client, const std::string& collection_path,
                 return;
             }
             case WatchEventType::Bookmark:
+            case WatchEventType::Interrupted:
                 return;
             }
         };

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <utility>
 
 namespace kprov::gardener {
 namespace {
@@ -70,6 +71,7 @@ std::vector<engine::ShootEvent> ShootEventFilter::on(const WatchEvent& event) {
 
     switch (event.type) {
     case WatchEventType::Bookmark:
+    case WatchEventType::Interrupted:
         break;
     case WatchEventType::Added:
     case WatchEventType::Modified:
@@ -139,9 +141,9 @@ void ShootWatch::stop() {
 }
 
 void ShootWatch::set_up(bool up) {
-    if (m_up.exchange(up) == up)
-        return;
-    if (up)
+    m_up = up;
+    // Said once per start and once after each failure, not at every resumed stream.
+    if (up && !std::exchange(m_said_up, true))
         spdlog::log(m_options.announce ? spdlog::level::info : spdlog::level::debug,
                     "shoot watch of {} is up: shoot changes make operations due at once",
                     m_client.namespace_name());
@@ -151,6 +153,7 @@ void ShootWatch::run(std::stop_token stop) {
     const engine::LogFieldsScope component({{"component", "shoot-watch"}});
     const auto max_delay = std::max(m_options.restart_delay, std::chrono::milliseconds(60'000));
     auto delay = m_options.restart_delay;
+    m_said_up = false;
     ShootEventFilter filter; // kept across restarts: a new list passes on only what changed
     while (!stop.stop_requested()) {
         try {
@@ -159,23 +162,28 @@ void ShootWatch::run(std::stop_token stop) {
             options.field_selector = m_options.field_selector;
             // Events carry only what shoot_state reads: most of a shoot is never built.
             options.object_fields = shoot_state_fields();
+            options.report_interruptions = true; // is_up() is false while no event can come
             m_client.kube().watch(
                 m_client.shoots_path(), options,
                 [&](const WatchEvent& event) {
+                    if (event.type == WatchEventType::Interrupted) {
+                        set_up(false);
+                        return;
+                    }
                     auto events = filter.on(event);
                     if (!events.empty()) {
                         m_handler(events);
                         m_events += events.size();
                     }
                     filter.commit();
-                    if (event.type == WatchEventType::Resync) {
-                        set_up(true);
+                    set_up(true); // a list, or an event of a stream that resumed
+                    if (event.type == WatchEventType::Resync)
                         delay = m_options.restart_delay;
-                    }
                 },
                 stop);
         } catch (const std::exception& e) {
             set_up(false);
+            m_said_up = false;
             spdlog::log(m_options.announce ? spdlog::level::warn : spdlog::level::debug,
                         "shoot watch of {} failed: {}; operations fall back to polling; "
                         "watching again in {} ms",

@@ -81,9 +81,12 @@ public:
     /// Ends the watch (the stream is closed) and joins the thread. Idempotent.
     void stop();
 
-    /// True from the first successful list until the watch fails; false again while it waits
-    /// to restart. A stream that drops and resumes (KubeClient::watch) stays up: the events in
-    /// between are replayed on resume, or a list follows when they are gone.
+    /// True while the watch delivers: from the first successful list, and again from the first
+    /// event after an interruption. False from the moment a stream or list fails or ends
+    /// (KubeClient's Interrupted) until the resumed stream brings an event, so that nobody
+    /// trusts a copy while no event can update it (a watch that a proxy keeps refusing stays
+    /// down). The events in between are replayed on resume, or a list follows when they are
+    /// gone.
     bool is_up() const { return m_up; }
     /// Events handed to the handler so far.
     std::uint64_t events() const { return m_events; }
@@ -96,6 +99,7 @@ private:
     Handler m_handler;
     ShootWatchOptions m_options;
     std::atomic<bool> m_up{false};
+    bool m_said_up = false; ///< the watch thread's: "is up" was logged since the last failure
     std::atomic<std::uint64_t> m_events{0};
     std::jthread m_thread;
 };

@@ -252,6 +252,34 @@ TEST_F(ShootWatchSimTest, ShootChangesBecomeEventsThroughDropsAndCompaction) {
     EXPECT_FALSE(watch->is_up());
 }
 
+// A stream that cannot resume (here every GET of shoots answers 500, as a proxy refusing watches
+// does) makes the watch down at once, though KubeClient keeps trying: WatchedShoots then answers
+// nothing, so no stage waits on a copy that no event updates. The next event (a bookmark) of the
+// resumed stream makes it up again.
+TEST_F(ShootWatchSimTest, AStreamThatCannotResumeMakesTheWatchDownUntilItDeliversAgain) {
+    engine::WatchedShoots watched;
+    ShootWatchOptions options;
+    options.restart_delay = 100ms;
+    watch = std::make_unique<ShootWatch>(
+        *client, [&](const std::vector<engine::ShootEvent>& events) { watched.on_events(events); },
+        options);
+    watched.follow([this] { return watch->is_up(); });
+    client->create_shoot(sim_shoot("p1", "rp"));
+    watch->start();
+    ASSERT_TRUE(wait_until([&] { return watched.find("p1").has_value(); }));
+
+    control(
+        "/sim/faults",
+        {{"rate", 1}, {"status", 500}, {"method", "GET"}, {"pathPrefix", client->shoots_path()}});
+    control("/sim/watch/drop", {{"abrupt", true}});
+    ASSERT_TRUE(wait_until([&] { return !watch->is_up(); }));
+    EXPECT_FALSE(watched.find("p1").has_value()) << "a copy no event can update is answered";
+
+    client->kube().delete_object("/sim/faults");
+    ASSERT_TRUE(wait_until([&] { return watch->is_up(); }));
+    EXPECT_TRUE(watched.find("p1").has_value());
+}
+
 TEST_F(ShootWatchSimTest, AFailingHandlerMakesTheWatchListAgainAndDeliverTheEventsAgain) {
     std::atomic<int> failures{1};
     ShootWatchOptions options;

@@ -54,6 +54,8 @@ const char* name_of(WatchEventType type) {
         return "BOOKMARK";
     case WatchEventType::Resync:
         return "RESYNC";
+    case WatchEventType::Interrupted:
+        return "INTERRUPTED";
     }
     return "?";
 }
@@ -68,14 +70,19 @@ protected:
         client = std::make_unique<KubeClient>(test_kubeconfig(), options);
     }
 
-    // Watches from `rv` and records "TYPE name@rv" per event, stopping after `max_events`.
-    void watch(const std::string& rv, std::size_t max_events) {
+    // Watches from `rv` and records "TYPE name@rv" per event, stopping after `max_events`;
+    // with `interruptions`, an Interrupted event as "INTERRUPTED".
+    void watch(const std::string& rv, std::size_t max_events, bool interruptions = false) {
         std::stop_source stop;
+        WatchOptions options{rv, "", "", {}};
+        options.report_interruptions = interruptions;
         client->watch(
-            "/s", {rv, "", "", {}},
+            "/s", options,
             [&](const WatchEvent& e) {
                 std::string line = name_of(e.type);
-                if (e.type == WatchEventType::Resync) {
+                if (e.type == WatchEventType::Interrupted) {
+                    EXPECT_TRUE(e.object.is_null());
+                } else if (e.type == WatchEventType::Resync) {
                     line += " " + std::to_string(e.object["items"].size()) + "@" +
                             e.object["metadata"]["resourceVersion"].get<std::string>();
                 } else {
@@ -131,6 +138,21 @@ TEST_F(WatchTest, BookmarksMoveTheResourceVersionAndDropsResume) {
     ASSERT_EQ(sleeps.size(), 2U) << "backoff after each attempt that delivered nothing";
     EXPECT_LE(sleeps[0], std::chrono::milliseconds(200));
     EXPECT_LE(sleeps[1], std::chrono::milliseconds(400));
+}
+
+// Between a stream's end and the next event, changes may happen that nothing reports yet: the
+// caller that asks hears of each gap, so that it does not trust its copy meanwhile
+// (ShootWatch::is_up).
+TEST_F(WatchTest, EveryEndOfAStreamAndEveryFailedTryIsReportedAsAnInterruption) {
+    transport->stream({event("ADDED", "a", "5")}, Kind::Io);
+    transport->reply(500, R"({"kind":"Status","code":500,"reason":"InternalError"})");
+    transport->fail(Kind::Connect, false);
+    transport->reply(410, R"({"kind":"Status","code":410,"reason":"Expired"})");
+    transport->reply(200, R"({"metadata":{"resourceVersion":"50"},"items":[]})");
+    transport->stream({event("MODIFIED", "a", "51")});
+    watch("1", 7, true);
+    EXPECT_THAT(seen, ElementsAre("ADDED a@5", "INTERRUPTED", "INTERRUPTED", "INTERRUPTED",
+                                  "INTERRUPTED", "RESYNC 0@50", "MODIFIED a@51"));
 }
 
 TEST_F(WatchTest, GoneAnswerMeansListAgainAndWatchFromTheList) {
