@@ -3,8 +3,6 @@
 #include "api/post_body.hpp"
 #include "api/resolvers.hpp"
 
-#include <spdlog/spdlog.h>
-
 namespace kprov::api {
 namespace {
 
@@ -153,11 +151,13 @@ http::Handled GraphqlEndpoint::handle(const http::Request& req, http::Response& 
     auto& done = std::any_cast<RequestState&>(state);
     // A tenant rewrite a query found on the loop, written once the answer is out.
     for (auto& write : done.writes)
-        m_post([write = std::move(write)] {
+        m_post([write = std::move(write), log = m_options.log] {
             try {
                 write();
             } catch (const std::exception& e) {
-                spdlog::warn("the tenant rewrite of an answered query failed: {}", e.what());
+                if (log)
+                    log(engine::LogLevel::Warning,
+                        std::string("the tenant rewrite of an answered query failed: ") + e.what());
             }
         });
     const bool executed = response.outcome == graphql::Response::Outcome::Executed;

@@ -56,6 +56,9 @@ struct ServerOptions {
     /// as log fields; never a header, a query string or a body. Empty: no access log.
     engine::LogSink access_log;
     engine::LogLevel access_log_level = engine::LogLevel::Debug;
+    /// Where the server's other lines go (a tenant rewrite that failed after its answer): the
+    /// command's log, as the engine's LogSink (api/ includes only engine/). Empty: nowhere.
+    engine::LogSink log;
 };
 
 /// What /readyz asks: "" when ready, else why not (the store cannot be reached, its schema is

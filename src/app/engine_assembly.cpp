@@ -10,6 +10,7 @@
 #include "kyma/kcp_client.hpp"
 #include "kyma/kyma_installer.hpp"
 #include "kyma/kyma_releases.hpp"
+#include "net/logger.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -86,8 +87,10 @@ private:
 };
 
 std::unique_ptr<engine::KymaLifecycleManager> open_kcp(const config::Settings& settings,
-                                                       std::chrono::milliseconds request_timeout) {
+                                                       std::chrono::milliseconds request_timeout,
+                                                       std::shared_ptr<spdlog::logger> log) {
     gardener::ClientOptions options;
+    options.log = std::move(log);
     options.qps = settings.gardener_qps;
     options.burst = settings.gardener_burst;
     options.request_timeout = request_timeout;
@@ -118,10 +121,10 @@ EngineAssembly::EngineAssembly(const config::Effective& config, engine::Store& s
     const bool daemon = inputs.mode == RunMode::Daemon;
     m_ports.store = &store;
     m_ports.clock = &m_clock;
-    m_ports.log = inputs.log;
+    m_ports.log = net::to_log_sink(inputs.log);
 
     std::string director_warning;
-    m_director = director::open_director(config, director_warning);
+    m_director = director::open_director(config, director_warning, inputs.log);
     // A one-shot command would repeat it at every call; daemons say it once, loudly.
     if (!director_warning.empty())
         m_ports.write_log(daemon ? engine::LogLevel::Warning : engine::LogLevel::Debug,
@@ -145,6 +148,7 @@ EngineAssembly::EngineAssembly(const config::Effective& config, engine::Store& s
     gardener::ClientOptions cluster_options;
     cluster_options.qps = settings.gardener_qps;
     cluster_options.burst = settings.gardener_burst;
+    cluster_options.log = inputs.log;
     m_clusters = std::make_unique<gardener::ClusterBindings>(cluster_options);
     m_ports.clusters = m_clusters.get();
 
@@ -159,7 +163,7 @@ EngineAssembly::EngineAssembly(const config::Effective& config, engine::Store& s
                                   "them, from KPROV_KYMA_RELEASES_URL");
     if (settings.kyma_installer == "installation-cr") {
         m_installer =
-            std::make_unique<gardener::InstallationCrInstaller>(cluster_options, inputs.log);
+            std::make_unique<gardener::InstallationCrInstaller>(cluster_options, m_ports.log);
         gardener::ReleaseSourceOptions releases;
         releases.releases_url = settings.kyma_releases_url;
         releases.on_demand_url = settings.kyma_dev_releases_url;
@@ -172,7 +176,7 @@ EngineAssembly::EngineAssembly(const config::Effective& config, engine::Store& s
                !settings.kcp_kubeconfig_path.empty()) {
         // Without a KCP (the default setting, nothing configured) kprov still provisions
         // runtimes without Kyma; a kymaConfig is refused (KymaOptions::kcp_missing).
-        m_kcp = open_kcp(settings);
+        m_kcp = open_kcp(settings, std::chrono::seconds(60), inputs.log);
         m_watches = std::make_unique<engine::InstallationWatches>(
             [kcp = m_kcp.get()](const std::string& name, const std::string& resource_version,
                                 std::chrono::milliseconds max_wait, std::stop_token stop) {

@@ -17,6 +17,10 @@
 #include <memory>
 #include <mutex>
 
+namespace spdlog {
+class logger;
+}
+
 namespace kprov::gardener {
 class GardenerClient;
 class ClusterBindings;
@@ -44,8 +48,9 @@ using GardenerOpener =
 /// What the assembly is built from besides the configuration.
 struct AssemblyInputs {
     RunMode mode = RunMode::Command;
-    /// The engine's log and that of the adapters built here.
-    engine::LogSink log;
+    /// The command's logger: the engine's log (through net::to_log_sink) and that of every
+    /// adapter built here (their options' `log`). Null: nothing is logged.
+    std::shared_ptr<spdlog::logger> log;
     GardenerOpener open_gardener;
     /// Whether a Gardener kubeconfig was set at all: without one there is no landscape port, and
     /// requests that write are refused naming the setting (engine::require_landscape).
@@ -55,9 +60,11 @@ struct AssemblyInputs {
 /// The KCP's client (KPROV_KYMA_INSTALLER=lifecycle-manager), from KPROV_KCP_KUBECONFIG_PATH:
 /// the user's own file, so file references in it are read. Throws ConfigError naming the
 /// setting when it is unset or cannot be used.
+/// The client logs to `log` (null: nowhere).
 std::unique_ptr<engine::KymaLifecycleManager>
 open_kcp(const config::Settings& settings,
-         std::chrono::milliseconds request_timeout = std::chrono::seconds(60));
+         std::chrono::milliseconds request_timeout = std::chrono::seconds(60),
+         std::shared_ptr<spdlog::logger> log = {});
 
 /// The engine's ports and the engine over them, built from `config` around `store` (opened by
 /// the caller: how a store may be opened is a front's choice). Director and the Kyma backends

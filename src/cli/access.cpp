@@ -95,6 +95,7 @@ std::shared_ptr<gardener::GardenerClient> open_gardener(Context& ctx, GardenerUs
     const auto& settings = ctx.config().settings;
     gardener::ClientOptions options;
     options.on_request = std::move(use.on_request);
+    options.log = std::move(use.log);
     options.qps = settings.gardener_qps;
     options.burst = settings.gardener_burst;
     if (use.answer_within) {
@@ -120,7 +121,7 @@ const net::RetryPolicy k_check_retry{8, std::chrono::milliseconds(100),
 
 } // namespace
 
-void check_gardener_answers(Context& ctx) {
+void check_gardener_answers(Context& ctx, std::shared_ptr<spdlog::logger> log) {
     // One check per process and kubeconfig: `serve` and a bulk command ask once.
     static std::mutex mutex;
     static std::set<std::string> answered;
@@ -138,6 +139,7 @@ void check_gardener_answers(Context& ctx) {
     options.retry.retry_connect_failures = false;
     options.label = "gardener";
     options.component = "k8s client - gardener";
+    options.log = std::move(log);
     gardener::GardenerClient client(std::move(kubeconfig), ctx.config().settings.gardener_project,
                                     options);
     const std::string change = "; change the kubeconfig (" +

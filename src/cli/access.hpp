@@ -13,6 +13,10 @@
 #include <string>
 #include <string_view>
 
+namespace spdlog {
+class logger;
+}
+
 namespace kprov::gardener {
 class GardenerClient;
 }
@@ -46,6 +50,9 @@ struct GardenerUse {
     /// Each request is given at most that and tried once, for what must answer now (a
     /// status); without it, requests wait and retry as the engine's do.
     std::optional<std::chrono::milliseconds> answer_within;
+    /// The command's logger (LogScope::logger), the client's ClientOptions::log. Null: the
+    /// client logs nowhere.
+    std::shared_ptr<spdlog::logger> log;
 };
 std::shared_ptr<gardener::GardenerClient> open_gardener(Context& ctx, GardenerUse use = {});
 
@@ -60,8 +67,8 @@ bool gardener_configured(Context& ctx);
 /// but 401/403 (429 and 5xx included) counts as an answer. Throws
 /// ConfigError naming the kubeconfig, the server and the settings to change when nothing answers or
 /// the answer is 401/403; any other answer counts as an answer. Done once per process and
-/// kubeconfig. Thread-safe.
-void check_gardener_answers(Context& ctx);
+/// kubeconfig. Thread-safe. The check's client logs to `log` (the command's logger).
+void check_gardener_answers(Context& ctx, std::shared_ptr<spdlog::logger> log);
 
 /// The configured Gardener project; ConfigError "no Gardener project set" naming the flag, the
 /// variable and the config key when it was never set (its default names no real project).

@@ -542,7 +542,7 @@ int cmd_apply(Context& ctx, const ApplyArgs& args) {
         return p.running || std::any_of(p.steps.begin(), p.steps.end(), is_operation);
     });
     if (operations)
-        check_gardener_answers(ctx); // an unusable Gardener is reported before anything is written
+        check_gardener_answers(ctx, access.logger()); // reported before anything is written
     std::stop_source stop;
     std::vector<Outcome> outcomes;
     {

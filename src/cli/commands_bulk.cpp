@@ -296,7 +296,7 @@ int run_bulk_operation(Context& ctx, BulkAction action, const OperationArgs& arg
     if (action == BulkAction::Deprovision)
         confirm_deprovision(ctx, args, acted_on);
     if (!acted_on.empty())
-        check_gardener_answers(ctx); // an unusable Gardener is reported before anything starts
+        check_gardener_answers(ctx, access.logger()); // reported before anything starts
 
     BulkOptions options;
     options.wait = args.wait;

@@ -5,6 +5,7 @@
 #include "cli/access.hpp"
 #include "cli/app.hpp"
 #include "cli/context.hpp"
+#include "cli/engine_access.hpp"
 #include "cli/render.hpp"
 #include "engine/error.hpp"
 #include "engine/input/landscape_check.hpp"
@@ -146,7 +147,9 @@ int cmd_cloud_profile(Context& ctx, const CloudProfileArgs& args) {
     const auto format = output_format(ctx);
     if (format == OutputFormat::Name || format == OutputFormat::Wide)
         throw UsageError("cloud-profile prints table, json or yaml");
-    const auto client = open_gardener(ctx);
+    const LogScope log(ctx);
+    const auto client =
+        open_gardener(ctx, {.on_request = {}, .answer_within = {}, .log = log.logger()});
     gardener::GardenerLandscape landscape(
         [&client]() -> gardener::GardenerClient& { return *client; });
     const Timestamp now = SystemClock().now();

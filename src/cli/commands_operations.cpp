@@ -106,7 +106,7 @@ std::optional<int> meet_running(Context& ctx, EngineAccess& access, const std::s
     const auto answer = engine::meet_in_progress(*last, intent, args.wait);
     if (answer.meeting == engine::Meeting::Refuse)
         throw OperationInProgress(runtime_id, answer.message);
-    check_gardener_answers(ctx);
+    check_gardener_answers(ctx, access.logger());
     if (!ctx.global().quiet)
         ctx.err() << "kprov: " << answer.message << '\n';
     if (answer.then == engine::Then::Nothing)
@@ -146,7 +146,7 @@ int start_on_runtime(Context& ctx, const std::string& command, engine::RequestIn
     // Said before Gardener is asked anything (the store still decides when two race).
     if (const auto code = meet_running(ctx, access, runtime.id, intent, args, timeout))
         return *code;
-    check_gardener_answers(ctx); // an unusable Gardener is reported before anything is written
+    check_gardener_answers(ctx, access.logger()); // reported before anything is written
     if (const auto code = answer_already_done(ctx, access, runtime, unless_done))
         return *code;
     try {
@@ -223,7 +223,8 @@ int cmd_provision(Context& ctx, const OperationArgs& args) {
     required_tenant(ctx);
     if (args.dry_run)
         return provision_dry_run(ctx, input, args.file);
-    check_gardener_answers(ctx); // as in start_on_runtime
+    // As in start_on_runtime, but before the store is opened: logged as the command logs.
+    check_gardener_answers(ctx, LogScope(ctx).logger());
     EngineAccess access(ctx);
     auto timeout_left = timeout;
     auto started =

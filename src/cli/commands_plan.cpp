@@ -243,11 +243,12 @@ int cmd_plan(Context& ctx, const PlanArgs& args) {
     // With a Gardener the plan is checked against its landscape and shows what it will get;
     // without one (offline, CI without credentials) it says that it was not checked.
     auto options = config::engine_options(settings);
+    const LogScope log(ctx); // the Gardener client's, which it outlives
     std::shared_ptr<gardener::GardenerClient> client;
     std::optional<gardener::GardenerLandscape> landscape;
     if (gardener_configured(ctx)) {
-        check_gardener_answers(ctx);
-        client = open_gardener(ctx);
+        check_gardener_answers(ctx, log.logger());
+        client = open_gardener(ctx, {.on_request = {}, .answer_within = {}, .log = log.logger()});
         landscape.emplace([&client]() -> gardener::GardenerClient& { return *client; });
     }
     const auto planned = [&] {

@@ -13,7 +13,7 @@
 
 #include <atomic>
 #include <ostream>
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 #include <thread>
 
 namespace kprov::cli {
@@ -73,15 +73,15 @@ bool is_loopback(const std::string& host) {
 // token, serve listens only on loopback, where the Host header is checked against the
 // listener's names, unless told that something in front of it authenticates.
 void check_exposure(const config::Settings& settings, const ServeArgs& args,
-                    api::ServerOptions& options) {
+                    api::ServerOptions& options, spdlog::logger& log) {
     if (options.token)
         return;
     const std::string host = api::split_address(options.address).first;
     if (is_loopback(host)) {
         options.check_host = true;
-        spdlog::warn("serving without KPROV_API_TOKEN: every process on this machine can call "
-                     "the API, and so read any runtime's admin kubeconfig; set KPROV_API_TOKEN "
-                     "to require \"Authorization: Bearer <token>\"");
+        log.warn("serving without KPROV_API_TOKEN: every process on this machine can call the "
+                 "API, and so read any runtime's admin kubeconfig; set KPROV_API_TOKEN to "
+                 "require \"Authorization: Bearer <token>\"");
         return;
     }
     if (!args.insecure_no_auth && !settings.insecure_no_auth)
@@ -91,9 +91,9 @@ void check_exposure(const config::Settings& settings, const ServeArgs& args,
                           "\"Authorization: Bearer <token>\"), listen on 127.0.0.1, or pass "
                           "--insecure-no-auth (KPROV_INSECURE_NO_AUTH=true) when something in "
                           "front of kprov authenticates");
-    spdlog::warn("serving without KPROV_API_TOKEN on {} (--insecure-no-auth): anyone who "
-                 "reaches it can read every runtime's admin kubeconfig",
-                 options.address);
+    log.warn("serving without KPROV_API_TOKEN on {} (--insecure-no-auth): anyone who reaches it "
+             "can read every runtime's admin kubeconfig",
+             options.address);
 }
 
 std::shared_ptr<const api::graphql::Schema> load_api_schema() {
@@ -135,7 +135,7 @@ int cmd_serve(Context& ctx, const ServeArgs& args) {
     };
     const auto resolvers = api::provisioner_resolvers(deps);
     auto options = server_options(settings, args);
-    check_exposure(settings, args, options);
+    check_exposure(settings, args, options, *access.logger());
     options.queries_on_loop = access.store().dialect() == "sqlite";
     options.store_version = [&readers]() -> std::optional<api::StoreVersion> {
         auto& reader = readers.next();
@@ -149,6 +149,7 @@ int cmd_serve(Context& ctx, const ServeArgs& args) {
     };
     // One line per request: at info where a collector reads JSON, at debug in text.
     options.access_log = access.log();
+    options.log = access.log();
     options.access_log_level =
         settings.log_format == "json" ? engine::LogLevel::Info : engine::LogLevel::Debug;
     api::ApiServer server(*schema, resolvers, metrics, store_readiness(access.store()),
@@ -168,20 +169,21 @@ int cmd_serve(Context& ctx, const ServeArgs& args) {
                   << server.metrics_port() << "/metrics\n";
     }
     ctx.out().flush();
-    spdlog::info("serving the GraphQL API on {}{} ({} workers, store {}, Gardener project {})",
-                 server.base_url(), settings.api_endpoint, daemon.options().workers,
-                 access.store().redacted_url(), settings.gardener_project);
+    const auto& log = access.logger();
+    log->info("serving the GraphQL API on {}{} ({} workers, store {}, Gardener project {})",
+              server.base_url(), settings.api_endpoint, daemon.options().workers,
+              access.store().redacted_url(), settings.gardener_project);
 
     const char* signal = daemon.wait_for_stop(signals);
 
     // 4. Graceful stop: no new connections; requests in flight are answered; then the engine
     //    stops claiming, passes in flight end and release their leases.
-    spdlog::info("{}: stopping; requests and passes in flight finish", signal);
+    log->info("{}: stopping; requests and passes in flight finish", signal);
     server.stop();
     workers_gauge.reset();
     daemon.stop();
     daemon.log_stats();
-    spdlog::info("stopped");
+    log->info("stopped");
     return k_exit_ok;
 }
 

@@ -84,7 +84,9 @@ std::optional<KymaResourceView> kyma_resource(Context& ctx, const engine::Runtim
         return std::nullopt;
     KymaResourceView view{engine::kyma_name_of(runtime.id), settings.kcp_namespace, {}, {}};
     try {
-        view.state = app::open_kcp(settings, std::chrono::seconds(10))->read_kyma(view.name);
+        const LogScope log(ctx);
+        view.state =
+            app::open_kcp(settings, std::chrono::seconds(10), log.logger())->read_kyma(view.name);
     } catch (const std::exception& e) {
         view.error = e.what();
     }

@@ -11,7 +11,7 @@
 
 #include <optional>
 #include <ostream>
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 
 namespace kprov::cli {
 
@@ -29,11 +29,12 @@ int cmd_watch(Context& ctx, const WatchArgs& args) {
     const auto store = api::metered_store(access.store(), metrics);
     const auto executor = access.engine().executor_over(*store);
     EngineDaemon daemon(ctx, access, *executor, *store, workers);
-    const auto metrics_server =
-        bind_metrics_server(ctx, metrics, store_readiness(access.store()), args.metrics_address);
-    spdlog::info("watching {} with {} workers (lease owners {}-N), Gardener project {}",
-                 access.store().redacted_url(), daemon.options().workers,
-                 daemon.options().owner_prefix, ctx.config().settings.gardener_project);
+    const auto& log = access.logger();
+    const auto metrics_server = bind_metrics_server(ctx, metrics, store_readiness(access.store()),
+                                                    args.metrics_address, *log);
+    log->info("watching {} with {} workers (lease owners {}-N), Gardener project {}",
+              access.store().redacted_url(), daemon.options().workers,
+              daemon.options().owner_prefix, ctx.config().settings.gardener_project);
     daemon.start();
     std::optional<WorkersGauge> workers_gauge;
     workers_gauge.emplace(metrics, daemon.options().workers);
@@ -47,13 +48,13 @@ int cmd_watch(Context& ctx, const WatchArgs& args) {
     const char* signal = daemon.wait_for_stop(signals);
 
     // 3. Graceful stop: no more events, no more claims; passes in flight end and release.
-    spdlog::info("{}: stopping; passes in flight end and release their leases", signal);
+    log->info("{}: stopping; passes in flight end and release their leases", signal);
     if (metrics_server)
         metrics_server->stop();
     workers_gauge.reset();
     daemon.stop();
     daemon.log_stats();
-    spdlog::info("stopped");
+    log->info("stopped");
     return k_exit_ok;
 }
 

@@ -15,6 +15,7 @@ DriverWatch::DriverWatch(EngineAccess& access,
     if (m_sleepers.size() == 1)
         options.field_selector = "metadata.name=" + m_sleepers.begin()->first;
     options.announce = false;
+    options.log = access.logger();
     m_watch = std::make_unique<gardener::ShootWatch>(
         access.gardener(),
         [this](const std::vector<engine::ShootEvent>& events) {

@@ -2,6 +2,7 @@
 
 #include "cli/access.hpp"
 #include "engine/util/thread_log_fields.hpp"
+#include "net/logger.hpp"
 
 #include <cctype>
 #include <cerrno>
@@ -16,26 +17,12 @@
 #include <ostream>
 #include <pwd.h>
 #include <random>
+#include <spdlog/logger.h>
 #include <spdlog/sinks/base_sink.h>
-#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 namespace kprov::cli {
 namespace {
-
-spdlog::level::level_enum to_spdlog(engine::LogLevel level) {
-    switch (level) {
-    case engine::LogLevel::Debug:
-        return spdlog::level::debug;
-    case engine::LogLevel::Info:
-        return spdlog::level::info;
-    case engine::LogLevel::Warning:
-        return spdlog::level::warn;
-    case engine::LogLevel::Error:
-        break;
-    }
-    return spdlog::level::err;
-}
 
 // A message with every run of digits as "#": "after 3 ms" and "after 12 ms" say the same.
 std::string without_numbers(std::string_view text) {
@@ -203,27 +190,22 @@ engine::LogLevel log_threshold(Context& ctx) {
     return engine::LogLevel::Info;
 }
 
-LogScope::LogScope(Context& ctx, LogStyle style)
-    : m_previous(spdlog::default_logger()) {
+LogScope::LogScope(Context& ctx, LogStyle style) {
     const LogLineFormat format = style == LogStyle::Command ? LogLineFormat::Command
                                  : ctx.config().settings.log_format == "json"
                                      ? LogLineFormat::JsonLines
                                      : LogLineFormat::Text;
     m_logger = std::make_shared<spdlog::logger>("kprov", make_log_sink(ctx.err(), format));
-    m_logger->set_level(to_spdlog(log_threshold(ctx)));
-    spdlog::set_default_logger(m_logger);
+    net::set_threshold(*m_logger, log_threshold(ctx));
 }
 
 LogScope::~LogScope() {
-    spdlog::set_default_logger(m_previous);
     // The repeats counted last are written now, while the stream is sure to live.
     m_logger->sinks().clear();
 }
 
 engine::LogSink LogScope::sink() const {
-    return [logger = m_logger](engine::LogLevel level, const std::string& message) {
-        logger->log(to_spdlog(level), message);
-    };
+    return net::to_log_sink(m_logger);
 }
 
 // A private temporary directory, removed with what is in it at destruction.
@@ -284,9 +266,10 @@ EngineAccess::EngineAccess(Context& ctx, std::string_view owner_prefix, int stor
         m_store = open_configured_store(ctx, store_connections, store_use);
     app::AssemblyInputs inputs;
     inputs.mode = owner_prefix == "cli" ? app::RunMode::Command : app::RunMode::Daemon;
-    inputs.log = m_log.sink();
-    inputs.open_gardener = [&ctx](app::RequestObserver on_request) {
-        return open_gardener(ctx, {.on_request = std::move(on_request), .answer_within = {}});
+    inputs.log = m_log.logger();
+    inputs.open_gardener = [&ctx, log = m_log.logger()](app::RequestObserver on_request) {
+        return open_gardener(
+            ctx, {.on_request = std::move(on_request), .answer_within = {}, .log = log});
     };
     inputs.gardener_configured = gardener_configured(ctx);
     m_engine = std::make_unique<app::EngineAssembly>(ctx.config(), *m_store, std::move(inputs));

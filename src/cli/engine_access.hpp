@@ -77,11 +77,11 @@ std::shared_ptr<spdlog::sinks::sink> make_log_sink(std::ostream& out, LogLineFor
 /// engine/util/thread_log_fields.hpp).
 enum class LogStyle { Command, Daemon };
 
-/// While it lives, spdlog's default logger (the Gardener client logs through it) writes to
-/// ctx.err() at log_threshold(ctx): "kprov: <level>: <message>" for a command;
-/// "<time> kprov: <level>: <message>" or a JSON object for a daemon. The previous default
-/// logger comes back at destruction. Threads that log must end before it does. Not nestable
-/// across threads: one command at a time installs it.
+/// The command's logger: writes to ctx.err() at log_threshold(ctx): "kprov: <level>: <message>"
+/// for a command; "<time> kprov: <level>: <message>" or a JSON object for a daemon. Given
+/// explicitly to every component that logs (the engine as sink(), the adapters as logger(),
+/// net/logger.hpp); nothing process-global is set. Threads that log must end before it does:
+/// what logs to it afterwards goes nowhere.
 class LogScope {
 public:
     explicit LogScope(Context& ctx, LogStyle style = LogStyle::Command);
@@ -91,9 +91,10 @@ public:
 
     /// An engine LogSink writing to the same place; thread-safe, valid while the scope lives.
     engine::LogSink sink() const;
+    /// The logger itself, for the adapters' options (`log`); thread-safe.
+    const std::shared_ptr<spdlog::logger>& logger() const { return m_logger; }
 
 private:
-    std::shared_ptr<spdlog::logger> m_previous;
     std::shared_ptr<spdlog::logger> m_logger;
 };
 
@@ -140,6 +141,8 @@ public:
     engine::RequestContext request() const;
     /// The engine's log sink (LogScope::sink of this access's scope).
     engine::LogSink log() const { return m_log.sink(); }
+    /// The same log as a logger, for the adapters a command builds itself (LogScope::logger).
+    const std::shared_ptr<spdlog::logger>& logger() const { return m_log.logger(); }
     /// The Installation CR watches of this process (EnginePorts::installation_watches); null
     /// without a Kyma installer. A daemon or a --wait tells it whom to wake (set_on_change).
     engine::InstallationWatches* installation_watches() { return m_engine->installation_watches(); }

@@ -9,7 +9,7 @@
 
 #include <ctime>
 #include <pthread.h>
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 
 namespace kprov::cli {
 namespace {
@@ -51,18 +51,24 @@ EngineDaemon::EngineDaemon(Context& ctx, EngineAccess& access, std::optional<int
 
 EngineDaemon::EngineDaemon(Context& ctx, EngineAccess& access, engine::Executor& executor,
                            engine::Store& store, std::optional<int> workers)
-    : m_pool(executor, store, access.clock(), pool_options(access, ctx, workers))
+    : m_log(access.logger())
+    , m_pool(executor, store, access.clock(), pool_options(access, ctx, workers))
     , m_watched(access.watched_shoots()) {
     m_audit = gardener::make_audit_log_worker(
         access.gardener(), ctx.config().settings.audit_logs_tenant_config_path,
-        [&access](const std::string& id) { return access.store().find_runtime(id).has_value(); });
+        [&access](const std::string& id) { return access.store().find_runtime(id).has_value(); },
+        m_log);
+    gardener::ShootWatchOptions watch_options;
+    watch_options.log = m_log;
     m_watch = std::make_unique<gardener::ShootWatch>(
-        access.gardener(), [this](const std::vector<engine::ShootEvent>& events) {
+        access.gardener(),
+        [this](const std::vector<engine::ShootEvent>& events) {
             m_watched.on_events(events);
             m_pool.on_shoot_events(events);
             if (m_audit)
                 m_audit->on_shoot_events(events);
-        });
+        },
+        std::move(watch_options));
     m_installations = access.installation_watches();
     if (m_installations)
         m_installations->set_on_change([this] { m_pool.notify_due(); });
@@ -105,10 +111,10 @@ void EngineDaemon::stop() {
 
 void EngineDaemon::log_stats() const {
     const auto s = m_pool.stats();
-    spdlog::debug("{} passes ({} succeeded, {} failed, {} leases lost, {} store errors), {} shoot "
-                  "events; shoot watch {}",
-                  s.passes, s.succeeded, s.failed, s.lease_lost, s.store_errors, s.events,
-                  m_watch->is_up() ? "up" : "down");
+    m_log->debug("{} passes ({} succeeded, {} failed, {} leases lost, {} store errors), {} shoot "
+                 "events; shoot watch {}",
+                 s.passes, s.succeeded, s.failed, s.lease_lost, s.store_errors, s.events,
+                 m_watch->is_up() ? "up" : "down");
 }
 
 const char* EngineDaemon::wait_for_stop(const BlockedStopSignals& signals) const {
@@ -148,7 +154,8 @@ GardenerRequestMetrics::~GardenerRequestMetrics() {
 
 std::unique_ptr<api::MetricsServer> bind_metrics_server(Context& ctx, api::Metrics& metrics,
                                                         api::ReadinessCheck readiness,
-                                                        const std::optional<std::string>& flag) {
+                                                        const std::optional<std::string>& flag,
+                                                        spdlog::logger& log) {
     const auto& effective = ctx.config();
     const std::string address = flag.value_or(effective.settings.metrics_address);
     if (address.empty())
@@ -163,9 +170,9 @@ std::unique_ptr<api::MetricsServer> bind_metrics_server(Context& ctx, api::Metri
     } catch (const ConfigError& e) {
         if (chosen)
             throw;
-        spdlog::warn("{}; running without /metrics, /healthz and /readyz (set "
-                     "APP_METRICS_ADDRESS or --metrics-address to serve them elsewhere)",
-                     e.what());
+        log.warn("{}; running without /metrics, /healthz and /readyz (set "
+                 "APP_METRICS_ADDRESS or --metrics-address to serve them elsewhere)",
+                 e.what());
         return nullptr;
     }
     return server;

@@ -18,6 +18,10 @@
 #include <optional>
 #include <string>
 
+namespace spdlog {
+class logger;
+}
+
 namespace kprov::gardener {
 class ShootWatch;
 class AuditLogWorker;
@@ -70,6 +74,7 @@ public:
     const engine::WorkerPoolOptions& options() const { return m_pool.options(); }
 
 private:
+    std::shared_ptr<spdlog::logger> m_log; ///< the access's (EngineAccess::logger)
     engine::WorkerPool m_pool;
     /// The audit-log reconciler (APP_GARDENER_AUDIT_LOGS_TENANT_CONFIG_PATH); null without one.
     std::unique_ptr<gardener::AuditLogWorker> m_audit;
@@ -105,10 +110,11 @@ private:
 /// watch's listener of /metrics, /healthz and /readyz, bound on `flag` (--metrics-address),
 /// else APP_METRICS_ADDRESS; null for "". An address the user gave that cannot be bound is a
 /// ConfigError; the default one (127.0.0.1:9000, which serve may hold on the same machine) is
-/// a warning, and the watch runs without metrics.
+/// a warning to `log`, and the watch runs without metrics.
 std::unique_ptr<api::MetricsServer> bind_metrics_server(Context& ctx, api::Metrics& metrics,
                                                         api::ReadinessCheck readiness,
-                                                        const std::optional<std::string>& flag);
+                                                        const std::optional<std::string>& flag,
+                                                        spdlog::logger& log);
 
 /// The workers gauge: the pool's size while it lives (after the workers started), 0 after.
 class WorkersGauge {

@@ -1,6 +1,7 @@
 #include "cli/live_shoot.hpp"
 
 #include "cli/access.hpp"
+#include "cli/engine_access.hpp"
 #include "engine/drift.hpp"
 #include "engine/status_json.hpp"
 #include "gardener/gardener_client.hpp"
@@ -26,9 +27,11 @@ LiveShoot read_live_shoot(engine::ShootClient& shoots, const engine::Runtime& ru
 
 LiveShoot read_live_shoot(Context& ctx, const engine::Runtime& runtime,
                           std::chrono::milliseconds timeout) {
+    const LogScope log(ctx);
     std::shared_ptr<gardener::GardenerClient> client;
     try {
-        client = open_gardener(ctx, {.on_request = {}, .answer_within = timeout});
+        client =
+            open_gardener(ctx, {.on_request = {}, .answer_within = timeout, .log = log.logger()});
     } catch (const std::exception& e) {
         LiveShoot live;
         live.error = std::string("Gardener not reachable: ") + e.what();

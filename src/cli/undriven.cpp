@@ -16,7 +16,7 @@ std::optional<engine::Operation> advance_undriven(Context& ctx,
     try {
         // A Gardener that does not answer is found out in seconds, before a pass writes
         // anything (a pass would record its failure as the operation's lastError).
-        check_gardener_answers(ctx);
+        check_gardener_answers(ctx, LogScope(ctx).logger());
         EngineAccess access(ctx, "cli", 1, StoreUse::Existing);
         const auto pass = access.executor().run_operation(last->id, access.owner());
         // A stage's error is the operation's lastError now, which status shows.

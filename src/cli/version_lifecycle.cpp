@@ -1,6 +1,7 @@
 #include "cli/version_lifecycle.hpp"
 
 #include "cli/access.hpp"
+#include "cli/engine_access.hpp"
 #include "engine/error.hpp"
 #include "engine/input/landscape_check.hpp"
 #include "gardener/kubeconfig.hpp"
@@ -18,6 +19,7 @@ std::string VersionLifecycle::text(Timestamp now) const {
 VersionLifecycles::VersionLifecycles(Context& ctx, std::optional<std::chrono::milliseconds> quick) {
     if (!gardener_configured(ctx))
         return;
+    m_log = std::make_unique<LogScope>(ctx);
     if (quick) {
         try {
             const auto& settings = ctx.config().settings;
@@ -25,6 +27,7 @@ VersionLifecycles::VersionLifecycles(Context& ctx, std::optional<std::chrono::mi
             options.connect_timeout = *quick;
             options.request_timeout = *quick;
             options.retry.max_attempts = 1;
+            options.log = m_log->logger();
             m_client = std::make_shared<gardener::GardenerClient>(
                 gardener::load_kubeconfig(settings.gardener_kubeconfig_path),
                 settings.gardener_project, options);
@@ -32,7 +35,8 @@ VersionLifecycles::VersionLifecycles(Context& ctx, std::optional<std::chrono::mi
             return; // status answers from the store when Gardener cannot be asked
         }
     } else {
-        m_client = open_gardener(ctx);
+        m_client =
+            open_gardener(ctx, {.on_request = {}, .answer_within = {}, .log = m_log->logger()});
     }
     m_landscape = std::make_unique<gardener::GardenerLandscape>(
         [client = m_client.get()]() -> gardener::GardenerClient& { return *client; });

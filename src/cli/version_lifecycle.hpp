@@ -20,6 +20,8 @@ class GardenerLandscape;
 
 namespace kprov::cli {
 
+class LogScope;
+
 struct VersionLifecycle {
     engine::VersionClass classification = engine::VersionClass::Supported;
     std::optional<Timestamp> expires;
@@ -51,6 +53,7 @@ public:
     std::optional<VersionLifecycle> of(const engine::GardenerConfig& g, bool strict = false);
 
 private:
+    std::unique_ptr<LogScope> m_log; ///< the client's; outlives it
     std::shared_ptr<gardener::GardenerClient> m_client;
     std::unique_ptr<gardener::GardenerLandscape> m_landscape;
     std::map<std::string, std::optional<engine::CloudProfile>> m_profiles;

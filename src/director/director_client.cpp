@@ -1,11 +1,12 @@
 #include "director/director_client.hpp"
 
 #include "net/curl_transport.hpp"
+#include "net/logger.hpp"
 #include "net/remote_values.hpp"
 
 #include <functional>
 #include <nlohmann/json.hpp>
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 
 namespace kprov::director {
 
@@ -134,7 +135,9 @@ DirectorClient::DirectorClient(OAuthCredentials credentials, DirectorClientOptio
     : m_options(std::move(options))
     , m_transport(make_transport(m_options))
     , m_clock(m_options.clock ? m_options.clock : net::steady_clock())
-    , m_tokens(std::move(credentials), m_transport, m_clock, m_options.request_timeout) {}
+    , m_tokens(std::move(credentials), m_transport, m_clock, m_options.request_timeout) {
+    m_options.log = net::logger_or_null(std::move(m_options.log));
+}
 
 std::string DirectorClient::execute(const Call& call) {
     using Failure = net::TryFailure<engine::DirectorError>;
@@ -203,8 +206,8 @@ std::string DirectorClient::execute(const Call& call) {
             return body["data"]["result"].dump();
         return std::string("null");
     };
-    return net::with_retries(m_options.retry, *m_clock, "compass director: " + call.operation,
-                             attempt);
+    return net::with_retries(m_options.retry, *m_clock, *m_options.log,
+                             "compass director: " + call.operation, attempt);
 }
 
 std::string DirectorClient::register_runtime(const engine::DirectorRuntimeInput& input,
@@ -223,7 +226,7 @@ std::string DirectorClient::register_runtime(const engine::DirectorRuntimeInput&
             auto id = find_registered(input.request_id, tenant);
             if (!id)
                 return std::nullopt;
-            spdlog::default_logger()->info(
+            m_options.log->info(
                 "compass director: registerRuntime: an earlier try registered runtime {} ({}={})",
                 *id, k_request_id_label, input.request_id);
             return json{{"id", *id}}.dump();

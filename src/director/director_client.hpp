@@ -16,6 +16,10 @@
 #include <optional>
 #include <string>
 
+namespace spdlog {
+class logger;
+}
+
 namespace kprov::director {
 
 struct DirectorClientOptions {
@@ -34,6 +38,9 @@ struct DirectorClientOptions {
     std::shared_ptr<net::Clock> clock;
     /// Null: a CurlTransport. Tests pass a fake.
     std::shared_ptr<net::HttpTransport> transport;
+    /// Where retries and recovered registrations are logged: the command's logger
+    /// (net/logger.hpp). Null: nowhere.
+    std::shared_ptr<spdlog::logger> log;
 };
 
 /// The Director label that carries kprov's planned runtime id on registerRuntime

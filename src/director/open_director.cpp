@@ -9,7 +9,8 @@
 namespace kprov::director {
 
 std::unique_ptr<engine::Director> open_director(const config::Effective& config,
-                                                std::string& warning) {
+                                                std::string& warning,
+                                                std::shared_ptr<spdlog::logger> log) {
     const config::Settings& s = config.settings;
     if (!s.runtime_registration_enabled && !s.runtime_deregistration_enabled)
         return nullptr;
@@ -31,6 +32,7 @@ std::unique_ptr<engine::Director> open_director(const config::Effective& config,
     DirectorClientOptions options;
     options.url = s.director_url;
     options.skip_cert_verification = s.skip_director_cert_verification;
+    options.log = std::move(log);
     return std::make_unique<DirectorClient>(read_oauth_credentials(s.director_oauth_path),
                                             std::move(options));
 }

@@ -10,14 +10,20 @@
 #include <memory>
 #include <string>
 
+namespace spdlog {
+class logger;
+}
+
 namespace kprov::director {
 
 /// The Director client for `config`, or nullptr when neither registration nor deregistration is
 /// on. The director.yaml file is needed only then. When it is missing at its default path
 /// (./dev/director.yaml, not set by anyone) kprov runs without Director and `warning` says so;
 /// a file that was named explicitly and cannot be read, or that is malformed, is a ConfigError.
+/// The client logs to `log` (DirectorClientOptions::log).
 std::unique_ptr<engine::Director> open_director(const config::Effective& config,
-                                                std::string& warning);
+                                                std::string& warning,
+                                                std::shared_ptr<spdlog::logger> log = {});
 
 /// The engine's Director options: the flags of `settings`, each on only when `port` (what
 /// open_director returned, may be null) is there to serve it.

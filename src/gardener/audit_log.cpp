@@ -3,10 +3,11 @@
 #include "engine/error.hpp"
 #include "engine/stages/stages.hpp"
 #include "gardener/kube_error.hpp"
+#include "net/logger.hpp"
 
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 #include <sstream>
 
 namespace kprov::gardener {
@@ -113,13 +114,14 @@ bool apply_audit_log(json& shoot, const AuditLogTenant& tenant) {
 }
 
 AuditLogReconciler::AuditLogReconciler(GardenerClient& client, AuditLogConfig config,
-                                       OwnsRuntime owns)
+                                       OwnsRuntime owns, std::shared_ptr<spdlog::logger> log)
     : m_client(client)
     , m_config(std::move(config))
-    , m_owns(std::move(owns)) {}
+    , m_owns(std::move(owns))
+    , m_log(net::logger_or_null(std::move(log))) {}
 
 AuditLogOutcome AuditLogReconciler::reconcile(const std::string& shoot_name) {
-    const auto& log = spdlog::default_logger();
+    const auto& log = m_log;
     for (int attempt = 1;; ++attempt) {
         bool conflict = false;
         try {
@@ -140,7 +142,7 @@ AuditLogOutcome AuditLogReconciler::reconcile(const std::string& shoot_name) {
 }
 
 AuditLogOutcome AuditLogReconciler::reconcile_once(const std::string& shoot_name, bool& conflict) {
-    const auto& log = spdlog::default_logger();
+    const auto& log = m_log;
     auto shoot = m_client.get_shoot(shoot_name);
     if (!shoot)
         return AuditLogOutcome::Skipped;
@@ -225,14 +227,15 @@ void AuditLogWorker::run(std::stop_token stop) {
 }
 
 std::unique_ptr<AuditLogWorker> make_audit_log_worker(GardenerClient& client,
-                                                      const std::string& path, OwnsRuntime owns) {
+                                                      const std::string& path, OwnsRuntime owns,
+                                                      std::shared_ptr<spdlog::logger> log) {
     if (path.empty())
         return nullptr;
     try {
         return std::make_unique<AuditLogWorker>(std::make_shared<AuditLogReconciler>(
-            client, read_audit_log_config(path), std::move(owns)));
+            client, read_audit_log_config(path), std::move(owns), log));
     } catch (const ConfigError& e) {
-        spdlog::default_logger()->warn("audit log: {}; shoots get no audit-log extension",
+        net::logger_or_null(log)->warn("audit log: {}; shoots get no audit-log extension",
                                        e.what());
         return nullptr;
     }

@@ -19,6 +19,10 @@
 #include <thread>
 #include <vector>
 
+namespace spdlog {
+class logger;
+}
+
 namespace kprov::gardener {
 
 /// One audit-log tenant: where a region's audit logs go.
@@ -60,8 +64,10 @@ using OwnsRuntime = std::function<bool(const std::string& runtime_id)>;
 /// Thread-safe when `owns` is.
 class AuditLogReconciler {
 public:
-    /// `client` must outlive the reconciler.
-    AuditLogReconciler(GardenerClient& client, AuditLogConfig config, OwnsRuntime owns);
+    /// `client` must outlive the reconciler. Its warnings go to `log` (net/logger.hpp; null:
+    /// nowhere).
+    AuditLogReconciler(GardenerClient& client, AuditLogConfig config, OwnsRuntime owns,
+                       std::shared_ptr<spdlog::logger> log = {});
 
     /// Reads the shoot and its seed and updates the shoot when it lacks the audit-log
     /// extension or resource (re-reading on a version conflict). Throws nothing.
@@ -73,6 +79,7 @@ private:
     GardenerClient& m_client;
     AuditLogConfig m_config;
     OwnsRuntime m_owns;
+    std::shared_ptr<spdlog::logger> m_log;
 };
 
 /// Runs a reconciler on its own thread for the shoots of watch events, so that its Gardener
@@ -102,8 +109,10 @@ private:
 
 /// The audit-log worker for the tenant config file at `path` (APP_GARDENER_AUDIT_LOGS_TENANT_
 /// CONFIG_PATH), not started; nullptr when `path` is empty, and (with a warning in the log) when
-/// the file cannot be read or parsed, as the original only warned about file errors.
+/// the file cannot be read or parsed, as the original only warned about file errors. That
+/// warning and the reconciler's go to `log` (null: nowhere).
 std::unique_ptr<AuditLogWorker> make_audit_log_worker(GardenerClient& client,
-                                                      const std::string& path, OwnsRuntime owns);
+                                                      const std::string& path, OwnsRuntime owns,
+                                                      std::shared_ptr<spdlog::logger> log = {});
 
 } // namespace kprov::gardener

@@ -3,10 +3,11 @@
 #include "engine/error.hpp"
 #include "gardener/kube_client_impl.hpp"
 #include "net/curl_transport.hpp"
+#include "net/logger.hpp"
 #include "net/remote_values.hpp"
 #include "version.hpp"
 
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 
 namespace kprov::gardener {
 namespace {
@@ -144,6 +145,7 @@ KubeClient::Impl::Impl(Kubeconfig kubeconfig, ClientOptions client_options)
         options.label = "kube";
     if (options.component.empty())
         options.component = "k8s client - cluster";
+    options.log = net::logger_or_null(std::move(options.log));
 }
 
 std::string KubeClient::Impl::authorization(bool refresh) {
@@ -154,8 +156,7 @@ std::string KubeClient::Impl::authorization(bool refresh) {
         try {
             m_token = read_token_file(config.token_file);
         } catch (const Error& e) {
-            spdlog::default_logger()->warn("{}: keeping the previous token: {}", options.label,
-                                           e.what());
+            options.log->warn("{}: keeping the previous token: {}", options.label, e.what());
         }
     }
     return m_token.empty() ? std::string{} : "Bearer " + m_token;
@@ -185,7 +186,7 @@ void KubeClient::Impl::log_exchange(const ApiCall& call, int status, net::Clock:
                                     const net::HttpResponse* response) const {
     if (options.on_request)
         options.on_request(options.label, call.method, status);
-    const auto& log = spdlog::default_logger();
+    const auto& log = options.log;
     if (log->should_log(spdlog::level::debug)) { // the line is not built at higher levels
         const auto ms =
             std::chrono::duration_cast<std::chrono::milliseconds>(clock->now() - started).count();
@@ -254,7 +255,7 @@ net::HttpResponse KubeClient::Impl::execute(const ApiCall& call) {
             out.wait = net::retry_after_delay(options.retry, *after);
         return out;
     };
-    return net::with_retries(options.retry, *clock,
+    return net::with_retries(options.retry, *clock, *options.log,
                              options.label + ": " + call.method + " " + call.path, attempt);
 }
 
@@ -282,8 +283,8 @@ json KubeClient::Impl::list_all(const std::string& path, const ListOptions& list
         } catch (const KubeError& e) {
             if (!e.is_gone() || continue_token.empty() || ++restarts > k_max_restarts)
                 throw;
-            spdlog::default_logger()->info("{}: GET {}: continue token expired, listing again",
-                                           options.label, path);
+            options.log->info("{}: GET {}: continue token expired, listing again", options.label,
+                              path);
             continue_token.clear();
             items = json::array();
             result = json();

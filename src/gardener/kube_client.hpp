@@ -18,6 +18,10 @@
 #include <string>
 #include <vector>
 
+namespace spdlog {
+class logger;
+}
+
 namespace kprov::gardener {
 
 /// Told about every request try of a client: the client's label ("gardener", "runtime
@@ -60,6 +64,9 @@ struct ClientOptions {
     std::shared_ptr<net::HttpTransport> transport;
     /// Empty: nobody is told. Called from the threads that make requests.
     RequestObserver on_request;
+    /// Where the client's lines go (a debug line per request, server warnings, retries, watch
+    /// restarts): the command's logger (net/logger.hpp). Null: nowhere.
+    std::shared_ptr<spdlog::logger> log;
 };
 
 struct ListOptions {

@@ -6,7 +6,7 @@
 #include "net/remote_values.hpp"
 
 #include <atomic>
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 
 namespace kprov::gardener {
 namespace {
@@ -202,7 +202,7 @@ std::size_t watch_bytes_scanned() {
 void KubeClient::watch(const std::string& path, const WatchOptions& options,
                        const WatchCallback& callback, std::stop_token stop) {
     Impl& impl = *m_impl;
-    const auto& log = spdlog::default_logger();
+    const auto& log = impl.options.log;
     std::string resource_version = options.resource_version;
     bool need_list = resource_version.empty();
     bool token_refreshed = false;

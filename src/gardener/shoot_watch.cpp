@@ -4,10 +4,11 @@
 #include "engine/util/thread_log_fields.hpp"
 #include "gardener/shoot_port.hpp"
 #include "net/clock.hpp"
+#include "net/logger.hpp"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 #include <utility>
 
 namespace kprov::gardener {
@@ -120,7 +121,9 @@ void ShootEventFilter::reset() {
 ShootWatch::ShootWatch(GardenerClient& client, Handler handler, ShootWatchOptions options)
     : m_client(client)
     , m_handler(std::move(handler))
-    , m_options(std::move(options)) {}
+    , m_options(std::move(options)) {
+    m_options.log = net::logger_or_null(std::move(m_options.log));
+}
 
 ShootWatch::~ShootWatch() {
     stop();
@@ -144,9 +147,9 @@ void ShootWatch::set_up(bool up) {
     m_up = up;
     // Said once per start and once after each failure, not at every resumed stream.
     if (up && !std::exchange(m_said_up, true))
-        spdlog::log(m_options.announce ? spdlog::level::info : spdlog::level::debug,
-                    "shoot watch of {} is up: shoot changes make operations due at once",
-                    m_client.namespace_name());
+        m_options.log->log(m_options.announce ? spdlog::level::info : spdlog::level::debug,
+                           "shoot watch of {} is up: shoot changes make operations due at once",
+                           m_client.namespace_name());
 }
 
 void ShootWatch::run(std::stop_token stop) {
@@ -184,10 +187,10 @@ void ShootWatch::run(std::stop_token stop) {
         } catch (const std::exception& e) {
             set_up(false);
             m_said_up = false;
-            spdlog::log(m_options.announce ? spdlog::level::warn : spdlog::level::debug,
-                        "shoot watch of {} failed: {}; operations fall back to polling; "
-                        "watching again in {} ms",
-                        m_client.namespace_name(), e.what(), delay.count());
+            m_options.log->log(m_options.announce ? spdlog::level::warn : spdlog::level::debug,
+                               "shoot watch of {} failed: {}; operations fall back to polling; "
+                               "watching again in {} ms",
+                               m_client.namespace_name(), e.what(), delay.count());
             if (!net::steady_clock()->sleep_for(delay, stop))
                 break;
             delay = std::min(delay * 2, max_delay);

@@ -17,10 +17,15 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
+
+namespace spdlog {
+class logger;
+}
 
 namespace kprov::gardener {
 
@@ -61,6 +66,9 @@ struct ShootWatchOptions {
     /// The watch going up and down is logged at info and warning level (a daemon's news);
     /// false: at debug (a command's watch only spares it the stages' polls).
     bool announce = true;
+    /// Where the watch going up and down is logged: the command's logger (net/logger.hpp).
+    /// Null: nowhere.
+    std::shared_ptr<spdlog::logger> log;
 };
 
 /// Owns the watch thread. The handler runs on that thread, one call per batch of events; when it

@@ -5,7 +5,7 @@
 #include <limits>
 #include <mutex>
 #include <random>
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 
 namespace kprov::net {
 
@@ -58,8 +58,9 @@ std::optional<std::chrono::seconds> parse_retry_after(std::string_view header_va
     return std::chrono::seconds(std::max<std::chrono::seconds::rep>(seconds, 0));
 }
 
-void log_retry(std::string_view what, std::chrono::milliseconds delay, std::string_view note) {
-    spdlog::default_logger()->debug("{}: retrying in {}ms ({})", what, delay.count(), note);
+void log_retry(spdlog::logger& log, std::string_view what, std::chrono::milliseconds delay,
+               std::string_view note) {
+    log.debug("{}: retrying in {}ms ({})", what, delay.count(), note);
 }
 
 } // namespace kprov::net

@@ -11,6 +11,10 @@
 #include <utility>
 #include <variant>
 
+namespace spdlog {
+class logger;
+}
+
 namespace kprov::net {
 
 /// How often and how long a request is retried after 429, 5xx or a connection error.
@@ -72,18 +76,19 @@ template <class Error> struct TryFailure {
 /// What one try came to: the result, or a failure.
 template <class Result, class Error> using TryOutcome = std::variant<Result, TryFailure<Error>>;
 
-/// Logs "<what>: retrying in <N>ms (<note>)" at debug level.
-void log_retry(std::string_view what, std::chrono::milliseconds delay, std::string_view note);
+/// Logs "<what>: retrying in <N>ms (<note>)" to `log` at debug level.
+void log_retry(spdlog::logger& log, std::string_view what, std::chrono::milliseconds delay,
+               std::string_view note);
 
 /// The one retry loop of kprov's HTTP clients. Calls `attempt(const RetryState&)`, which returns
 /// a TryOutcome<Result, Error>, until it returns a result, which is returned. A failure is
 /// retried after its `wait` (or backoff_delay()) when it may be, tries remain
 /// (policy.max_attempts) and the retry would start within policy.max_total of the first try;
-/// otherwise its error is thrown. Sleeps on `clock`; `what` names the call in the log.
-/// Exceptions thrown by `attempt` pass through untouched.
+/// otherwise its error is thrown. Sleeps on `clock`; `what` names the call in `log` (the
+/// caller's, from its options). Exceptions thrown by `attempt` pass through untouched.
 template <class Attempt>
-auto with_retries(const RetryPolicy& policy, Clock& clock, std::string_view what,
-                  Attempt&& attempt) {
+auto with_retries(const RetryPolicy& policy, Clock& clock, spdlog::logger& log,
+                  std::string_view what, Attempt&& attempt) {
     const auto first_started = clock.now();
     RetryState state;
     for (;; ++state.attempt) {
@@ -100,7 +105,7 @@ auto with_retries(const RetryPolicy& policy, Clock& clock, std::string_view what
         const bool in_time = clock.now() - first_started + delay <= policy.max_total;
         if (!failure.may_retry || state.attempt >= policy.max_attempts || !in_time)
             throw std::move(failure.error);
-        log_retry(what, delay, failure.note);
+        log_retry(log, what, delay, failure.note);
         clock.sleep_for(delay);
     }
 }

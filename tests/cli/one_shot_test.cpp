@@ -335,15 +335,34 @@ TEST(LogScope, FoldsARepeatedMessageIntoACount) {
     {
         LogScope scope(ctx);
         for (int i = 0; i < 21; ++i)
-            spdlog::warn("gardener: connection refused after {} ms; resuming the watch", i * 7);
-        spdlog::warn("something else");
-        spdlog::warn("something else");
+            scope.logger()->warn("gardener: connection refused after {} ms; resuming the watch",
+                                 i * 7);
+        scope.logger()->warn("something else");
+        scope.logger()->warn("something else");
     }
     EXPECT_EQ(err.str(), "kprov: warning: gardener: connection refused after 0 ms; resuming the "
                          "watch\n"
                          "kprov: warning: (the last message was repeated 20 more times)\n"
                          "kprov: warning: something else\n"
                          "kprov: warning: (the last message was repeated 1 more time)\n");
+}
+
+// The command's logger is given, never installed: spdlog's default logger stays as it was, and
+// the engine's sink writes to the same place as the logger.
+TEST(LogScope, InstallsNothingProcessWide) {
+    std::ostringstream out, err;
+    Context ctx(GlobalOptions{}, out, err);
+    const auto before = spdlog::default_logger();
+    {
+        LogScope scope(ctx);
+        EXPECT_EQ(spdlog::default_logger(), before);
+        scope.sink()(engine::LogLevel::Warning, "through the sink");
+        scope.logger()->info("through the logger");
+        scope.logger()->debug("below the threshold");
+    }
+    EXPECT_EQ(spdlog::default_logger(), before);
+    EXPECT_EQ(err.str(), "kprov: warning: through the sink\n"
+                         "kprov: info: through the logger\n");
 }
 
 // --- The shapes of log lines (engine_access.hpp) and the fields a thread's scopes give them
@@ -416,8 +435,8 @@ TEST(LogScope, ADaemonWritesJsonLinesWithTheThreadsFields) {
     {
         LogScope scope(ctx, LogStyle::Daemon);
         const engine::LogFieldsScope fields({{"operation", "op-1"}});
-        spdlog::info("stage {} done", "CreatingShoot");
-        spdlog::info("stage {} done", "WaitingForClusterCreation");
+        scope.logger()->info("stage {} done", "CreatingShoot");
+        scope.logger()->info("stage {} done", "WaitingForClusterCreation");
     }
     std::istringstream lines(err.str());
     std::vector<json> objects;
@@ -434,7 +453,7 @@ TEST(LogScope, ADaemonInTextStampsEveryLineAndACommandDoesNot) {
     Context ctx(GlobalOptions{}, out, err);
     {
         LogScope scope(ctx, LogStyle::Daemon);
-        spdlog::warn("watch down");
+        scope.logger()->warn("watch down");
     }
     const std::string line = err.str();
     ASSERT_EQ(line.size(), 24 + std::string(" kprov: warning: watch down\n").size()) << line;
@@ -445,7 +464,7 @@ TEST(LogScope, ADaemonInTextStampsEveryLineAndACommandDoesNot) {
     Context command(GlobalOptions{}, out, command_err);
     {
         LogScope scope(command);
-        spdlog::warn("watch down");
+        scope.logger()->warn("watch down");
     }
     EXPECT_EQ(command_err.str(), "kprov: warning: watch down\n");
 }

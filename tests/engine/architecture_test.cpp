@@ -103,3 +103,44 @@ TEST(Architecture, YamlIsLoadedOnlyInSrcYaml) {
 }
 
 } // namespace
+
+namespace {
+
+// No component logs through spdlog's process-wide default logger, and nothing installs one
+// (issue 36): each is given the logger it writes to (net/logger.hpp).
+bool logs_through_a_global(const std::string& line) {
+    static const char* const forbidden[] = {
+        "spdlog::set_default_logger",
+        "spdlog::default_logger",
+        "spdlog::trace(",
+        "spdlog::debug(",
+        "spdlog::info(",
+        "spdlog::warn(",
+        "spdlog::error(",
+        "spdlog::critical(",
+        "spdlog::log(",
+    };
+    for (const char* call : forbidden)
+        if (line.find(call) != std::string::npos)
+            return true;
+    return false;
+}
+
+TEST(Architecture, GlobalLoggerCallsAreRecognized) {
+    EXPECT_TRUE(logs_through_a_global("    spdlog::set_default_logger(m_logger);"));
+    EXPECT_TRUE(logs_through_a_global("    const auto& log = spdlog::default_logger();"));
+    EXPECT_TRUE(logs_through_a_global("        spdlog::warn(\"x {}\", e.what());"));
+    EXPECT_TRUE(logs_through_a_global("    spdlog::log(spdlog::level::info, \"up\");"));
+    EXPECT_TRUE(logs_through_a_global("spdlog::info(\"stopped\");"));
+    EXPECT_TRUE(logs_through_a_global("spdlog::debug(\"{} passes\", n);"));
+    EXPECT_TRUE(logs_through_a_global("spdlog::error(\"e\");"));
+    EXPECT_FALSE(logs_through_a_global("    m_log->warn(\"x {}\", e.what());"));
+    EXPECT_FALSE(logs_through_a_global("    log.set_level(spdlog::level::debug);"));
+    EXPECT_FALSE(logs_through_a_global("std::shared_ptr<spdlog::logger> log;"));
+}
+
+TEST(Architecture, NothingInSrcLogsThroughSpdlogsDefaultLogger) {
+    EXPECT_GT(expect_no_line({"/src"}, logs_through_a_global), 300);
+}
+
+} // namespace

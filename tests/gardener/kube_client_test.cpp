@@ -140,12 +140,14 @@ TEST_F(KubeClientTest, ListStartsOverWhenTheContinueTokenExpired) {
 
 TEST_F(KubeClientTest, LogsOneDebugLinePerRequestAndServerWarningsButNoSecrets) {
     LogCapture log;
-    transport->reply(200, "{}", {{"warning", "299 - \"unknown field \\\"spec.foo\\\"\""}});
-    client->get("/api/v1/namespaces?limit=1");
-    transport->reply(500, status_body(500, "InternalError", "oops"));
     ClientOptions options;
     options.transport = transport;
     options.clock = clock;
+    options.log = log.logger();
+    KubeClient logged(test_kubeconfig(), options);
+    transport->reply(200, "{}", {{"warning", "299 - \"unknown field \\\"spec.foo\\\"\""}});
+    logged.get("/api/v1/namespaces?limit=1");
+    transport->reply(500, status_body(500, "InternalError", "oops"));
     options.retry.max_attempts = 1;
     KubeClient single(test_kubeconfig(), options);
     EXPECT_THROW(single.get("/x"), KubeError);
@@ -155,6 +157,21 @@ TEST_F(KubeClientTest, LogsOneDebugLinePerRequestAndServerWarningsButNoSecrets) 
                 HasSubstr("warning kube: GET /api/v1/namespaces?limit=1: server warning: 299"));
     EXPECT_THAT(text, HasSubstr("debug kube: GET /x -> 500 in 0ms"));
     EXPECT_THAT(text, Not(HasSubstr(k_secret_token)));
+}
+
+// The retry loop logs to the client's logger (ClientOptions::log), not to a process-wide one.
+TEST_F(KubeClientTest, LogsRetriesToTheClientsLogger) {
+    LogCapture log;
+    ClientOptions options;
+    options.transport = transport;
+    options.clock = clock;
+    options.log = log.logger();
+    KubeClient logged(test_kubeconfig(), options);
+    transport->reply(503, status_body(503, "ServiceUnavailable", "busy"));
+    transport->reply(200, "{}");
+    logged.get("/y");
+    EXPECT_THAT(log.text(), HasSubstr("debug kube: GET /y: retrying in "));
+    EXPECT_THAT(log.text(), HasSubstr("ms (503)"));
 }
 
 TEST_F(KubeClientTest, AnswerThatIsNotJsonIsAnError) {

@@ -1,5 +1,6 @@
 #pragma once
-// Captures what the default spdlog logger writes while the object lives.
+// A logger whose lines ("<level> <message>", every level) the test reads back: given to a
+// component through its options' `log`, as the command gives its own.
 
 #include <memory>
 #include <mutex>
@@ -13,16 +14,16 @@ namespace kprov::gardener::testing {
 class LogCapture {
 public:
     LogCapture()
-        : m_previous(spdlog::default_logger())
-        , m_sink(std::make_shared<spdlog::sinks::ostream_sink_mt>(m_out)) {
-        auto logger = std::make_shared<spdlog::logger>("capture", m_sink);
-        logger->set_level(spdlog::level::trace);
-        logger->set_pattern("%l %v");
-        spdlog::set_default_logger(logger);
+        : m_sink(std::make_shared<spdlog::sinks::ostream_sink_mt>(m_out))
+        , m_logger(std::make_shared<spdlog::logger>("capture", m_sink)) {
+        m_logger->set_level(spdlog::level::trace);
+        m_logger->set_pattern("%l %v");
     }
-    ~LogCapture() { spdlog::set_default_logger(m_previous); }
     LogCapture(const LogCapture&) = delete;
     LogCapture& operator=(const LogCapture&) = delete;
+
+    /// The logger to give to what is under test.
+    const std::shared_ptr<spdlog::logger>& logger() const { return m_logger; }
 
     std::string text() {
         m_sink->flush();
@@ -30,9 +31,9 @@ public:
     }
 
 private:
-    std::shared_ptr<spdlog::logger> m_previous;
     std::ostringstream m_out;
     std::shared_ptr<spdlog::sinks::ostream_sink_mt> m_sink;
+    std::shared_ptr<spdlog::logger> m_logger;
 };
 
 } // namespace kprov::gardener::testing

@@ -2,6 +2,7 @@
 // it waits, and the free retry after a renewed credential.
 
 #include "gardener/fakes.hpp"
+#include "net/logger.hpp"
 #include "net/retry.hpp"
 
 #include <gtest/gtest.h>
@@ -23,14 +24,21 @@ RetryPolicy policy(int attempts) {
     return {attempts, 100ms, 1s, 60s};
 }
 
+// The retry lines go nowhere here; the Kubernetes client's tests read them.
+spdlog::logger& quiet() {
+    static const auto log = logger_or_null({});
+    return *log;
+}
+
 TEST(WithRetriesTest, RetriesUntilASuccessAndReturnsIt) {
     gardener::testing::FakeClock clock;
     int tries = 0;
-    const std::string result = with_retries(policy(5), clock, "test", [&](const RetryState& s) {
-        ++tries;
-        EXPECT_EQ(s.attempt, tries);
-        return tries < 3 ? Outcome(failure("busy", true)) : Outcome(std::string("done"));
-    });
+    const std::string result =
+        with_retries(policy(5), clock, quiet(), "test", [&](const RetryState& s) {
+            ++tries;
+            EXPECT_EQ(s.attempt, tries);
+            return tries < 3 ? Outcome(failure("busy", true)) : Outcome(std::string("done"));
+        });
     EXPECT_EQ(result, "done");
     EXPECT_EQ(tries, 3);
     EXPECT_EQ(clock.sleeps().size(), 2u);
@@ -40,7 +48,7 @@ TEST(WithRetriesTest, ThrowsTheLastErrorWhenTriesRunOut) {
     gardener::testing::FakeClock clock;
     int tries = 0;
     try {
-        with_retries(policy(3), clock, "test", [&](const RetryState&) {
+        with_retries(policy(3), clock, quiet(), "test", [&](const RetryState&) {
             ++tries;
             return Outcome(failure("busy " + std::to_string(tries), true));
         });
@@ -54,7 +62,7 @@ TEST(WithRetriesTest, ThrowsTheLastErrorWhenTriesRunOut) {
 TEST(WithRetriesTest, AFailureThatMayNotBeRetriedIsThrownAtOnce) {
     gardener::testing::FakeClock clock;
     int tries = 0;
-    EXPECT_THROW(with_retries(policy(5), clock, "test",
+    EXPECT_THROW(with_retries(policy(5), clock, quiet(), "test",
                               [&](const RetryState&) {
                                   ++tries;
                                   return Outcome(failure("refused", false));
@@ -67,7 +75,7 @@ TEST(WithRetriesTest, AFailureThatMayNotBeRetriedIsThrownAtOnce) {
 TEST(WithRetriesTest, TheServersWaitIsUsedAndTheTimeBudgetEndsRetries) {
     gardener::testing::FakeClock clock;
     int tries = 0;
-    EXPECT_THROW(with_retries(policy(10), clock, "test",
+    EXPECT_THROW(with_retries(policy(10), clock, quiet(), "test",
                               [&](const RetryState&) {
                                   ++tries;
                                   auto f = failure("slow down", true);
@@ -83,7 +91,7 @@ TEST(WithRetriesTest, TheServersWaitIsUsedAndTheTimeBudgetEndsRetries) {
 TEST(WithRetriesTest, OneFreeRetryIsNotCountedAndNotRepeated) {
     gardener::testing::FakeClock clock;
     std::vector<int> attempts;
-    EXPECT_THROW(with_retries(policy(1), clock, "test",
+    EXPECT_THROW(with_retries(policy(1), clock, quiet(), "test",
                               [&](const RetryState& s) {
                                   attempts.push_back(s.attempt);
                                   EXPECT_EQ(s.free_retry_used, attempts.size() > 1);
