@@ -33,3 +33,8 @@ if(KPROV_BUILD_TESTS AND TARGET kprov-sim)
            COMMAND kprov-bench-sim --sizes 200,2000 --rounds 2 --min-cpu-seconds 0.25 --guard 2)
   set_tests_properties(sim.cost_ratio PROPERTIES LABELS "sim;guard" TIMEOUT 300)
 endif()
+
+# kprov-bench-save-claim: the store's CPU per worker pass, save and next claim as two
+# transactions or as one (Store::save_progress_and_claim_next).
+add_executable(kprov-bench-save-claim bench/save_claim.cpp)
+target_link_libraries(kprov-bench-save-claim PRIVATE kprov_engine kprov_stores kprov_warnings)

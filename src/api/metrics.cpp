@@ -331,14 +331,18 @@ public:
                        const std::vector<engine::StageTransition>& transitions,
                        const engine::RuntimeChange& change, bool release) override {
         m_inner.save_progress(op, owner, now, transitions, change, release);
-        for (const auto& t : transitions)
-            if (t.to_stage != t.from_stage)
-                m_metrics.stage_transition(op.type, t.to_stage);
-        if (op.state != engine::OperationState::InProgress) {
-            const auto end = op.end_timestamp.value_or(now);
-            m_metrics.operation_finished(
-                op.type, op.state, std::chrono::duration<double>(end - op.start_timestamp).count());
-        }
+        count_saved(op, now, transitions);
+    }
+    std::optional<engine::Operation>
+    save_progress_and_claim_next(const engine::Operation& op, const std::string& owner,
+                                 Timestamp now,
+                                 const std::vector<engine::StageTransition>& transitions,
+                                 const engine::RuntimeChange& change, std::chrono::milliseconds ttl,
+                                 engine::ClaimOrder order) override {
+        auto next =
+            m_inner.save_progress_and_claim_next(op, owner, now, transitions, change, ttl, order);
+        count_saved(op, now, transitions);
+        return next;
     }
     void release(const std::string& operation_id, const std::string& owner) override {
         m_inner.release(operation_id, owner);
@@ -349,6 +353,18 @@ public:
     std::optional<Timestamp> next_due() override { return m_inner.next_due(); }
 
 private:
+    void count_saved(const engine::Operation& op, Timestamp now,
+                     const std::vector<engine::StageTransition>& transitions) {
+        for (const auto& t : transitions)
+            if (t.to_stage != t.from_stage)
+                m_metrics.stage_transition(op.type, t.to_stage);
+        if (op.state != engine::OperationState::InProgress) {
+            const auto end = op.end_timestamp.value_or(now);
+            m_metrics.operation_finished(
+                op.type, op.state, std::chrono::duration<double>(end - op.start_timestamp).count());
+        }
+    }
+
     engine::Store& m_inner;
     Metrics& m_metrics;
 };

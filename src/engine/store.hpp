@@ -313,6 +313,18 @@ public:
                                const std::vector<StageTransition>& transitions,
                                const RuntimeChange& change, bool release) = 0;
 
+    /// A worker's end of a pass and its next claim, in one transaction where the store can:
+    /// save_progress(op, owner, now, transitions, change, release = true), then
+    /// claim_due(owner, now, ttl, 1, order). The save is fenced as save_progress's: when
+    /// `owner` holds no unexpired lease on `op` at `now`, throws LeaseLost and neither saves
+    /// nor claims. Returns the claimed operation (leased to `owner`, which must run or release
+    /// it), nullopt when none is due. The default makes the two calls one after the other.
+    virtual std::optional<Operation>
+    save_progress_and_claim_next(const Operation& op, const std::string& owner, Timestamp now,
+                                 const std::vector<StageTransition>& transitions,
+                                 const RuntimeChange& change, std::chrono::milliseconds ttl,
+                                 ClaimOrder order);
+
     /// Drops the lease if `owner` holds it; a no-op otherwise.
     virtual void release(const std::string& operation_id, const std::string& owner) = 0;
 

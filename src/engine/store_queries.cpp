@@ -1,5 +1,5 @@
-// The Store's query defaults, written against its basic reads: correct for any store, and a
-// fallback for test fakes. The real stores override them with indexed queries.
+// The Store's defaults, written against its basic calls: correct for any store, and a fallback
+// for test fakes. The real stores override them with indexed queries and one transaction.
 
 #include "engine/store.hpp"
 
@@ -127,6 +127,18 @@ bool Store::set_expiry(const std::string& runtime_id, std::optional<Timestamp> e
         runtime_id,
         [&](RuntimeLifecycle& l) { return std::exchange(l.expires_at, expires_at) != expires_at; },
         event);
+}
+
+std::optional<Operation>
+Store::save_progress_and_claim_next(const Operation& op, const std::string& owner, Timestamp now,
+                                    const std::vector<StageTransition>& transitions,
+                                    const RuntimeChange& change, std::chrono::milliseconds ttl,
+                                    ClaimOrder order) {
+    save_progress(op, owner, now, transitions, change, true);
+    auto next = claim_due(owner, now, ttl, 1, order);
+    if (next.empty())
+        return std::nullopt;
+    return std::move(next.front());
 }
 
 } // namespace kprov::engine

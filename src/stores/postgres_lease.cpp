@@ -71,6 +71,41 @@ pqxx::result write_once(pqxx::connection& c, const std::string& sql, const Param
     return r;
 }
 
+std::vector<Operation> claim_due_in(pqxx::transaction_base& tx, const std::string& owner,
+                                    Timestamp now, std::chrono::milliseconds ttl, int limit,
+                                    engine::ClaimOrder order) {
+    // Two queues, each with its own partial index: new operations and re-checks. The first
+    // named by `order`, then the other fills the batch.
+    static const std::string new_sql = claim_due_sql(false);
+    static const std::string recheck_sql = claim_due_sql(true);
+    const bool rechecks_first = order == engine::ClaimOrder::RecheckFirst;
+    std::vector<Operation> out;
+    const auto due = [&](const std::string& sql, int n) {
+        for (const auto& row :
+             exec(tx, sql, {owner, format_db_time(now), expiry(now, ttl), std::to_string(n)}))
+            out.push_back(read_operation(PqxxRow(row)));
+    };
+    due(rechecks_first ? recheck_sql : new_sql, limit);
+    if (static_cast<int>(out.size()) < limit)
+        due(rechecks_first ? new_sql : recheck_sql, limit - static_cast<int>(out.size()));
+    // RETURNING keeps no order (attempts counts this claim already).
+    std::sort(out.begin(), out.end(), [&](const Operation& a, const Operation& b) {
+        return std::make_tuple((a.attempts > 1) != rechecks_first, a.next_run_at, a.id) <
+               std::make_tuple((b.attempts > 1) != rechecks_first, b.next_run_at, b.id);
+    });
+    return out;
+}
+
+// save_progress's fenced UPDATE of the operation ($1 id, $2 owner, $3 now, then the progress
+// columns). Its text depends only on whether it drops the lease: built once, not per save.
+std::string fenced_save_sql(bool release) {
+    std::string set = assignments(operation_progress_values(Operation{}), 4);
+    if (release)
+        set += ", lease_owner = NULL, lease_expires_at = NULL";
+    return "UPDATE operation SET " + set +
+           " WHERE id = $1 AND lease_owner = $2 AND lease_expires_at > $3 RETURNING cluster_id";
+}
+
 } // namespace
 
 std::vector<Operation> PostgresStore::claim_due(const std::string& owner, Timestamp now,
@@ -78,31 +113,12 @@ std::vector<Operation> PostgresStore::claim_due(const std::string& owner, Timest
                                                 engine::ClaimOrder order) {
     if (limit <= 0)
         return {};
-    // Two queues, each with its own partial index: new operations and re-checks. The first
-    // named by `order`, then the other fills the batch.
-    static const std::string new_sql = claim_due_sql(false);
-    static const std::string recheck_sql = claim_due_sql(true);
-    const bool rechecks_first = order == engine::ClaimOrder::RecheckFirst;
-    std::vector<Operation> out;
-    m_pool.run([&](pqxx::connection& c) {
-        out.clear();
+    return m_pool.run([&](pqxx::connection& c) {
         pqxx::work tx(c);
-        const auto due = [&](const std::string& sql, int n) {
-            for (const auto& row :
-                 exec(tx, sql, {owner, format_db_time(now), expiry(now, ttl), std::to_string(n)}))
-                out.push_back(read_operation(PqxxRow(row)));
-        };
-        due(rechecks_first ? recheck_sql : new_sql, limit);
-        if (static_cast<int>(out.size()) < limit)
-            due(rechecks_first ? new_sql : recheck_sql, limit - static_cast<int>(out.size()));
+        auto out = claim_due_in(tx, owner, now, ttl, limit, order);
         tx.commit();
+        return out;
     });
-    // RETURNING keeps no order (attempts counts this claim already).
-    std::sort(out.begin(), out.end(), [&](const Operation& a, const Operation& b) {
-        return std::make_tuple((a.attempts > 1) != rechecks_first, a.next_run_at, a.id) <
-               std::make_tuple((b.attempts > 1) != rechecks_first, b.next_run_at, b.id);
-    });
-    return out;
 }
 
 std::optional<Operation> PostgresStore::claim(const std::string& operation_id,
@@ -145,51 +161,76 @@ bool PostgresStore::renew(const std::string& operation_id, const std::string& ow
     return r.affected_rows() == 1;
 }
 
+void PostgresStore::save_fenced(pqxx::transaction_base& tx, const Operation& op,
+                                const std::string& owner, Timestamp now,
+                                const std::vector<engine::StageTransition>& transitions,
+                                const engine::RuntimeChange& change, bool release) {
+    // The fence: the write applies only while `owner` holds an unexpired lease; otherwise
+    // nothing (transitions and runtime changes included) is written.
+    static const std::string keep_sql = fenced_save_sql(false);
+    static const std::string release_sql = fenced_save_sql(true);
+    const auto fenced =
+        exec(tx, release ? release_sql : keep_sql,
+             params_of({op.id, owner, format_db_time(now)}, operation_progress_values(op)));
+    if (fenced.empty())
+        throw LeaseLost("operation " + op.id + ": " + owner +
+                        " no longer holds its lease; the progress was not written");
+    const std::string cluster_id = fenced[0][0].c_str();
+    if (!transitions.empty()) {
+        std::vector<std::vector<ColumnValue>> rows;
+        rows.reserve(transitions.size());
+        for (const auto& t : transitions)
+            rows.push_back(transition_values(op.id, t));
+        insert_rows(tx, "operation_transition", rows);
+    }
+    if (change.seed)
+        exec(tx, "UPDATE gardener_config SET seed = $2 WHERE cluster_id = $1",
+             {cluster_id, *change.seed});
+    if (change.kubeconfig)
+        exec(tx,
+             "UPDATE cluster SET kubeconfig = $2, is_kubeconfig_encrypted = true "
+             "WHERE id = $1",
+             {cluster_id, m_cipher.encrypt(*change.kubeconfig, kubeconfig_context(cluster_id))});
+    if (change.upgrade_state)
+        exec(tx, "UPDATE runtime_upgrade SET state = $2 WHERE operation_id = $1",
+             {op.id, std::string(to_db(*change.upgrade_state))});
+    if (change.soft_delete) {
+        exec(tx, "UPDATE cluster SET deleted = true WHERE id = $1", {cluster_id});
+        exec(tx, "DELETE FROM live_shoot WHERE cluster_id = $1", {cluster_id});
+    }
+}
+
 void PostgresStore::save_progress(const Operation& op, const std::string& owner, Timestamp now,
                                   const std::vector<engine::StageTransition>& transitions,
                                   const engine::RuntimeChange& change, bool release) {
     if (!is_uuid(op.id))
         throw LeaseLost("operation " + op.id + " does not exist, so " + owner +
                         " holds no lease on it");
-    // The fence: the write applies only while `owner` holds an unexpired lease; otherwise
-    // nothing (transitions and runtime changes included) is written.
-    const auto values = operation_progress_values(op);
-    std::string set = assignments(values, 4);
-    if (release)
-        set += ", lease_owner = NULL, lease_expires_at = NULL";
-    const std::string sql = "UPDATE operation SET " + set +
-                            " WHERE id = $1 AND lease_owner = $2 AND lease_expires_at > $3 "
-                            "RETURNING cluster_id";
     m_pool.run([&](pqxx::connection& c) {
         pqxx::work tx(c);
-        const auto fenced = exec(tx, sql, params_of({op.id, owner, format_db_time(now)}, values));
-        if (fenced.empty())
-            throw LeaseLost("operation " + op.id + ": " + owner +
-                            " no longer holds its lease; the progress was not written");
-        const std::string cluster_id = fenced[0][0].c_str();
-        if (!transitions.empty()) {
-            std::vector<std::vector<ColumnValue>> rows;
-            for (const auto& t : transitions)
-                rows.push_back(transition_values(op.id, t));
-            insert_rows(tx, "operation_transition", rows);
-        }
-        if (change.seed)
-            exec(tx, "UPDATE gardener_config SET seed = $2 WHERE cluster_id = $1",
-                 {cluster_id, *change.seed});
-        if (change.kubeconfig)
-            exec(
-                tx,
-                "UPDATE cluster SET kubeconfig = $2, is_kubeconfig_encrypted = true "
-                "WHERE id = $1",
-                {cluster_id, m_cipher.encrypt(*change.kubeconfig, kubeconfig_context(cluster_id))});
-        if (change.upgrade_state)
-            exec(tx, "UPDATE runtime_upgrade SET state = $2 WHERE operation_id = $1",
-                 {op.id, std::string(to_db(*change.upgrade_state))});
-        if (change.soft_delete) {
-            exec(tx, "UPDATE cluster SET deleted = true WHERE id = $1", {cluster_id});
-            exec(tx, "DELETE FROM live_shoot WHERE cluster_id = $1", {cluster_id});
-        }
+        save_fenced(tx, op, owner, now, transitions, change, release);
         tx.commit();
+    });
+}
+
+std::optional<Operation> PostgresStore::save_progress_and_claim_next(
+    const Operation& op, const std::string& owner, Timestamp now,
+    const std::vector<engine::StageTransition>& transitions, const engine::RuntimeChange& change,
+    std::chrono::milliseconds ttl, engine::ClaimOrder order) {
+    if (!is_uuid(op.id))
+        throw LeaseLost("operation " + op.id + " does not exist, so " + owner +
+                        " holds no lease on it");
+    // One transaction: BEGIN and COMMIT once for both, and a LeaseLost from the save rolls back
+    // before anything is claimed. The claim's SKIP LOCKED passes over rows other transactions
+    // hold, as claim_due's does; the saved row, locked by this one, is claimable like any other.
+    return m_pool.run([&](pqxx::connection& c) -> std::optional<Operation> {
+        pqxx::work tx(c);
+        save_fenced(tx, op, owner, now, transitions, change, true);
+        auto next = claim_due_in(tx, owner, now, ttl, 1, order);
+        tx.commit();
+        if (next.empty())
+            return std::nullopt;
+        return std::move(next.front());
     });
 }
 

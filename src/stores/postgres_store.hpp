@@ -93,11 +93,22 @@ public:
     void save_progress(const engine::Operation& op, const std::string& owner, Timestamp now,
                        const std::vector<engine::StageTransition>& transitions,
                        const engine::RuntimeChange& change, bool release) override;
+    std::optional<engine::Operation>
+    save_progress_and_claim_next(const engine::Operation& op, const std::string& owner,
+                                 Timestamp now,
+                                 const std::vector<engine::StageTransition>& transitions,
+                                 const engine::RuntimeChange& change, std::chrono::milliseconds ttl,
+                                 engine::ClaimOrder order) override;
     void release(const std::string& operation_id, const std::string& owner) override;
     int make_due(const std::vector<std::string>& runtime_ids, Timestamp now) override;
     std::optional<Timestamp> next_due() override;
 
 private:
+    /// save_progress's fenced writes in `tx` (postgres_lease.cpp).
+    void save_fenced(pqxx::transaction_base& tx, const engine::Operation& op,
+                     const std::string& owner, Timestamp now,
+                     const std::vector<engine::StageTransition>& transitions,
+                     const engine::RuntimeChange& change, bool release);
     /// Ids of `table` that start with `prefix` (LIKE, its wildcards escaped), in id order.
     std::vector<std::string> ids_with_prefix(const std::string& table, const std::string& prefix,
                                              std::size_t limit);

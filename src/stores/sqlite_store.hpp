@@ -91,6 +91,12 @@ public:
     void save_progress(const engine::Operation& op, const std::string& owner, Timestamp now,
                        const std::vector<engine::StageTransition>& transitions,
                        const engine::RuntimeChange& change, bool release) override;
+    std::optional<engine::Operation>
+    save_progress_and_claim_next(const engine::Operation& op, const std::string& owner,
+                                 Timestamp now,
+                                 const std::vector<engine::StageTransition>& transitions,
+                                 const engine::RuntimeChange& change, std::chrono::milliseconds ttl,
+                                 engine::ClaimOrder order) override;
     void release(const std::string& operation_id, const std::string& owner) override;
     int make_due(const std::vector<std::string>& runtime_ids, Timestamp now) override;
     std::optional<Timestamp> next_due() override;
@@ -134,6 +140,14 @@ private:
                                                const std::vector<DbValue>& params,
                                                const std::string& owner, Timestamp now,
                                                std::chrono::milliseconds ttl);
+    /// claim_due's claim, inside the caller's write transaction (limit > 0).
+    std::vector<engine::Operation> claim_due_held(const std::string& owner, Timestamp now,
+                                                  std::chrono::milliseconds ttl, int limit,
+                                                  engine::ClaimOrder order);
+    /// save_progress's fenced writes, inside the caller's write transaction.
+    void save_fenced(const engine::Operation& op, const std::string& owner, Timestamp now,
+                     const std::vector<engine::StageTransition>& transitions,
+                     const engine::RuntimeChange& change, bool release);
 
     // Helpers that expect the connection to be held (sqlite_store_kyma.cpp).
     /// Writes the kyma_config row and its components; NotFound when its release is not stored.

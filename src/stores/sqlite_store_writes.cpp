@@ -188,11 +188,9 @@ std::vector<Operation> SqliteStore::claim_where(const std::string& condition,
     return out;
 }
 
-std::vector<Operation> SqliteStore::claim_due(const std::string& owner, Timestamp now,
-                                              std::chrono::milliseconds ttl, int limit,
-                                              engine::ClaimOrder order) {
-    if (limit <= 0)
-        return {};
+std::vector<Operation> SqliteStore::claim_due_held(const std::string& owner, Timestamp now,
+                                                   std::chrono::milliseconds ttl, int limit,
+                                                   engine::ClaimOrder order) {
     // Two queues, each with its own partial index: new operations (attempts = 0) and re-checks
     // (ARCHITECTURE.md, Engine). The first named by `order`, then the other fills the batch.
     const bool rechecks_first = order == engine::ClaimOrder::RecheckFirst;
@@ -204,20 +202,25 @@ std::vector<Operation> SqliteStore::claim_due(const std::string& owner, Timestam
                                "OR lease_expires_at <= ?3) ORDER BY next_run_at, rowid LIMIT ?4)",
                            {std::int64_t{n}}, owner, now, ttl);
     };
-    auto claimed = write([&] {
-        auto out = due(rechecks_first, limit);
-        if (static_cast<int>(out.size()) < limit) {
-            auto rest = due(!rechecks_first, limit - static_cast<int>(out.size()));
-            std::move(rest.begin(), rest.end(), std::back_inserter(out));
-        }
-        return out;
-    });
+    auto claimed = due(rechecks_first, limit);
+    if (static_cast<int>(claimed.size()) < limit) {
+        auto rest = due(!rechecks_first, limit - static_cast<int>(claimed.size()));
+        std::move(rest.begin(), rest.end(), std::back_inserter(claimed));
+    }
     // RETURNING gives rows in no particular order (attempts counts this claim already).
     std::stable_sort(claimed.begin(), claimed.end(), [&](const Operation& a, const Operation& b) {
         return std::make_pair((a.attempts > 1) != rechecks_first, a.next_run_at) <
                std::make_pair((b.attempts > 1) != rechecks_first, b.next_run_at);
     });
     return claimed;
+}
+
+std::vector<Operation> SqliteStore::claim_due(const std::string& owner, Timestamp now,
+                                              std::chrono::milliseconds ttl, int limit,
+                                              engine::ClaimOrder order) {
+    if (limit <= 0)
+        return {};
+    return write([&] { return claim_due_held(owner, now, ttl, limit, order); });
 }
 
 std::optional<Operation> SqliteStore::claim(const std::string& operation_id,
@@ -267,46 +270,64 @@ void SqliteStore::release(const std::string& operation_id, const std::string& ow
 
 // --- progress --------------------------------------------------------------------------------
 
+void SqliteStore::save_fenced(const Operation& op, const std::string& owner, Timestamp now,
+                              const std::vector<engine::StageTransition>& transitions,
+                              const engine::RuntimeChange& change, bool release) {
+    // The fence: the write applies only while `owner` holds an unexpired lease; otherwise
+    // nothing (transitions and runtime changes included) is written.
+    const auto values = operation_progress_values(op);
+    std::string set = assignments(values);
+    if (release)
+        set += ", lease_owner = NULL, lease_expires_at = NULL";
+    auto fenced = cached("UPDATE operation SET " + set +
+                             " WHERE id = ? AND lease_owner = ? AND lease_expires_at > ?"
+                             " RETURNING cluster_id",
+                         parameters(values, {op.id, owner, format_db_time(now)}));
+    if (!fenced.executeStep())
+        throw LeaseLost("operation " + op.id + ": " + owner +
+                        " no longer holds its lease; the progress was not written");
+    const std::string cluster_id = fenced.getColumn(0).getString();
+    while (fenced.executeStep()) {
+    }
+
+    for (const auto& t : transitions)
+        insert_row("operation_transition", transition_values(op.id, t));
+    if (change.seed)
+        cached("UPDATE gardener_config SET seed = ? WHERE cluster_id = ?",
+               {*change.seed, cluster_id})
+            .exec();
+    if (change.kubeconfig)
+        cached("UPDATE cluster SET kubeconfig = ?, is_kubeconfig_encrypted = 1 WHERE id = ?",
+               {m_cipher.encrypt(*change.kubeconfig, kubeconfig_context(cluster_id)), cluster_id})
+            .exec();
+    if (change.upgrade_state)
+        cached("UPDATE runtime_upgrade SET state = ? WHERE operation_id = ?",
+               {std::string(to_db(*change.upgrade_state)), op.id})
+            .exec();
+    if (change.soft_delete) {
+        cached("UPDATE cluster SET deleted = 1 WHERE id = ?", {cluster_id}).exec();
+        cached("DELETE FROM live_shoot WHERE cluster_id = ?", {cluster_id}).exec();
+    }
+}
+
 void SqliteStore::save_progress(const Operation& op, const std::string& owner, Timestamp now,
                                 const std::vector<engine::StageTransition>& transitions,
                                 const engine::RuntimeChange& change, bool release) {
-    write([&] {
-        // The fence: the write applies only while `owner` holds an unexpired lease; otherwise
-        // nothing (transitions and runtime changes included) is written.
-        const auto values = operation_progress_values(op);
-        std::string set = assignments(values);
-        if (release)
-            set += ", lease_owner = NULL, lease_expires_at = NULL";
-        auto fenced = cached("UPDATE operation SET " + set +
-                                 " WHERE id = ? AND lease_owner = ? AND lease_expires_at > ?"
-                                 " RETURNING cluster_id",
-                             parameters(values, {op.id, owner, format_db_time(now)}));
-        if (!fenced.executeStep())
-            throw LeaseLost("operation " + op.id + ": " + owner +
-                            " no longer holds its lease; the progress was not written");
-        const std::string cluster_id = fenced.getColumn(0).getString();
-        while (fenced.executeStep()) {
-        }
+    write([&] { save_fenced(op, owner, now, transitions, change, release); });
+}
 
-        for (const auto& t : transitions)
-            insert_row("operation_transition", transition_values(op.id, t));
-        if (change.seed)
-            cached("UPDATE gardener_config SET seed = ? WHERE cluster_id = ?",
-                   {*change.seed, cluster_id})
-                .exec();
-        if (change.kubeconfig)
-            cached(
-                "UPDATE cluster SET kubeconfig = ?, is_kubeconfig_encrypted = 1 WHERE id = ?",
-                {m_cipher.encrypt(*change.kubeconfig, kubeconfig_context(cluster_id)), cluster_id})
-                .exec();
-        if (change.upgrade_state)
-            cached("UPDATE runtime_upgrade SET state = ? WHERE operation_id = ?",
-                   {std::string(to_db(*change.upgrade_state)), op.id})
-                .exec();
-        if (change.soft_delete) {
-            cached("UPDATE cluster SET deleted = 1 WHERE id = ?", {cluster_id}).exec();
-            cached("DELETE FROM live_shoot WHERE cluster_id = ?", {cluster_id}).exec();
-        }
+std::optional<Operation> SqliteStore::save_progress_and_claim_next(
+    const Operation& op, const std::string& owner, Timestamp now,
+    const std::vector<engine::StageTransition>& transitions, const engine::RuntimeChange& change,
+    std::chrono::milliseconds ttl, engine::ClaimOrder order) {
+    // One BEGIN IMMEDIATE and one COMMIT (its WAL write) for both: a LeaseLost from the save
+    // rolls back before anything is claimed.
+    return write([&]() -> std::optional<Operation> {
+        save_fenced(op, owner, now, transitions, change, true);
+        auto next = claim_due_held(owner, now, ttl, 1, order);
+        if (next.empty())
+            return std::nullopt;
+        return std::move(next.front());
     });
 }
 

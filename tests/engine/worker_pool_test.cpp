@@ -223,6 +223,49 @@ TEST_F(WorkerPoolTest, WorkersRunEveryOperationSeveralAtATime) {
         EXPECT_FALSE(operation(op.operation.id).lease);
 }
 
+TEST_F(WorkerPoolTest, APassThatEndsWaitingClaimsTheNextOperationWithItsSave) {
+    // One worker, three new operations: the first is claimed alone, each pass's save claims the
+    // next, and the last one's finds nothing due.
+    auto executor = threaded_executor();
+    auto workers = pool(*executor, 1, "pool", 1h);
+    const auto ops = provision_many(3);
+    workers->start();
+    ASSERT_TRUE(eventually([&] { return at_stage(ops, "WaitingForClusterCreation"); }));
+    workers->stop();
+    EXPECT_EQ(workers->stats().passes, 3u);
+    EXPECT_EQ(store.saves_that_claim(), 3);
+    for (const auto& op : ops)
+        EXPECT_EQ(operation(op.operation.id).attempts, 1) << "claimed once, run once";
+}
+
+TEST_F(WorkerPoolTest, AFailingPassSavesAloneAndTheWorkerClaimsOnItsOwn) {
+    auto executor = threaded_executor();
+    auto workers = pool(*executor, 1, "pool", 1h);
+    const auto ops = provision_many(2);
+    // Non-recoverable: the first pass fails its operation.
+    gardener.fail_next("create",
+                       error<RemoteError>("gardener: 422 Invalid: spec.region", 422, false));
+    workers->start();
+    const auto ended = [&](OperationState state) {
+        int n = 0;
+        for (const auto& op : ops)
+            n += operation(op.operation.id).state == state &&
+                 (state != OperationState::InProgress ||
+                  operation(op.operation.id).stage == "WaitingForClusterCreation");
+        return n;
+    };
+    ASSERT_TRUE(eventually([&] {
+        return ended(OperationState::Failed) == 1 && ended(OperationState::InProgress) == 1;
+    }));
+    workers->stop();
+    EXPECT_EQ(workers->stats().failed, 1u);
+    // The failed pass saved alone; the worker's own claim found the other operation, whose
+    // waiting pass then claimed (nothing) with its save.
+    EXPECT_EQ(store.saves_that_claim(), 1);
+    for (const auto& op : ops)
+        EXPECT_EQ(operation(op.operation.id).attempts, 1);
+}
+
 TEST_F(WorkerPoolTest, AShootEventMakesItsWaitingOperationDueAtOnce) {
     auto executor = threaded_executor();
     // Idle workers look at the store every 10 s: only the event can explain a quick pass.

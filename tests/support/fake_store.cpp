@@ -481,4 +481,20 @@ int FakeStore::saves() const {
     return m_saves;
 }
 
+std::optional<engine::Operation> FakeStore::save_progress_and_claim_next(
+    const engine::Operation& op, const std::string& owner, Timestamp now,
+    const std::vector<engine::StageTransition>& transitions, const engine::RuntimeChange& change,
+    std::chrono::milliseconds ttl, engine::ClaimOrder order) {
+    {
+        std::lock_guard lock(m_mutex);
+        ++m_saves_that_claim;
+    }
+    return Store::save_progress_and_claim_next(op, owner, now, transitions, change, ttl, order);
+}
+
+int FakeStore::saves_that_claim() const {
+    std::lock_guard lock(m_mutex);
+    return m_saves_that_claim;
+}
+
 } // namespace kprov::fakes

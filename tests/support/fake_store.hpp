@@ -66,6 +66,13 @@ public:
     void save_progress(const engine::Operation& op, const std::string& owner, Timestamp now,
                        const std::vector<engine::StageTransition>& transitions,
                        const engine::RuntimeChange& change, bool release) override;
+    /// Store's default (save_progress, then claim_due), counted.
+    std::optional<engine::Operation>
+    save_progress_and_claim_next(const engine::Operation& op, const std::string& owner,
+                                 Timestamp now,
+                                 const std::vector<engine::StageTransition>& transitions,
+                                 const engine::RuntimeChange& change, std::chrono::milliseconds ttl,
+                                 engine::ClaimOrder order) override;
     void release(const std::string& operation_id, const std::string& owner) override;
     int make_due(const std::vector<std::string>& runtime_ids, Timestamp now) override;
     std::optional<Timestamp> next_due() override;
@@ -82,6 +89,8 @@ public:
     std::function<void()> before_renew;
     /// How many save_progress calls wrote something.
     int saves() const;
+    /// How many save_progress_and_claim_next calls were made (written or not).
+    int saves_that_claim() const;
 
 private:
     std::optional<std::string> live_owner_locked(const std::string& project,
@@ -107,6 +116,7 @@ private:
     std::map<std::string, engine::RuntimeLifecycle> m_lifecycles;
     std::map<std::string, std::vector<engine::RuntimeEvent>> m_events;
     int m_saves = 0;
+    int m_saves_that_claim = 0;
 };
 
 } // namespace kprov::fakes

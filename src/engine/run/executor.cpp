@@ -25,13 +25,15 @@ std::string in_progress_message(std::string_view stage) {
 // the single fenced save at its end.
 class Pass {
 public:
-    Pass(Executor& executor, const Operation& claimed, const std::string& owner)
+    Pass(Executor& executor, const Operation& claimed, const std::string& owner,
+         const ClaimNext* claim_next)
         : m_fields({{"runtime", claimed.cluster_id},
                     {"operation", claimed.id},
                     {"stage", claimed.stage}})
         , m_ex(executor)
         , m_op(claimed)
         , m_owner(owner)
+        , m_claim_next(claim_next)
         , m_now(executor.m_clock.now())
         , m_lease(executor.m_leases.keep(claimed.id, owner,
                                          claimed.lease && claimed.lease->owner == owner
@@ -211,16 +213,29 @@ private:
 
     PassResult save(PassOutcome outcome, const std::string& error) {
         take_notes(); // of a stage that failed after noting something
+        const bool claim =
+            m_claim_next && outcome != PassOutcome::Failed && !m_claim_next->stop.stop_requested();
+        std::optional<Operation> next;
         try {
+            if (claim && m_claim_next->before_claim)
+                m_claim_next->before_claim();
             // The fence is checked at the time of the write, not at the start of the pass.
-            m_ex.m_store.save_progress(m_op, m_owner, m_ex.m_clock.now(), m_transitions,
-                                       m_memory.change, true);
+            if (claim)
+                next = m_ex.m_store.save_progress_and_claim_next(
+                    m_op, m_owner, m_ex.m_clock.now(), m_transitions, m_memory.change,
+                    m_ex.m_options.lease_ttl, m_claim_next->order);
+            else
+                m_ex.m_store.save_progress(m_op, m_owner, m_ex.m_clock.now(), m_transitions,
+                                           m_memory.change, true);
         } catch (const LeaseLost&) {
             return lost();
         } catch (const StoreError& e) {
             return store_failed(e);
         }
-        return result(outcome, error);
+        PassResult r = result(outcome, error);
+        r.claimed_with_save = claim;
+        r.next = std::move(next);
+        return r;
     }
 
     PassResult lost() {
@@ -257,6 +272,7 @@ private:
     Executor& m_ex;
     Operation m_op;
     const std::string& m_owner;
+    const ClaimNext* m_claim_next; ///< nullptr: the save claims nothing
     Timestamp m_now;
     LeaseKeeper::Hold m_lease; ///< renewed in the background while the pass runs
     std::vector<StageTransition> m_transitions;
@@ -297,8 +313,9 @@ const StageTable* Executor::stages_for(OperationType type) const {
     return it == m_tables.end() ? nullptr : &it->second;
 }
 
-PassResult Executor::run_pass(const Operation& claimed, const std::string& owner) {
-    return Pass(*this, claimed, owner).run();
+PassResult Executor::run_pass(const Operation& claimed, const std::string& owner,
+                              const ClaimNext* claim_next) {
+    return Pass(*this, claimed, owner, claim_next).run();
 }
 
 PassResult Executor::run_operation(const std::string& operation_id, const std::string& owner) {

@@ -63,6 +63,21 @@ struct PassResult {
     std::optional<ShootState::LastOperation> shoot_operation;
     /// The pass's error text; "" after a clean pass.
     std::string error;
+    /// Whether the pass's save also claimed the worker's next operation (run_pass with a
+    /// ClaimNext), and what it claimed: leased to the pass's owner, who must run or release it.
+    /// When false, nothing was claimed (the pass failed, lost its lease, the store failed, a
+    /// stop was requested): the worker claims on its own.
+    bool claimed_with_save = false;
+    std::optional<Operation> next;
+};
+
+/// What a worker's pass claims with its save (Store::save_progress_and_claim_next): the next
+/// due operation, one store transaction instead of two. Not for a pass that fails (its Director
+/// report, after the save, would hold the next lease unrenewed).
+struct ClaimNext {
+    ClaimOrder order = ClaimOrder::NewFirst;
+    std::stop_token stop;               ///< once a stop is requested, the save claims nothing
+    std::function<void()> before_claim; ///< called just before the save that claims, if set
 };
 
 /// Uniform random numbers in [0, 1) for jitter. Called under the executor's lock.
@@ -90,8 +105,11 @@ public:
     Executor(const EnginePorts& ports, EngineOptions options, JitterSource jitter = {});
 
     /// Runs one pass of `claimed`, which `owner` has leased (claim_due or claim). Throws
-    /// nothing of its own: store failures end the pass as StoreFailed.
-    PassResult run_pass(const Operation& claimed, const std::string& owner);
+    /// nothing of its own: store failures end the pass as StoreFailed. With `claim_next`, a
+    /// pass that ends waiting or succeeded claims the next due operation in its save's
+    /// transaction (PassResult::claimed_with_save).
+    PassResult run_pass(const Operation& claimed, const std::string& owner,
+                        const ClaimNext* claim_next = nullptr);
 
     /// Claims the operation (due or not) and runs one pass. NotClaimed when someone else holds
     /// it or it is not in progress. Throws NotFound when it does not exist, StoreError when

@@ -95,7 +95,7 @@ void WorkerPool::work(std::stop_token stop, int index) {
     const LogFieldsScope component({{"component", "worker"}});
     while (!stop.stop_requested()) {
         try {
-            switch (run_one(owner, index)) {
+            switch (run_one(stop, owner, index)) {
             case Claim::Ran:
                 continue;
             case Claim::NoneDue:
@@ -135,7 +135,14 @@ void WorkerPool::catch_up() {
     }
 }
 
-WorkerPool::Claim WorkerPool::run_one(const std::string& owner, int index) {
+ClaimOrder WorkerPool::next_order(std::size_t slot) const {
+    const auto turn = m_claims[slot] + slot;
+    return turn % static_cast<std::uint64_t>(m_options.new_first_every) == 0
+               ? ClaimOrder::NewFirst
+               : ClaimOrder::RecheckFirst;
+}
+
+WorkerPool::Claim WorkerPool::run_one(std::stop_token stop, const std::string& owner, int index) {
     const auto slot = static_cast<std::size_t>(index);
     std::uint64_t since = 0;
     {
@@ -153,60 +160,99 @@ WorkerPool::Claim WorkerPool::run_one(const std::string& owner, int index) {
         }
     } pass_end{*this, slot};
 
-    const auto turn = m_claims[slot]++ + slot;
-    const ClaimOrder order = turn % static_cast<std::uint64_t>(m_options.new_first_every) == 0
-                                 ? ClaimOrder::NewFirst
-                                 : ClaimOrder::RecheckFirst;
-    const auto results = m_executor.run_due(owner, 1, order, [&](const Operation& op) {
-        std::lock_guard lock(m_mutex);
-        m_in_pass[slot] = op.cluster_id;
-    });
-    Claim claim = results.empty() ? Claim::NoneDue : Claim::Ran;
-    for (const auto& r : results) {
-        if (r.outcome != PassOutcome::NotClaimed)
-            ++m_passes;
+    const ClaimOrder order = next_order(slot);
+    ++m_claims[slot];
+    auto claimed =
+        m_store.claim_due(owner, m_clock.now(), m_executor.options().lease_ttl, 1, order);
+    if (claimed.empty())
+        return Claim::NoneDue;
+    std::optional<Operation> op = std::move(claimed.front());
+    // Each pass that ends waiting or succeeded claims the next operation in its save's
+    // transaction; the chain ends when nothing is due, a stop is requested, or a pass could not
+    // claim (then the caller claims on its own, as before).
+    for (;;) {
         {
             std::lock_guard lock(m_mutex);
-            m_in_pass[slot].clear(); // from here on, events are judged against m_waiting_at
-            if (r.outcome == PassOutcome::Waiting) {
-                // Operations that end in another process leave their entry behind; forgetting
-                // all of them now and then only costs passes.
-                if (m_waiting_at.size() >= k_max_waiting_entries)
-                    m_waiting_at.clear();
-                m_waiting_at[r.operation.cluster_id] = r.operation.stage;
-            } else if (r.outcome != PassOutcome::NotClaimed)
-                m_waiting_at.erase(r.operation.cluster_id);
+            m_in_pass[slot] = op->cluster_id;
         }
-        const LogFieldsScope fields({{"runtime", r.operation.cluster_id},
-                                     {"operation", r.operation.id},
-                                     {"stage", r.operation.stage}});
-        switch (r.outcome) {
-        case PassOutcome::Succeeded:
-            ++m_succeeded;
-            log(LogLevel::Info, describe(r, owner));
-            break;
-        case PassOutcome::Failed:
-            ++m_failed;
-            log(LogLevel::Warning, describe(r, owner));
-            break;
-        case PassOutcome::Waiting:
-            log(LogLevel::Debug, describe(r, owner));
-            redo_if_event_missed(r.operation.cluster_id, since, r.operation.stage);
-            break;
-        case PassOutcome::LeaseLost:
-            ++m_lease_lost;
-            log(LogLevel::Info, describe(r, owner));
-            // Events held back during the pass: the stage is unknown, so any of them counts.
-            redo_if_event_missed(r.operation.cluster_id, since, "");
-            break;
-        case PassOutcome::StoreFailed:
-            ++m_store_errors; // the executor logged it
-            claim = Claim::StoreFailed;
-            redo_if_event_missed(r.operation.cluster_id, since, "");
-            break;
-        case PassOutcome::NotClaimed:
-            break;
+        // The next pass begins at its claim: events after this count as missed by it.
+        std::uint64_t next_since = since;
+        ClaimNext next;
+        next.order = next_order(slot);
+        next.stop = stop;
+        next.before_claim = [&] {
+            std::lock_guard lock(m_mutex);
+            next_since = m_event_sequence;
+        };
+        PassResult r = m_executor.run_pass(*op, owner, &next);
+        if (r.claimed_with_save)
+            ++m_claims[slot];
+        const Claim claim = account(r, owner, slot, since);
+        if (!r.claimed_with_save)
+            return claim;
+        if (!r.next)
+            return Claim::NoneDue;
+        if (stop.stop_requested()) { // claimed before the stop: not run, but handed back
+            try {
+                m_store.release(r.next->id, owner);
+            } catch (const std::exception&) {
+                // The lease then expires by itself.
+            }
+            return Claim::Ran;
         }
+        op = std::move(r.next);
+        since = next_since;
+        std::lock_guard lock(m_mutex);
+        m_pass_since[slot] = since;
+    }
+}
+
+WorkerPool::Claim WorkerPool::account(const PassResult& r, const std::string& owner,
+                                      std::size_t slot, std::uint64_t since) {
+    Claim claim = Claim::Ran;
+    if (r.outcome != PassOutcome::NotClaimed)
+        ++m_passes;
+    {
+        std::lock_guard lock(m_mutex);
+        m_in_pass[slot].clear(); // from here on, events are judged against m_waiting_at
+        if (r.outcome == PassOutcome::Waiting) {
+            // Operations that end in another process leave their entry behind; forgetting
+            // all of them now and then only costs passes.
+            if (m_waiting_at.size() >= k_max_waiting_entries)
+                m_waiting_at.clear();
+            m_waiting_at[r.operation.cluster_id] = r.operation.stage;
+        } else if (r.outcome != PassOutcome::NotClaimed)
+            m_waiting_at.erase(r.operation.cluster_id);
+    }
+    const LogFieldsScope fields({{"runtime", r.operation.cluster_id},
+                                 {"operation", r.operation.id},
+                                 {"stage", r.operation.stage}});
+    switch (r.outcome) {
+    case PassOutcome::Succeeded:
+        ++m_succeeded;
+        log(LogLevel::Info, describe(r, owner));
+        break;
+    case PassOutcome::Failed:
+        ++m_failed;
+        log(LogLevel::Warning, describe(r, owner));
+        break;
+    case PassOutcome::Waiting:
+        log(LogLevel::Debug, describe(r, owner));
+        redo_if_event_missed(r.operation.cluster_id, since, r.operation.stage);
+        break;
+    case PassOutcome::LeaseLost:
+        ++m_lease_lost;
+        log(LogLevel::Info, describe(r, owner));
+        // Events held back during the pass: the stage is unknown, so any of them counts.
+        redo_if_event_missed(r.operation.cluster_id, since, "");
+        break;
+    case PassOutcome::StoreFailed:
+        ++m_store_errors; // the executor logged it
+        claim = Claim::StoreFailed;
+        redo_if_event_missed(r.operation.cluster_id, since, "");
+        break;
+    case PassOutcome::NotClaimed:
+        break;
     }
     return claim;
 }

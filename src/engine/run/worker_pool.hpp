@@ -6,7 +6,10 @@
 // `max_idle` even without events.
 //
 // Claiming one operation at a time keeps a long pass on one thread from holding back others:
-// every idle thread can take the next due operation. Due operations form two queues, new ones
+// every idle thread can take the next due operation. A pass that ends waiting or succeeded
+// claims its worker's next operation in its save's store transaction
+// (Store::save_progress_and_claim_next); a failed pass, a lost lease or a store failure falls
+// back to a claim of its own. Due operations form two queues, new ones
 // and re-checks (a waiting stage an event made due, a retry), each soonest due first; a
 // worker's claims take turns between them (WorkerPoolOptions::new_first_every), so neither a
 // burst of new operations nor a flood of re-checks holds the other queue back.
@@ -116,8 +119,15 @@ private:
     void flush_events(std::stop_token stop);
     void catch_up();
     enum class Claim { Ran, NoneDue, StoreFailed };
-    /// Claims one due operation and runs a pass of it.
-    Claim run_one(const std::string& owner, int index);
+    /// Claims one due operation and runs a pass of it, and then of each operation a pass's
+    /// save claimed next (Store::save_progress_and_claim_next).
+    Claim run_one(std::stop_token stop, const std::string& owner, int index);
+    /// The queue worker `slot`'s next claim takes first (the turn of m_claims).
+    ClaimOrder next_order(std::size_t slot) const;
+    /// Counts and logs a pass of worker `slot` that began at event sequence `since`, and
+    /// judges the events it may have missed.
+    Claim account(const PassResult& r, const std::string& owner, std::size_t slot,
+                  std::uint64_t since);
     /// Sleeps until the next due operation, a wake-up, `max_idle` or a stop.
     void idle(std::stop_token stop, std::chrono::milliseconds cap);
     void wake(int workers);
