@@ -7,7 +7,7 @@
 #include "cli/runtime_file.hpp"
 #include "config/engine_options.hpp"
 #include "engine/error.hpp"
-#include "engine/in_progress.hpp"
+#include "engine/rules/in_progress.hpp"
 #include "engine/service/service.hpp"
 
 #include <algorithm>

@@ -5,7 +5,7 @@
 
 #include "cli/label_selector.hpp"
 #include "cli/runtime_lifecycle.hpp"
-#include "engine/desired_state.hpp"
+#include "engine/rules/desired_state.hpp"
 #include "engine/input/runtime_input.hpp"
 #include "engine/model.hpp"
 #include "engine/util/time.hpp"

@@ -11,7 +11,7 @@
 #include "cli/progress.hpp"
 #include "cli/render.hpp"
 #include "engine/error.hpp"
-#include "engine/in_progress.hpp"
+#include "engine/rules/in_progress.hpp"
 #include "engine/service/service.hpp"
 
 #include <algorithm>

@@ -7,7 +7,7 @@
 #include "cli/engine_access.hpp"
 #include "cli/lookup.hpp"
 #include "cli/render.hpp"
-#include "engine/drift.hpp"
+#include "engine/rules/drift.hpp"
 #include "engine/error.hpp"
 
 #include <nlohmann/json.hpp>

@@ -12,7 +12,7 @@
 #include "cli/undriven.hpp"
 #include "cli/version_lifecycle.hpp"
 #include "config/engine_options.hpp"
-#include "engine/drift.hpp"
+#include "engine/rules/drift.hpp"
 #include "engine/error.hpp"
 #include "engine/input/hibernation_schedule.hpp"
 #include "engine/status_json.hpp"

@@ -1,8 +1,8 @@
 #pragma once
-// The CLI's name for the spec half of drift (engine/drift.hpp), as `kprov adopt` compares an
+// The CLI's name for the spec half of drift (engine/rules/drift.hpp), as `kprov adopt` compares an
 // adopted shoot with what kprov would apply.
 
-#include "engine/drift.hpp"
+#include "engine/rules/drift.hpp"
 
 namespace kprov::cli {
 

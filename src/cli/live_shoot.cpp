@@ -2,7 +2,7 @@
 
 #include "cli/access.hpp"
 #include "cli/engine_access.hpp"
-#include "engine/drift.hpp"
+#include "engine/rules/drift.hpp"
 #include "engine/status_json.hpp"
 #include "gardener/gardener_client.hpp"
 #include "gardener/shoot_port.hpp"

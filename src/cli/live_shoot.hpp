@@ -5,7 +5,7 @@
 // answer even when Gardener does not.
 
 #include "cli/context.hpp"
-#include "engine/drift.hpp"
+#include "engine/rules/drift.hpp"
 #include "engine/model.hpp"
 #include "engine/ports.hpp"
 #include "engine/status_json.hpp"

@@ -2,7 +2,7 @@
 
 #include "cli/access.hpp"
 #include "cli/engine_access.hpp"
-#include "engine/in_progress.hpp"
+#include "engine/rules/in_progress.hpp"
 
 #include <ostream>
 

@@ -58,7 +58,7 @@ struct ShootState;
 /// The one answer of the CLI and the API to "is the cluster hibernated": Gardener's
 /// status.isHibernated, and its HibernationPossible constraint when Gardener reports one, null
 /// when it does not (unknown, not guessed). A cluster on its way there or back is a transition
-/// (hibernation_transition, engine/drift.hpp), not another answer. Pure.
+/// (hibernation_transition, engine/rules/drift.hpp), not another answer. Pure.
 HibernationStatus hibernation_status(const ShootState& shoot);
 
 /// What a RuntimeStatus holds beyond the store's rows, each known only to the caller.

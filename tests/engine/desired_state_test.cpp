@@ -2,7 +2,7 @@
 // outside the GraphQL config: the hibernation schedules (the rest is tested through
 // tests/cli/apply_test.cpp against kprov-sim).
 
-#include "engine/desired_state.hpp"
+#include "engine/rules/desired_state.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// The rule for a request meeting its runtime's operation in progress (engine/in_progress.hpp),
+// The rule for a request meeting its runtime's operation in progress (engine/rules/in_progress.hpp),
 // the undriven test and the no-op hibernation check.
 
-#include "engine/in_progress.hpp"
+#include "engine/rules/in_progress.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "engine/drift.hpp"
+#include "engine/rules/drift.hpp"
 #include "engine/ports.hpp"
 #include "engine/status_json.hpp"
 #include "support/store_fixtures.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 // A readable difference between two JSON documents: `kprov plan RUNTIME_ID -f FILE` and the
-// spec half of drift (engine/drift.hpp).
+// spec half of drift (engine/rules/drift.hpp).
 
 #include <string>
 #include <string_view>

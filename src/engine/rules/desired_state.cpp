@@ -2,7 +2,7 @@
 // which would need a new runtime. Compared in the GraphQL shape (status_json), so the field
 // names are the runtime file's own.
 
-#include "engine/desired_state.hpp"
+#include "engine/rules/desired_state.hpp"
 
 #include "engine/input/hibernation_schedule.hpp"
 #include "engine/shoot/shoot_upgrade.hpp"

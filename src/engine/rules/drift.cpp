@@ -1,4 +1,4 @@
-#include "engine/drift.hpp"
+#include "engine/rules/drift.hpp"
 
 #include "engine/shoot/shoot_annotations.hpp"
 #include "engine/shoot/shoot_upgrade.hpp"

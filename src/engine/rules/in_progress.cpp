@@ -1,4 +1,4 @@
-#include "engine/in_progress.hpp"
+#include "engine/rules/in_progress.hpp"
 
 namespace kprov::engine {
 namespace {
