@@ -30,11 +30,11 @@ struct Bounds {
 inline constexpr Bounds k_foreign_bounds{64u << 20, 64, 1'000'000, 64u << 20};
 
 /// What every reader refuses before a parser sees `text`: more than `bounds.max_text_bytes`, a
-/// NUL byte, a byte that is not UTF-8, engine/input_limits.hpp's yaml_comma_problem. nullopt
+/// NUL byte, a byte that is not UTF-8, yaml_comma.hpp's yaml_comma_problem. nullopt
 /// when there is none.
 std::optional<Problem> text_problem(std::string_view text, const Bounds& bounds);
 
-/// The first reason `text` is not YAML (a NUL byte, engine/input_limits.hpp's yaml_comma_problem,
+/// The first reason `text` is not YAML (a NUL byte, yaml_comma.hpp's yaml_comma_problem,
 /// then libyaml's parser error, with its context when it has one) or breaks `bounds` ("nests deeper
 /// than 64 levels", "expands to more than 1000000 nodes (aliases repeated too often)"; with any
 /// bound, an alias inside the node it names, which yaml-cpp builds as a cycle); nullopt

@@ -1,6 +1,7 @@
 // The check before yaml-cpp (src/yaml/): libyaml reads the text as YAML, event by event.
 
 #include "yaml/yaml_check.hpp"
+#include "yaml/yaml_comma.hpp"
 
 #include <gtest/gtest.h>
 
@@ -101,6 +102,36 @@ TEST(YamlBounds, TheTextItselfAndEveryDocumentOfAStreamCount) {
     const Bounds bounds{0, 0, 5, 0};
     EXPECT_FALSE(syntax_problem("[1, 2]\n--- [3]\n", bounds));
     EXPECT_TRUE(syntax_problem("[1, 2]\n--- [3, 4]\n", bounds)) << "6 nodes in the stream";
+}
+
+// Debian's yaml-cpp 0.7 allocates without bound on a document that begins with ','
+// (tests/fuzz/known/yaml-cpp-memory-135-bytes.yaml) and on a ',' first on a line left of the
+// document's first line (yaml-cpp-memory-905-bytes.yaml); the readers refuse both first.
+TEST(YamlComma, ADocumentBeginningWithACommaIsFoundAfterCommentsDirectivesMarkersAndProperties) {
+    for (const std::string text :
+         {",", "  , {}", "# c\n\n ,", "---\n,", "--- ,", "%YAML 1.2\n---\n,", "&a ,", "!t &a\n,",
+          "a: 1\n---\n,", "a: 1\n...\n, x"}) {
+        const auto found = yaml_comma_problem(text);
+        ASSERT_TRUE(found) << text;
+        EXPECT_EQ(found->message, k_yaml_comma_document) << text;
+    }
+    EXPECT_EQ(yaml_comma_problem("a: 1\n---\n# c\n  ,")->line, 4u);
+}
+
+TEST(YamlComma, ACommaLeftOfTheDocumentsFirstLineIsFound) {
+    const auto found = yaml_comma_problem("# c\n    b: 1\n ,  c: 2\n    d: 3\n");
+    ASSERT_TRUE(found);
+    EXPECT_EQ(found->line, 3u);
+    EXPECT_EQ(found->message, k_yaml_comma_outdented);
+    EXPECT_TRUE(yaml_comma_problem("a: 1\n---\n  b: 1\n , c\n"));
+    EXPECT_TRUE(yaml_comma_problem("--- &x\n  b: 1\n ,\n"));
+}
+
+TEST(YamlComma, ValidYamlWithCommasIsLeftToTheParser) {
+    for (const std::string text :
+         {"", "a: 1", "x, {}", "[a, &x ,]", "a: ,", "- ,", "x\n,", "a: |\n  ,\n", "\"a,\": 1",
+          "# ,", "a: [1\n , 2]\n", "  a: [1\n  , 2]\n", "a:\n  b: 1\n , c: 2\n"})
+        EXPECT_FALSE(yaml_comma_problem(text)) << text;
 }
 
 } // namespace
