@@ -321,7 +321,7 @@ PassResult Executor::run_pass(const Operation& claimed, const std::string& owner
 PassResult Executor::run_operation(const std::string& operation_id, const std::string& owner) {
     auto claimed = m_store.claim(operation_id, owner, m_clock.now(), m_options.lease_ttl);
     if (claimed)
-        return run_pass(*claimed, owner);
+        return Pass(*this, *claimed, owner, nullptr).run();
     auto current = m_store.find_operation(operation_id);
     if (!current)
         throw NotFound("operation " + operation_id + " does not exist");
