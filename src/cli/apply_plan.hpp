@@ -5,9 +5,9 @@
 
 #include "cli/label_selector.hpp"
 #include "cli/runtime_lifecycle.hpp"
-#include "engine/rules/desired_state.hpp"
 #include "engine/input/runtime_input.hpp"
 #include "engine/model.hpp"
+#include "engine/rules/desired_state.hpp"
 #include "engine/util/time.hpp"
 
 #include <optional>

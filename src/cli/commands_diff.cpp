@@ -7,8 +7,8 @@
 #include "cli/engine_access.hpp"
 #include "cli/lookup.hpp"
 #include "cli/render.hpp"
-#include "engine/rules/drift.hpp"
 #include "engine/error.hpp"
+#include "engine/rules/drift.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -14,8 +14,8 @@
 #include "cli/runtime_lifecycle.hpp"
 #include "config/engine_options.hpp"
 #include "engine/error.hpp"
-#include "engine/rules/in_progress.hpp"
 #include "engine/input/runtime_input.hpp"
+#include "engine/rules/in_progress.hpp"
 #include "engine/shoot/shoot_builder.hpp"
 #include "engine/util/time.hpp"
 

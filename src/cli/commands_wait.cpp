@@ -13,6 +13,7 @@
 
 #include <csignal>
 #include <map>
+#include <memory>
 #include <ostream>
 
 namespace kprov::cli {
@@ -60,16 +61,17 @@ int report_end(Context& ctx, const engine::DriveResult& result, std::optional<Du
     return k_exit_timeout;
 }
 
-// Executor::drive, woken at once by every change of the operation's shoot (a DriverWatch).
-engine::DriveResult drive_woken(EngineAccess& access, const engine::Operation& op,
-                                engine::SystemSleeper& sleeper, const engine::DriveOptions& options,
-                                FeedWatched feed) {
-    std::optional<DriverWatch> watch;
-    if (op.state == engine::OperationState::InProgress)
-        if (const std::string shoot = shoot_of(access.store(), op); !shoot.empty())
-            watch.emplace(access, std::map<std::string, engine::SystemSleeper*>{{shoot, &sleeper}},
-                          feed);
-    return access.executor().drive(op.id, access.owner(), sleeper, options);
+// A watch of the operation's shoot that wakes `sleeper` at its every change, so that
+// Executor::drive runs a waiting stage again at once; none for an operation that has ended.
+std::unique_ptr<DriverWatch> watch_shoot_of(EngineAccess& access, const engine::Operation& op,
+                                            engine::SystemSleeper& sleeper, FeedWatched feed) {
+    if (op.state != engine::OperationState::InProgress)
+        return nullptr;
+    const std::string shoot = shoot_of(access.store(), op);
+    if (shoot.empty())
+        return nullptr;
+    return std::make_unique<DriverWatch>(
+        access, std::map<std::string, engine::SystemSleeper*>{{shoot, &sleeper}}, feed);
 }
 
 } // namespace
@@ -81,7 +83,8 @@ engine::DriveResult drive_operation(EngineAccess& access, const std::string& ope
         throw NotFound("operation \"" + operation_id + "\" not found");
     engine::SystemSleeper sleeper(access.clock());
     // apply drives runtimes on parallel threads, each with a watch of its own.
-    return drive_woken(access, *op, sleeper, options, FeedWatched::No);
+    const auto watch = watch_shoot_of(access, *op, sleeper, FeedWatched::No);
+    return access.executor().drive(op->id, access.owner(), sleeper, options);
 }
 
 std::optional<Duration> parse_timeout(const std::optional<std::string>& text) {
@@ -144,7 +147,8 @@ ShownDrive drive_shown(Context& ctx, EngineAccess& access, const std::string& op
             if (show)
                 progress.tick();
         });
-        shown.result = drive_woken(access, *op, sleeper, options, FeedWatched::Yes);
+        const auto watch = watch_shoot_of(access, *op, sleeper, FeedWatched::Yes);
+        shown.result = access.executor().drive(op->id, access.owner(), sleeper, options);
         shown.signal_number = interrupt.signal_number();
     }
     progress.finish();

@@ -5,9 +5,9 @@
 // answer even when Gardener does not.
 
 #include "cli/context.hpp"
-#include "engine/rules/drift.hpp"
 #include "engine/model.hpp"
 #include "engine/ports.hpp"
+#include "engine/rules/drift.hpp"
 #include "engine/status_json.hpp"
 
 #include <chrono>

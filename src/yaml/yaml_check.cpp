@@ -1,8 +1,8 @@
 #include "yaml/yaml_check.hpp"
 
 #include "engine/input/input_limits.hpp"
-#include "yaml/yaml_comma.hpp"
 #include "yaml/event_cost.hpp"
+#include "yaml/yaml_comma.hpp"
 
 #include <algorithm>
 #include <string>

@@ -1,5 +1,5 @@
-// The rule for a request meeting its runtime's operation in progress (engine/rules/in_progress.hpp),
-// the undriven test and the no-op hibernation check.
+// The rule for a request meeting its runtime's operation in progress
+// (engine/rules/in_progress.hpp), the undriven test and the no-op hibernation check.
 
 #include "engine/rules/in_progress.hpp"
 

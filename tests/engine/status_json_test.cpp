@@ -1,5 +1,5 @@
-#include "engine/rules/drift.hpp"
 #include "engine/ports.hpp"
+#include "engine/rules/drift.hpp"
 #include "engine/status_json.hpp"
 #include "support/store_fixtures.hpp"
 
