@@ -109,6 +109,9 @@ struct WatchOptions {
     /// Tell the callback of each gap between streams (an Interrupted event), for a caller that
     /// keeps a copy it must not trust meanwhile.
     bool report_interruptions = false;
+    /// Whether a failed stream or list that is tried again is logged as a warning (a daemon's
+    /// news), or at debug level (a command's watch, which its stages' polls stand in for).
+    bool retries_are_warnings = true;
 };
 
 /// Talks to one Kubernetes API server. Thread-safe: share one instance between threads.

@@ -207,6 +207,8 @@ void KubeClient::watch(const std::string& path, const WatchOptions& options,
     bool need_list = resource_version.empty();
     bool token_refreshed = false;
     int failures = 0; // consecutive attempts that delivered nothing
+    const auto retry_level =
+        options.retries_are_warnings ? spdlog::level::warn : spdlog::level::debug;
     const auto interrupted = [&] {
         static const json nothing;
         if (options.report_interruptions)
@@ -229,7 +231,7 @@ void KubeClient::watch(const std::string& path, const WatchOptions& options,
             } catch (const KubeError& e) {
                 if (!e.retryable())
                     throw;
-                log->warn("{}; the watch lists again later", e.what());
+                log->log(retry_level, "{}; the watch lists again later", e.what());
                 interrupted();
                 ++failures;
                 continue;
@@ -255,7 +257,7 @@ void KubeClient::watch(const std::string& path, const WatchOptions& options,
             }
             if (!error.retryable())
                 throw error;
-            log->warn("{}; resuming the watch", error.what());
+            log->log(retry_level, "{}; resuming the watch", error.what());
             failures = std::max(failures, 1);
         }
     }

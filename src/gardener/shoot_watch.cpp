@@ -166,6 +166,7 @@ void ShootWatch::run(std::stop_token stop) {
             // Events carry only what shoot_state reads: most of a shoot is never built.
             options.object_fields = shoot_state_fields();
             options.report_interruptions = true; // is_up() is false while no event can come
+            options.retries_are_warnings = m_options.announce;
             m_client.kube().watch(
                 m_client.shoots_path(), options,
                 [&](const WatchEvent& event) {

@@ -63,8 +63,9 @@ struct ShootWatchOptions {
     /// Non-empty: only the shoots it selects ("metadata.name=<shoot>", for a command that
     /// drives one operation); empty: every shoot of the project.
     std::string field_selector;
-    /// The watch going up and down is logged at info and warning level (a daemon's news);
-    /// false: at debug (a command's watch only spares it the stages' polls).
+    /// The watch going up and down, and its streams tried again, are logged at info and
+    /// warning level (a daemon's news); false: at debug (a command's watch only spares it the
+    /// stages' polls).
     bool announce = true;
     /// Where the watch going up and down is logged: the command's logger (net/logger.hpp).
     /// Null: nowhere.

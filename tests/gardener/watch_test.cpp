@@ -3,6 +3,7 @@
 #include "fakes.hpp"
 #include "gardener/kube_client.hpp"
 #include "gardener/kube_error.hpp"
+#include "log_capture.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -153,6 +154,34 @@ TEST_F(WatchTest, EveryEndOfAStreamAndEveryFailedTryIsReportedAsAnInterruption) 
     watch("1", 7, true);
     EXPECT_THAT(seen, ElementsAre("ADDED a@5", "INTERRUPTED", "INTERRUPTED", "INTERRUPTED",
                                   "INTERRUPTED", "RESYNC 0@50", "MODIFIED a@51"));
+}
+
+// A daemon's watch warns when it tries a stream again; a command's (whose stages poll while it
+// is down) says so at debug level, so that a proxy refusing watches does not fill its stderr.
+TEST_F(WatchTest, AStreamTriedAgainIsAWarningUnlessTheCallerAsksForDebug) {
+    for (const bool warnings : {true, false}) {
+        LogCapture capture;
+        ClientOptions options;
+        options.transport = transport;
+        options.clock = clock;
+        options.watch_server_timeout = std::chrono::seconds(0);
+        options.log = capture.logger();
+        KubeClient logged(test_kubeconfig(), options);
+        transport->reply(500,
+                         R"({"kind":"Status","code":500,"reason":"InternalError","message":"no"})");
+        transport->stream({event("ADDED", "a", "5")});
+        WatchOptions watch{"1", "", "", {}};
+        watch.retries_are_warnings = warnings;
+        std::stop_source stop;
+        logged.watch(
+            "/s", watch, [&](const WatchEvent&) { stop.request_stop(); }, stop.get_token());
+        const std::string text = capture.text();
+        const auto at = text.find("; resuming the watch");
+        ASSERT_NE(at, std::string::npos) << text;
+        const auto newline = text.rfind('\n', at);
+        const std::string line = text.substr(newline == std::string::npos ? 0 : newline + 1);
+        EXPECT_TRUE(line.starts_with(warnings ? "warning " : "debug ")) << text;
+    }
 }
 
 TEST_F(WatchTest, GoneAnswerMeansListAgainAndWatchFromTheList) {
