@@ -106,6 +106,14 @@ std::string fenced_save_sql(bool release) {
            " WHERE id = $1 AND lease_owner = $2 AND lease_expires_at > $3 RETURNING cluster_id";
 }
 
+// An id that is not a UUID names no operation (PostgreSQL would refuse its cast): whoever saves
+// it holds no lease, as for any id that is not stored.
+void require_leasable(const Operation& op, const std::string& owner) {
+    if (!is_uuid(op.id))
+        throw LeaseLost("operation " + op.id + " does not exist, so " + owner +
+                        " holds no lease on it");
+}
+
 } // namespace
 
 std::vector<Operation> PostgresStore::claim_due(const std::string& owner, Timestamp now,
@@ -203,9 +211,7 @@ void PostgresStore::save_fenced(pqxx::transaction_base& tx, const Operation& op,
 void PostgresStore::save_progress(const Operation& op, const std::string& owner, Timestamp now,
                                   const std::vector<engine::StageTransition>& transitions,
                                   const engine::RuntimeChange& change, bool release) {
-    if (!is_uuid(op.id))
-        throw LeaseLost("operation " + op.id + " does not exist, so " + owner +
-                        " holds no lease on it");
+    require_leasable(op, owner);
     m_pool.run([&](pqxx::connection& c) {
         pqxx::work tx(c);
         save_fenced(tx, op, owner, now, transitions, change, release);
@@ -217,9 +223,7 @@ std::optional<Operation> PostgresStore::save_progress_and_claim_next(
     const Operation& op, const std::string& owner, Timestamp now,
     const std::vector<engine::StageTransition>& transitions, const engine::RuntimeChange& change,
     std::chrono::milliseconds ttl, engine::ClaimOrder order) {
-    if (!is_uuid(op.id))
-        throw LeaseLost("operation " + op.id + " does not exist, so " + owner +
-                        " holds no lease on it");
+    require_leasable(op, owner);
     // One transaction: BEGIN and COMMIT once for both, and a LeaseLost from the save rolls back
     // before anything is claimed. The claim's SKIP LOCKED passes over rows other transactions
     // hold, as claim_due's does; the saved row, locked by this one, is claimable like any other.

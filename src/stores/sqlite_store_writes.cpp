@@ -24,6 +24,16 @@ std::string lease_expiry(Timestamp now, std::chrono::milliseconds ttl) {
     return format_db_time(now + std::chrono::duration_cast<std::chrono::microseconds>(ttl));
 }
 
+// save_progress's fenced UPDATE of the operation (the progress columns, then id, owner, now). Its
+// text depends only on whether it drops the lease: built once, not per save.
+std::string fenced_save_sql(bool release) {
+    std::string set = assignments(operation_progress_values(Operation{}));
+    if (release)
+        set += ", lease_owner = NULL, lease_expires_at = NULL";
+    return "UPDATE operation SET " + set +
+           " WHERE id = ? AND lease_owner = ? AND lease_expires_at > ? RETURNING cluster_id";
+}
+
 } // namespace
 
 // --- starting operations ---------------------------------------------------------------------
@@ -275,14 +285,11 @@ void SqliteStore::save_fenced(const Operation& op, const std::string& owner, Tim
                               const engine::RuntimeChange& change, bool release) {
     // The fence: the write applies only while `owner` holds an unexpired lease; otherwise
     // nothing (transitions and runtime changes included) is written.
-    const auto values = operation_progress_values(op);
-    std::string set = assignments(values);
-    if (release)
-        set += ", lease_owner = NULL, lease_expires_at = NULL";
-    auto fenced = cached("UPDATE operation SET " + set +
-                             " WHERE id = ? AND lease_owner = ? AND lease_expires_at > ?"
-                             " RETURNING cluster_id",
-                         parameters(values, {op.id, owner, format_db_time(now)}));
+    static const std::string keep_sql = fenced_save_sql(false);
+    static const std::string release_sql = fenced_save_sql(true);
+    auto fenced =
+        cached(release ? release_sql : keep_sql,
+               parameters(operation_progress_values(op), {op.id, owner, format_db_time(now)}));
     if (!fenced.executeStep())
         throw LeaseLost("operation " + op.id + ": " + owner +
                         " no longer holds its lease; the progress was not written");
