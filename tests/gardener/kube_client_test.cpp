@@ -20,11 +20,13 @@ using nlohmann::json;
 
 class KubeClientTest : public ::testing::Test {
 protected:
-    KubeClientTest() {
+    KubeClientTest() { client = std::make_unique<KubeClient>(test_kubeconfig(), fake_options()); }
+    // The options of `client`: the fake transport and clock.
+    ClientOptions fake_options() const {
         ClientOptions options;
         options.transport = transport;
         options.clock = clock;
-        client = std::make_unique<KubeClient>(test_kubeconfig(), options);
+        return options;
     }
     net::HttpRequest last() { return transport->requests().back(); }
 
@@ -140,9 +142,7 @@ TEST_F(KubeClientTest, ListStartsOverWhenTheContinueTokenExpired) {
 
 TEST_F(KubeClientTest, LogsOneDebugLinePerRequestAndServerWarningsButNoSecrets) {
     LogCapture log;
-    ClientOptions options;
-    options.transport = transport;
-    options.clock = clock;
+    ClientOptions options = fake_options();
     options.log = log.logger();
     KubeClient logged(test_kubeconfig(), options);
     transport->reply(200, "{}", {{"warning", "299 - \"unknown field \\\"spec.foo\\\"\""}});
@@ -162,9 +162,7 @@ TEST_F(KubeClientTest, LogsOneDebugLinePerRequestAndServerWarningsButNoSecrets) 
 // The retry loop logs to the client's logger (ClientOptions::log), not to a process-wide one.
 TEST_F(KubeClientTest, LogsRetriesToTheClientsLogger) {
     LogCapture log;
-    ClientOptions options;
-    options.transport = transport;
-    options.clock = clock;
+    ClientOptions options = fake_options();
     options.log = log.logger();
     KubeClient logged(test_kubeconfig(), options);
     transport->reply(503, status_body(503, "ServiceUnavailable", "busy"));

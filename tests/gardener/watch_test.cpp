@@ -63,12 +63,14 @@ const char* name_of(WatchEventType type) {
 
 class WatchTest : public ::testing::Test {
 protected:
-    WatchTest() {
+    WatchTest() { client = std::make_unique<KubeClient>(test_kubeconfig(), fake_options()); }
+    // The options of `client`: the fake transport and clock, no server-side timeout.
+    ClientOptions fake_options() const {
         ClientOptions options;
         options.transport = transport;
         options.clock = clock;
         options.watch_server_timeout = std::chrono::seconds(0);
-        client = std::make_unique<KubeClient>(test_kubeconfig(), options);
+        return options;
     }
 
     // Watches from `rv` and records "TYPE name@rv" per event, stopping after `max_events`;
@@ -161,10 +163,7 @@ TEST_F(WatchTest, EveryEndOfAStreamAndEveryFailedTryIsReportedAsAnInterruption) 
 TEST_F(WatchTest, AStreamTriedAgainIsAWarningUnlessTheCallerAsksForDebug) {
     for (const bool warnings : {true, false}) {
         LogCapture capture;
-        ClientOptions options;
-        options.transport = transport;
-        options.clock = clock;
-        options.watch_server_timeout = std::chrono::seconds(0);
+        ClientOptions options = fake_options();
         options.log = capture.logger();
         KubeClient logged(test_kubeconfig(), options);
         transport->reply(500,
