@@ -4,6 +4,7 @@
 //
 //   kprov-bench-seed STORE_URL [RUNTIMES] [OPERATIONS_PER_RUNTIME]
 
+#include "bench_runtime.hpp"
 #include "engine/model.hpp"
 #include "stores/open_store.hpp"
 
@@ -24,19 +25,7 @@ engine::Runtime make_runtime(int i, Timestamp created) {
     r.creation_timestamp = created;
     r.name = "bench-" + std::to_string(i);
     r.labels_json = R"({"team":"team-)" + std::to_string(i % 20) + R"(","bench":"true"})";
-    auto& g = r.gardener;
-    g.id = engine::new_uuid();
-    g.name = "b" + std::to_string(i);
-    g.project_name = "bench";
-    g.kubernetes_version = "1.34.6";
-    g.machine_type = "n2-standard-4";
-    g.region = "europe-west3";
-    g.provider = "gcp";
-    g.target_secret = "gcp-kyma-dev";
-    g.worker_cidr = "10.250.0.0/16";
-    g.auto_scaler_min = 3;
-    g.auto_scaler_max = 10;
-    g.provider_config = engine::GcpConfig{{"europe-west3-a"}};
+    r.gardener = kprov::bench::gcp_cluster("b" + std::to_string(i));
     return r;
 }
 

@@ -8,6 +8,7 @@
 //
 //   kprov-bench-save-claim two|one STORE_URL [N]
 
+#include "bench_runtime.hpp"
 #include "engine/model.hpp"
 #include "engine/store.hpp"
 #include "stores/open_store.hpp"
@@ -38,19 +39,7 @@ kprov::engine::Runtime bench_runtime(int i) {
     r.tenant = "tenant";
     r.creation_timestamp = kprov::Timestamp{};
     r.name = "save-claim-" + std::to_string(i);
-    auto& g = r.gardener;
-    g.id = kprov::engine::new_uuid();
-    g.name = "sc" + r.id.substr(0, 8);
-    g.project_name = "bench";
-    g.kubernetes_version = "1.34.6";
-    g.machine_type = "n2-standard-4";
-    g.region = "europe-west3";
-    g.provider = "gcp";
-    g.target_secret = "gcp-kyma-dev";
-    g.worker_cidr = "10.250.0.0/16";
-    g.auto_scaler_min = 3;
-    g.auto_scaler_max = 10;
-    g.provider_config = kprov::engine::GcpConfig{{"europe-west3-a"}};
+    r.gardener = kprov::bench::gcp_cluster("sc" + r.id.substr(0, 8));
     return r;
 }
 
